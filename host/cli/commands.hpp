@@ -1,0 +1,20 @@
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace traceprism::cli {
+
+// Exit codes shared by every subcommand.
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitBadInput = 2,   // the trace (or another input) cannot be read
+  kExitUsage = 64,     // wrong command line (CLI11 reports it)
+  kExitOutput = 3,     // an output could not be written
+};
+
+// Each subcommand registers itself on the app and runs through the callback it installs.
+void add_inspect_command(CLI::App& app);
+void add_perf_report_command(CLI::App& app);
+void add_synth_command(CLI::App& app);
+
+}  // namespace traceprism::cli

@@ -1,0 +1,46 @@
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "cli/trace_session.hpp"
+#include "cli/trace_summary.hpp"
+#include "io/input_error.hpp"
+
+namespace traceprism::cli {
+
+namespace {
+struct InspectOptions {
+  std::string trace;
+  bool json = false;
+  LoadOptions load;
+};
+}  // namespace
+
+void add_inspect_command(CLI::App& app) {
+  auto options = std::make_shared<InspectOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "inspect",
+      "Summarize a trace: size, events by category and phase, devices, streams, CPU threads,\n"
+      "launch links, malformed events that were skipped, and the GPU timeline.");
+  cmd->add_option("trace", options->trace, "Trace file (.json, .json.gz, .json.zst) or - for stdin")
+      ->required();
+  cmd->add_flag("--json", options->json, "Print one JSON object instead of text");
+  cmd->add_flag("--strict", options->load.strict,
+                "Fail on the first malformed event instead of counting and skipping it");
+  cmd->add_flag("--include-unlinked", options->load.include_unlinked,
+                "Count GPU events with no launching call in the timeline (the reference does not)");
+  cmd->add_flag("-q,--quiet", options->load.quiet, "No progress line on stderr");
+  cmd->footer("Example:\n  traceprism inspect trace.json.gz --json | jq .gpu_timeline_us");
+  cmd->callback([options] {
+    try {
+      TraceSession session = load_trace(options->trace, options->load);
+      TraceSummary summary = summarize(session);
+      std::cout << (options->json ? render_json(summary) : render_text(summary));
+    } catch (const io::InputError& e) {
+      print_error(e.what());
+      throw CLI::RuntimeError(kExitBadInput);
+    }
+  });
+}
+
+}  // namespace traceprism::cli

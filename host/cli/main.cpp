@@ -1,0 +1,32 @@
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "cli/commands.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "traceprism turns PyTorch profiler (Kineto) traces into a ranked optimization report.\n"
+      "Traces may be .json, .json.gz or .json.zst (detected from the first bytes), or - for stdin.",
+      "traceprism"};
+  app.set_version_flag("--version", std::string("traceprism ") + TRACEPRISM_VERSION);
+  app.require_subcommand(1);
+  app.footer(
+      "Examples:\n"
+      "  traceprism synth -o sample.json.gz          write a synthetic transformer trace\n"
+      "  traceprism inspect sample.json.gz           summarize a trace\n"
+      "  traceprism perf-report trace.json.gz -o out write out/gpu_timeline.csv\n"
+      "Run 'traceprism COMMAND --help' for the options of each command.");
+  traceprism::cli::add_inspect_command(app);
+  traceprism::cli::add_perf_report_command(app);
+  traceprism::cli::add_synth_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::RuntimeError& e) {
+    return e.get_exit_code();
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : traceprism::cli::kExitUsage;
+  }
+  return traceprism::cli::kExitOk;
+}

@@ -1,0 +1,34 @@
+#pragma once
+
+#include <string>
+
+#include "ingest/trace_reader.hpp"
+#include "model/call_tree.hpp"
+#include "model/gpu_timeline.hpp"
+#include "model/launch_links.hpp"
+
+namespace traceprism::cli {
+
+struct LoadOptions {
+  bool strict = false;
+  bool quiet = false;  // no progress line on stderr
+  bool include_unlinked = false;
+};
+
+// A trace read and modelled: the index plus the host-side derived products every subcommand
+// needs. Reading errors propagate as io::InputError.
+struct TraceSession {
+  ingest::TraceFile file;
+  model::CallTree tree;
+  model::LaunchLinks links;
+  model::GpuTimeline timeline;
+  double read_seconds = 0;
+  double model_seconds = 0;
+};
+
+TraceSession load_trace(const std::string& path, const LoadOptions& options);
+
+// Prints "error: <sentence>" on stderr.
+void print_error(const std::string& sentence);
+
+}  // namespace traceprism::cli

@@ -1,0 +1,162 @@
+#include "index/event_index.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+
+#include "index/reference_time.hpp"
+
+namespace traceprism::index {
+
+std::span<const std::pair<std::int64_t, Row>> KeyedRows::find(std::int64_t key) const {
+  auto lo = std::lower_bound(entries.begin(), entries.end(), key,
+                             [](const auto& e, std::int64_t k) { return e.first < k; });
+  auto hi = std::upper_bound(lo, entries.end(), key,
+                             [](std::int64_t k, const auto& e) { return k < e.first; });
+  return {entries.data() + (lo - entries.begin()), static_cast<std::size_t>(hi - lo)};
+}
+
+const EventIndex::PreciseTime* EventIndex::precise_time(Row r) const {
+  if (precise_times_.empty()) return nullptr;
+  auto it = std::lower_bound(precise_times_.begin(), precise_times_.end(), r,
+                             [](const PreciseTime& p, Row row) { return p.row < row; });
+  return it != precise_times_.end() && it->row == r ? &*it : nullptr;
+}
+
+double EventIndex::ts_us(Row r) const {
+  if (const PreciseTime* p = precise_time(r)) return p->ts_us;
+  return reference_us(ts_ns_[r]);
+}
+
+double EventIndex::end_us(Row r) const {
+  if (const PreciseTime* p = precise_time(r)) return p->ts_us + p->dur_us;
+  return reference_us(ts_ns_[r]) + reference_us(dur_ns_[r]);
+}
+
+const OpArgs* EventIndex::op_args(Row r) const {
+  if (kind_[r] != EventKind::kCpuOp || detail_[r] == kNoDetail) return nullptr;
+  return &op_args_[static_cast<std::size_t>(detail_[r])];
+}
+
+const GpuArgs* EventIndex::gpu_args(Row r) const {
+  if (!is_gpu_kind(kind_[r]) || detail_[r] == kNoDetail) return nullptr;
+  return &gpu_args_[static_cast<std::size_t>(detail_[r])];
+}
+
+const InputShapes* EventIndex::input_shapes(Row r) const {
+  const OpArgs* args = op_args(r);
+  if (!args || args->input_dims == kNoString) return nullptr;
+  std::int32_t s = shapes_of_string_[args->input_dims];
+  return s < 0 ? nullptr : &shapes_[static_cast<std::size_t>(s)];
+}
+
+namespace {
+
+// Groups rows by a dense key in [0, groups) with a counting sort; rows stay in file order.
+template <class KeyOf>
+RowGroups group_rows(std::size_t rows, std::size_t groups, KeyOf key_of) {
+  RowGroups out;
+  out.offsets.assign(groups + 1, 0);
+  for (Row r = 0; r < rows; ++r) {
+    std::size_t k = key_of(r);
+    if (k < groups) ++out.offsets[k + 1];
+  }
+  for (std::size_t g = 0; g < groups; ++g) out.offsets[g + 1] += out.offsets[g];
+  out.rows.resize(out.offsets[groups]);
+  std::vector<std::uint32_t> fill(out.offsets.begin(), out.offsets.end() - 1);
+  for (Row r = 0; r < rows; ++r) {
+    std::size_t k = key_of(r);
+    if (k < groups) out.rows[fill[k]++] = r;
+  }
+  return out;
+}
+
+}  // namespace
+
+void EventIndex::build_secondary_indices() {
+  const std::size_t n = size();
+  constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+
+  by_kind_ = group_rows(n, kEventKindCount, [&](Row r) {
+    return malformed_[r] ? kNone : static_cast<std::size_t>(kind_[r]);
+  });
+
+  // Threads: every valid event that lives on a (pid, tid) row of the timeline.
+  std::map<std::pair<IdRef, IdRef>, std::uint32_t> thread_ids;
+  std::vector<std::uint32_t> thread_of(n, std::numeric_limits<std::uint32_t>::max());
+  for (Row r = 0; r < n; ++r) {
+    if (malformed_[r] || kind_[r] == EventKind::kMetadata || kind_[r] == EventKind::kEnd) continue;
+    auto [it, inserted] =
+        thread_ids.try_emplace({pid_[r], tid_[r]}, static_cast<std::uint32_t>(thread_ids.size()));
+    thread_of[r] = it->second;
+  }
+  // Order threads by (pid, tid) display for stable output; remap ids accordingly.
+  std::vector<std::uint32_t> remap(thread_ids.size());
+  threads_.clear();
+  for (auto& [key, id] : thread_ids) {
+    remap[id] = static_cast<std::uint32_t>(threads_.size());
+    threads_.push_back({key.first, key.second});
+  }
+  by_thread_ = group_rows(n, threads_.size(), [&](Row r) -> std::size_t {
+    return thread_of[r] == std::numeric_limits<std::uint32_t>::max() ? kNone : remap[thread_of[r]];
+  });
+  std::vector<std::uint32_t>().swap(thread_of);
+
+  // GPU streams.
+  std::map<std::pair<std::int32_t, std::int32_t>, std::uint32_t> stream_ids;
+  auto stream_key = [&](Row r) {
+    const GpuArgs* g = gpu_args(r);
+    return std::make_pair(g ? g->device : -1, g ? g->stream : -1);
+  };
+  for (EventKind k : {EventKind::kKernel, EventKind::kGpuMemcpy, EventKind::kGpuMemset}) {
+    for (Row r : rows_of_kind(k)) stream_ids.try_emplace(stream_key(r), 0);
+  }
+  streams_.clear();
+  for (auto& [key, id] : stream_ids) {
+    id = static_cast<std::uint32_t>(streams_.size());
+    streams_.push_back({key.first, key.second});
+  }
+  by_stream_ = group_rows(n, streams_.size(), [&](Row r) -> std::size_t {
+    if (malformed_[r] || !is_gpu_kind(kind_[r])) return kNone;
+    return stream_ids.at(stream_key(r));
+  });
+  for (std::size_t s = 0; s < streams_.size(); ++s) {
+    auto begin = by_stream_.rows.begin() + by_stream_.offsets[s];
+    auto end = by_stream_.rows.begin() + by_stream_.offsets[s + 1];
+    std::stable_sort(begin, end, [&](Row a, Row b) { return ts_ns_[a] < ts_ns_[b]; });
+  }
+
+  by_correlation_.entries.clear();
+  by_external_id_.entries.clear();
+  for (Row r = 0; r < n; ++r) {
+    if (malformed_[r]) continue;
+    EventKind k = kind_[r];
+    bool is_flow = k == EventKind::kFlowStart || k == EventKind::kFlowEnd;
+    if (!is_flow && correlation_[r] != kNoId) by_correlation_.entries.emplace_back(correlation_[r], r);
+    if (external_id_[r] != kNoId) by_external_id_.entries.emplace_back(external_id_[r], r);
+  }
+  std::sort(by_correlation_.entries.begin(), by_correlation_.entries.end());
+  std::sort(by_external_id_.entries.begin(), by_external_id_.entries.end());
+
+  first_ts_ns_ = std::numeric_limits<std::int64_t>::max();
+  last_end_ns_ = std::numeric_limits<std::int64_t>::min();
+  for (Row r = 0; r < n; ++r) {
+    if (malformed_[r] || kind_[r] == EventKind::kMetadata || kind_[r] == EventKind::kEnd) continue;
+    first_ts_ns_ = std::min(first_ts_ns_, ts_ns_[r]);
+    last_end_ns_ = std::max(last_end_ns_, ts_ns_[r] + std::max<std::int64_t>(dur_ns_[r], 0));
+  }
+  if (first_ts_ns_ > last_end_ns_) first_ts_ns_ = last_end_ns_ = 0;
+}
+
+std::size_t EventIndex::memory_bytes() const {
+  auto cap = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
+  std::size_t bytes = cap(ts_ns_) + cap(dur_ns_) + cap(kind_) + cap(phase_) + malformed_.capacity() / 8 +
+                      cap(name_) + cap(category_) + cap(pid_) + cap(tid_) + cap(correlation_) +
+                      cap(external_id_) + cap(detail_) + cap(op_args_) + cap(gpu_args_) +
+                      cap(shapes_of_string_) + strings_.bytes() + strings_.size() * 48;
+  bytes += cap(by_kind_.rows) + cap(by_thread_.rows) + cap(by_stream_.rows) +
+           cap(by_correlation_.entries) + cap(by_external_id_.entries);
+  return bytes;
+}
+
+}  // namespace traceprism::index

@@ -1,0 +1,160 @@
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "index/event_kind.hpp"
+#include "index/id_value.hpp"
+#include "index/import_stats.hpp"
+#include "index/op_args.hpp"
+#include "index/string_pool.hpp"
+#include "index/trace_metadata.hpp"
+
+namespace traceprism::ingest {
+class IndexBuilder;
+}
+
+namespace traceprism::index {
+
+using Row = std::uint32_t;  // row == UID == index of the event in traceEvents
+inline constexpr std::int32_t kNoDetail = -1;
+
+// Rows grouped by a key, stored as one flat array plus offsets (compressed sparse rows).
+struct RowGroups {
+  std::vector<std::uint32_t> offsets;  // size = groups + 1
+  std::vector<Row> rows;
+  std::size_t group_count() const { return offsets.empty() ? 0 : offsets.size() - 1; }
+  std::span<const Row> group(std::size_t g) const {
+    return {rows.data() + offsets[g], offsets[g + 1] - offsets[g]};
+  }
+};
+
+// (key, row) pairs sorted by key then row, for id -> rows look-ups.
+struct KeyedRows {
+  std::vector<std::pair<std::int64_t, Row>> entries;
+  std::span<const std::pair<std::int64_t, Row>> find(std::int64_t key) const;
+};
+
+// The frozen, columnar event store. Every entry of traceEvents has a row (also the ones that
+// were counted as malformed, with kind kOther and no times), so row numbers are the
+// reference's UIDs. Times are integer nanoseconds exactly as written in the trace.
+class EventIndex {
+ public:
+  std::size_t size() const { return ts_ns_.size(); }
+
+  // --- columns -----------------------------------------------------------------------------
+  std::int64_t ts_ns(Row r) const { return ts_ns_[r]; }
+  std::int64_t dur_ns(Row r) const { return dur_ns_[r]; }
+  std::int64_t end_ns(Row r) const { return ts_ns_[r] + dur_ns_[r]; }
+  // Start and end in the reference's double microseconds (see reference_time.hpp).
+  double ts_us(Row r) const;
+  double end_us(Row r) const;
+  EventKind kind(Row r) const { return kind_[r]; }
+  char phase(Row r) const { return phase_[r]; }
+  StringId name_id(Row r) const { return name_[r]; }
+  StringId category_id(Row r) const { return category_[r]; }
+  std::string_view name(Row r) const { return strings_.view(name_[r]); }
+  std::string_view category(Row r) const { return strings_.view(category_[r]); }
+  IdRef pid(Row r) const { return pid_[r]; }
+  IdRef tid(Row r) const { return tid_[r]; }
+  std::int64_t correlation(Row r) const { return correlation_[r]; }
+  std::int64_t external_id(Row r) const { return external_id_[r]; }
+  // For flow events (s/f): the flow id.
+  std::int64_t flow_id(Row r) const { return correlation_[r]; }
+  bool valid(Row r) const { return !malformed_[r]; }
+
+  // Side tables: `op_args` for cpu_ops that carry shape args, `gpu_args` for GPU events.
+  const OpArgs* op_args(Row r) const;
+  const GpuArgs* gpu_args(Row r) const;
+  // Parsed Input Dims of a cpu_op (nullptr when absent or unparsable).
+  const InputShapes* input_shapes(Row r) const;
+
+  // --- tables ------------------------------------------------------------------------------
+  const StringPool& strings() const { return strings_; }
+  const IdTable& ids() const { return ids_; }
+  std::string id_string(IdRef ref) const { return ids_.to_string(ref, strings_); }
+  const TraceMetadata& metadata() const { return metadata_; }
+  const ImportStats& stats() const { return stats_; }
+
+  // --- secondary indices (built by freeze) -------------------------------------------------
+  std::span<const Row> rows_of_kind(EventKind k) const { return by_kind_.group(static_cast<int>(k)); }
+  // Host threads and GPU streams: each group's rows are in file order.
+  struct Thread {
+    IdRef pid;
+    IdRef tid;
+  };
+  const std::vector<Thread>& threads() const { return threads_; }
+  std::span<const Row> thread_rows(std::size_t thread) const { return by_thread_.group(thread); }
+  struct Stream {
+    std::int32_t device;
+    std::int32_t stream;
+  };
+  // GPU events per (device, stream), each group sorted by start time then row.
+  const std::vector<Stream>& streams() const { return streams_; }
+  std::span<const Row> stream_rows(std::size_t stream) const { return by_stream_.group(stream); }
+  // Runtime/driver launches and GPU events with a given correlation id (file order).
+  std::span<const std::pair<std::int64_t, Row>> rows_with_correlation(std::int64_t id) const {
+    return by_correlation_.find(id);
+  }
+  std::span<const std::pair<std::int64_t, Row>> rows_with_external_id(std::int64_t id) const {
+    return by_external_id_.find(id);
+  }
+
+  // Time span of all valid timed events.
+  std::int64_t first_ts_ns() const { return first_ts_ns_; }
+  std::int64_t last_end_ns() const { return last_end_ns_; }
+
+  std::size_t memory_bytes() const;
+
+ private:
+  friend class ingest::IndexBuilder;  // fills the columns while parsing
+  void build_secondary_indices();
+
+  std::vector<std::int64_t> ts_ns_;
+  std::vector<std::int64_t> dur_ns_;
+  std::vector<EventKind> kind_;
+  std::vector<char> phase_;
+  std::vector<bool> malformed_;
+  std::vector<StringId> name_;
+  std::vector<StringId> category_;
+  std::vector<IdRef> pid_;
+  std::vector<IdRef> tid_;
+  std::vector<std::int64_t> correlation_;
+  std::vector<std::int64_t> external_id_;
+  std::vector<std::int32_t> detail_;  // index into op_args_ or gpu_args_ depending on kind
+
+  // Rows whose ts or dur had digits below 1 ns, with the doubles the reference would use.
+  struct PreciseTime {
+    Row row;
+    double ts_us;
+    double dur_us;
+  };
+  std::vector<PreciseTime> precise_times_;  // sorted by row
+  const PreciseTime* precise_time(Row r) const;
+
+  std::vector<OpArgs> op_args_;
+  std::vector<GpuArgs> gpu_args_;
+  std::vector<InputShapes> shapes_;                 // parsed distinct Input Dims texts
+  std::vector<std::int32_t> shapes_of_string_;      // StringId -> index in shapes_, -1 none
+
+  StringPool strings_;
+  IdTable ids_;
+  TraceMetadata metadata_;
+  ImportStats stats_;
+
+  RowGroups by_kind_;
+  std::vector<Thread> threads_;
+  RowGroups by_thread_;
+  std::vector<Stream> streams_;
+  RowGroups by_stream_;
+  KeyedRows by_correlation_;
+  KeyedRows by_external_id_;
+  std::int64_t first_ts_ns_ = 0;
+  std::int64_t last_end_ns_ = 0;
+};
+
+}  // namespace traceprism::index

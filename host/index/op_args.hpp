@@ -1,0 +1,74 @@
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "index/string_pool.hpp"
+
+namespace traceprism::index {
+
+inline constexpr std::int64_t kNoId = INT64_MIN;
+
+// Shape-related args of one cpu_op, kept as interned canonical (compact) JSON text so that
+// grouping and rendering are exact, and parsed once per distinct text into InputShapes.
+struct OpArgs {
+  StringId input_dims = kNoString;       // e.g. [[1,512],[],[]]
+  StringId input_types = kNoString;      // e.g. ["c10::BFloat16","Scalar"]
+  StringId input_strides = kNoString;
+  StringId concrete_inputs = kNoString;  // e.g. ["","1","False"]
+  std::int64_t sequence_number = kNoId;
+  std::int64_t fwd_thread_id = kNoId;
+};
+
+// Launch configuration and placement of a GPU event (kernel, memcpy, memset).
+struct GpuArgs {
+  std::int32_t device = -1;
+  std::int32_t stream = -1;
+  std::int32_t grid[3] = {0, 0, 0};
+  std::int32_t block[3] = {0, 0, 0};
+  std::int32_t registers_per_thread = -1;
+  std::int32_t shared_memory = -1;
+  std::int64_t bytes = -1;  // memcpy / memset size
+};
+
+// Parsed `Input Dims`: per argument, zero or more tensors, each a list of dimensions.
+// A tensor argument holds one tensor, a TensorList several, a scalar/None none.
+class InputShapes {
+ public:
+  struct Arg {
+    std::uint32_t first_tensor = 0;
+    std::uint32_t tensor_count = 0;
+    bool is_list = false;  // written as a list of shapes (TensorList)
+  };
+
+  // Parses canonical text like [[1,512],[],[[3],[4]]]. Returns false (and stays empty) when the
+  // text is not of that form.
+  bool parse(std::string_view json);
+
+  std::size_t arg_count() const { return args_.size(); }
+  const Arg& arg(std::size_t i) const { return args_[i]; }
+  std::span<const std::int64_t> dims(std::size_t tensor) const {
+    return {dims_.data() + tensors_[tensor].first, tensors_[tensor].rank};
+  }
+  // Dimensions of argument i's first tensor (empty for scalars).
+  std::span<const std::int64_t> arg_dims(std::size_t i) const {
+    return args_[i].tensor_count ? dims(args_[i].first_tensor) : std::span<const std::int64_t>{};
+  }
+
+ private:
+  struct Tensor {
+    std::uint32_t first = 0;
+    std::uint32_t rank = 0;
+  };
+  std::vector<std::int64_t> dims_;
+  std::vector<Tensor> tensors_;
+  std::vector<Arg> args_;
+};
+
+// Parses a canonical JSON list of strings (Input type, Concrete Inputs) into its elements.
+std::vector<std::string> parse_string_list(std::string_view json);
+
+}  // namespace traceprism::index

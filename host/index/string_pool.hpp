@@ -1,0 +1,44 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace traceprism::index {
+
+// Interned string id. 0 is reserved for "no string" (absent field); "" is interned like any
+// other string.
+using StringId = std::uint32_t;
+inline constexpr StringId kNoString = 0;
+
+// Append-only pool of unique strings. Bytes live in fixed blocks that never move, so the
+// string_views handed out stay valid for the pool's lifetime.
+class StringPool {
+ public:
+  StringPool();
+  StringPool(StringPool&&) noexcept = default;
+  StringPool& operator=(StringPool&&) noexcept = default;
+
+  StringId intern(std::string_view text);
+  // Id of `text` if it was interned, else kNoString.
+  StringId find(std::string_view text) const;
+  std::string_view view(StringId id) const { return strings_[id]; }
+  // Number of ids handed out, including the reserved id 0.
+  std::size_t size() const { return strings_.size(); }
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  std::string_view store(std::string_view text);
+
+  static constexpr std::size_t kBlockSize = 1 << 20;
+  std::vector<std::unique_ptr<char[]>> blocks_;
+  char* current_block_ = nullptr;  // block that small strings are appended to
+  std::size_t block_used_ = kBlockSize;
+  std::size_t bytes_ = 0;
+  std::vector<std::string_view> strings_;
+  std::unordered_map<std::string_view, StringId> ids_;
+};
+
+}  // namespace traceprism::index

@@ -1,0 +1,302 @@
+#include "ingest/index_builder.hpp"
+
+#include <algorithm>
+#include <charconv>
+
+#include "index/reference_time.hpp"
+
+namespace traceprism::ingest {
+
+using index::EventKind;
+using index::ImportIssue;
+using index::Row;
+
+IndexBuilder::IndexBuilder(bool strict) : strict_(strict) {
+  auto& s = index_.strings_;
+  cat_ = {s.intern("cpu_op"),       s.intern("python_function"), s.intern("user_annotation"),
+          s.intern("gpu_user_annotation"), s.intern("cuda_runtime"), s.intern("cuda_driver"),
+          s.intern("kernel"),       s.intern("gpu_memcpy"),      s.intern("gpu_memset"),
+          s.intern("cuda_sync"),    s.intern("ac2g"),            s.intern("Operator"),
+          s.intern("Runtime"),      s.intern("Kernel"),          s.intern("Memcpy"),
+          s.intern("Memset"),       s.intern("Python"),          s.intern("async")};
+}
+
+void IndexBuilder::note(const RawEvent& e, ImportIssue issue, std::string_view detail) {
+  index_.stats_.add(issue, e.event_index, e.byte_offset, detail);
+}
+
+void IndexBuilder::skip(RawEvent& e, ImportIssue issue, std::string detail) {
+  if (strict_) throw MalformedEvent{e.event_index, e.byte_offset, std::move(detail)};
+  note(e, issue, detail);
+  append_row(e, EventKind::kOther, /*malformed=*/true);
+}
+
+void IndexBuilder::add_non_object(std::uint64_t event_index, std::uint64_t byte_offset) {
+  RawEvent e;
+  e.reset(event_index, byte_offset);
+  skip(e, ImportIssue::kNotAnObject, "expected each element of \"traceEvents\" to be an object");
+}
+
+bool IndexBuilder::check_time(RawEvent& e, const TimeField& field, const char* key, bool required) {
+  using State = TimeField::State;
+  const bool is_ts = key[0] == 't';
+  switch (field.state) {
+    case State::kAbsent:
+      if (!required) return true;
+      skip(e, is_ts ? ImportIssue::kMissingTimestamp : ImportIssue::kMissingDuration,
+           std::string("expected a \"") + key + "\" number");
+      return false;
+    case State::kWrongType:
+      skip(e, is_ts ? ImportIssue::kBadTimestamp : ImportIssue::kBadDuration,
+           std::string("expected \"") + key + "\" to be a number, got " + std::string(field.wrong_type));
+      return false;
+    case State::kOutOfRange:
+      skip(e, is_ts ? ImportIssue::kBadTimestamp : ImportIssue::kBadDuration,
+           std::string("expected \"") + key + "\" to be a number of microseconds within ±292 years");
+      return false;
+    case State::kRounded:
+      note(e, ImportIssue::kSubNanosecond, key);
+      return true;
+    case State::kValue:
+      return true;
+  }
+  return true;
+}
+
+void IndexBuilder::normalize_legacy(RawEvent& e) {
+  // PyTorch <= 1.9 (early Kineto) used other category names; rewrite them once here so every
+  // later stage sees the current vocabulary.
+  const auto c = e.category;
+  index::StringId modern = index::kNoString;
+  if (c == cat_.legacy_operator) modern = cat_.cpu_op;
+  else if (c == cat_.legacy_runtime) modern = cat_.cuda_runtime;
+  else if (c == cat_.legacy_kernel) modern = cat_.kernel;
+  else if (c == cat_.legacy_memcpy) modern = cat_.gpu_memcpy;
+  else if (c == cat_.legacy_memset) modern = cat_.gpu_memset;
+  else if (c == cat_.legacy_python) modern = cat_.python_function;
+  else if (c == cat_.legacy_async && (e.phase == 's' || e.phase == 'f')) modern = cat_.ac2g;
+  bool changed = modern != index::kNoString;
+  if (changed) e.category = modern;
+
+  // GPU rows were named "stream 7" instead of 7.
+  if (e.tid.state == IdField::State::kString) {
+    std::string_view t = index_.strings_.view(e.tid.text);
+    constexpr std::string_view kPrefix = "stream ";
+    if (t.size() > kPrefix.size() && t.substr(0, kPrefix.size()) == kPrefix) {
+      std::int64_t stream = 0;
+      auto digits = t.substr(kPrefix.size());
+      auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), stream);
+      if (ec == std::errc() && ptr == digits.data() + digits.size()) {
+        e.tid = IdField{IdField::State::kNumber, stream, index::kNoString};
+        changed = true;
+      }
+    }
+  }
+  if (e.legacy_external_id) changed = true;
+  if (changed) {
+    note(e, ImportIssue::kLegacyNormalized, "");
+    index_.metadata_.legacy_format = true;
+  }
+}
+
+EventKind IndexBuilder::classify(const RawEvent& e) const {
+  switch (e.phase) {
+    case 's': return EventKind::kFlowStart;
+    case 'f': return EventKind::kFlowEnd;
+    case 'i':
+    case 'I': return EventKind::kInstant;
+    case 'C': return EventKind::kCounter;
+    case 'M': return EventKind::kMetadata;
+    case 'E': return EventKind::kEnd;
+    case 'X':
+    case 'B': break;
+    default: return EventKind::kOther;
+  }
+  const auto c = e.category;
+  if (c == cat_.cpu_op) return EventKind::kCpuOp;
+  if (c == cat_.cuda_runtime) return EventKind::kCudaRuntime;
+  if (c == cat_.kernel) return EventKind::kKernel;
+  if (c == cat_.python_function) return EventKind::kPythonFunction;
+  if (c == cat_.cuda_driver) return EventKind::kCudaDriver;
+  if (c == cat_.gpu_memcpy) return EventKind::kGpuMemcpy;
+  if (c == cat_.gpu_memset) return EventKind::kGpuMemset;
+  if (c == cat_.user_annotation) return EventKind::kUserAnnotation;
+  if (c == cat_.gpu_user_annotation) return EventKind::kGpuUserAnnotation;
+  if (c == cat_.cuda_sync) return EventKind::kCudaSync;
+  return EventKind::kOther;
+}
+
+index::IdRef IndexBuilder::id_ref(const IdField& field) {
+  index::IdValue v;
+  if (field.state == IdField::State::kString) {
+    v.is_string = true;
+    v.text = field.text;
+  } else {
+    v.number = field.number;  // absent -> 0, like a missing pid in Chrome's viewer
+  }
+  return index_.ids_.intern(v);
+}
+
+Row IndexBuilder::append_row(const RawEvent& e, EventKind kind, bool malformed) {
+  auto& x = index_;
+  auto row = static_cast<Row>(x.ts_ns_.size());
+  x.ts_ns_.push_back(malformed ? 0 : e.ts.ns);
+  x.dur_ns_.push_back(malformed ? 0 : e.dur.ns);
+  x.kind_.push_back(kind);
+  x.phase_.push_back(e.phase);
+  x.malformed_.push_back(malformed);
+  x.name_.push_back(e.name);
+  x.category_.push_back(e.category);
+  x.pid_.push_back(id_ref(e.pid));
+  x.tid_.push_back(id_ref(e.tid));
+  const bool is_flow = kind == EventKind::kFlowStart || kind == EventKind::kFlowEnd;
+  x.correlation_.push_back(is_flow ? e.flow_id : e.correlation);
+  x.external_id_.push_back(e.external_id);
+  x.detail_.push_back(index::kNoDetail);
+  const bool ts_rounded = e.ts.state == TimeField::State::kRounded;
+  const bool dur_rounded = e.dur.state == TimeField::State::kRounded;
+  if (!malformed && (ts_rounded || dur_rounded)) {
+    x.precise_times_.push_back({row, ts_rounded ? e.ts.us : index::reference_us(e.ts.ns),
+                                dur_rounded ? e.dur.us : index::reference_us(e.dur.ns)});
+  }
+  return row;
+}
+
+void IndexBuilder::attach_details(Row row, const RawEvent& e) {
+  auto& x = index_;
+  EventKind kind = x.kind_[row];
+  if (index::is_gpu_kind(kind)) {
+    index::GpuArgs g;
+    // Kineto puts the device in args and also uses it as the pid; the stream likewise as tid.
+    g.device = static_cast<std::int32_t>(e.device != index::kNoId ? e.device
+                                         : e.pid.state == IdField::State::kNumber ? e.pid.number
+                                                                                   : -1);
+    g.stream = static_cast<std::int32_t>(e.stream != index::kNoId ? e.stream
+                                         : e.tid.state == IdField::State::kNumber ? e.tid.number
+                                                                                   : -1);
+    std::copy(e.grid, e.grid + 3, g.grid);
+    std::copy(e.block, e.block + 3, g.block);
+    if (e.registers_per_thread != index::kNoId) g.registers_per_thread = static_cast<std::int32_t>(e.registers_per_thread);
+    if (e.shared_memory != index::kNoId) g.shared_memory = static_cast<std::int32_t>(e.shared_memory);
+    g.bytes = e.bytes == index::kNoId ? -1 : e.bytes;
+    x.detail_[row] = static_cast<std::int32_t>(x.gpu_args_.size());
+    x.gpu_args_.push_back(g);
+  } else if (kind == EventKind::kCpuOp &&
+             (!e.input_dims.empty() || !e.input_types.empty() || !e.input_strides.empty() ||
+              !e.concrete_inputs.empty() || e.sequence_number != index::kNoId)) {
+    index::OpArgs a;
+    auto intern_if = [&](const std::string& s) { return s.empty() ? index::kNoString : intern(s); };
+    a.input_dims = intern_if(e.input_dims);
+    a.input_types = intern_if(e.input_types);
+    a.input_strides = intern_if(e.input_strides);
+    a.concrete_inputs = intern_if(e.concrete_inputs);
+    a.sequence_number = e.sequence_number;
+    a.fwd_thread_id = e.fwd_thread_id;
+    x.detail_[row] = static_cast<std::int32_t>(x.op_args_.size());
+    x.op_args_.push_back(a);
+  }
+}
+
+void IndexBuilder::record_metadata(const RawEvent& e) {
+  std::string_view what = index_.strings_.view(e.name);
+  std::string pid = index_.ids_.to_string(id_ref(e.pid), index_.strings_);
+  auto& meta = index_.metadata_;
+  if (what == "process_name" && e.has_meta_name) meta.processes[pid].name = e.meta_name;
+  else if (what == "process_labels" && e.has_meta_labels) meta.processes[pid].labels = e.meta_labels;
+  else if (what == "process_sort_index" && e.sort_index != index::kNoId) meta.processes[pid].sort_index = e.sort_index;
+  else if (what == "thread_name" && e.has_meta_name) {
+    meta.thread_names[pid + ":" + index_.ids_.to_string(id_ref(e.tid), index_.strings_)] = e.meta_name;
+  }
+  // Unknown M names are ignored (the reference crashes on them).
+}
+
+void IndexBuilder::add_event(RawEvent& e) {
+  if (e.phase == 0) return skip(e, ImportIssue::kMissingPhase, "expected a \"ph\" string");
+  if (e.phase == '?') return skip(e, ImportIssue::kUnknownPhase, "expected \"ph\" to be one character");
+  if (e.pid.state == IdField::State::kBad || e.tid.state == IdField::State::kBad) {
+    return skip(e, ImportIssue::kBadPidTid, "expected \"pid\" and \"tid\" to be integers or strings");
+  }
+  normalize_legacy(e);
+  const EventKind kind = classify(e);
+  constexpr std::string_view kKnownPhases = "XBEiIsftCMbenPONDRcpv";
+  if (kKnownPhases.find(e.phase) == std::string_view::npos) {
+    return skip(e, ImportIssue::kUnknownPhase,
+                std::string("expected a known \"ph\", got \"") + e.phase + "\"");
+  }
+  const bool timed = kind != EventKind::kMetadata && kind != EventKind::kOther;
+  if (!check_time(e, e.ts, "ts", timed || e.phase == 'X')) return;
+  if (!check_time(e, e.dur, "dur", e.phase == 'X')) return;
+  if (e.phase != 'X') e.dur = TimeField{};  // only complete events carry a duration
+  if ((kind == EventKind::kFlowStart || kind == EventKind::kFlowEnd) && !e.has_flow_id) {
+    return skip(e, ImportIssue::kMissingFlowId, "expected a flow event to have an \"id\"");
+  }
+  if (e.dur.ns < 0) {
+    if (strict_) {
+      throw MalformedEvent{e.event_index, e.byte_offset, "expected \"dur\" to be zero or positive"};
+    }
+    note(e, ImportIssue::kNegativeDuration, "");
+  }
+  if (e.legacy_external_id && e.external_id == index::kNoId) e.legacy_external_id = false;
+
+  if (kind == EventKind::kEnd) {
+    auto& stack = open_begins_[{id_ref(e.pid), id_ref(e.tid)}];
+    if (stack.empty()) return skip(e, ImportIssue::kUnmatchedEnd, "expected an open B event before this E event");
+    Row begin = stack.back();
+    stack.pop_back();
+    index_.dur_ns_[begin] = e.ts.ns - index_.ts_ns_[begin];
+    append_row(e, kind, false);
+    return;
+  }
+  Row row = append_row(e, kind, false);
+  attach_details(row, e);
+  if (e.phase == 'B') open_begins_[{index_.pid_[row], index_.tid_[row]}].push_back(row);
+  if (kind == EventKind::kMetadata) record_metadata(e);
+}
+
+index::EventIndex IndexBuilder::freeze() {
+  for (auto& [thread, rows] : open_begins_) {
+    for (Row r : rows) {
+      RawEvent e;
+      e.reset(r, 0);
+      if (strict_) throw MalformedEvent{r, 0, "expected the B event to be closed by an E event"};
+      note(e, ImportIssue::kUnclosedBegin, index_.strings_.view(index_.name_[r]));
+      index_.malformed_[r] = true;
+      index_.kind_[r] = EventKind::kOther;
+    }
+  }
+  open_begins_.clear();
+
+  // Parse each distinct Input Dims text once.
+  auto& x = index_;
+  x.shapes_of_string_.assign(x.strings_.size(), -1);
+  for (const auto& a : x.op_args_) {
+    if (a.input_dims == index::kNoString || x.shapes_of_string_[a.input_dims] != -1) continue;
+    index::InputShapes shapes;
+    if (!shapes.parse(x.strings_.view(a.input_dims))) {
+      x.shapes_of_string_[a.input_dims] = -2;  // unparsable; remembered so it is tried once
+      continue;
+    }
+    x.shapes_of_string_[a.input_dims] = static_cast<std::int32_t>(x.shapes_.size());
+    x.shapes_.push_back(std::move(shapes));
+  }
+  for (auto& s : x.shapes_of_string_) s = s < 0 ? -1 : s;
+
+  x.ts_ns_.shrink_to_fit();
+  x.dur_ns_.shrink_to_fit();
+  x.kind_.shrink_to_fit();
+  x.phase_.shrink_to_fit();
+  x.name_.shrink_to_fit();
+  x.category_.shrink_to_fit();
+  x.pid_.shrink_to_fit();
+  x.tid_.shrink_to_fit();
+  x.correlation_.shrink_to_fit();
+  x.external_id_.shrink_to_fit();
+  x.detail_.shrink_to_fit();
+  x.op_args_.shrink_to_fit();
+  x.precise_times_.shrink_to_fit();
+  x.gpu_args_.shrink_to_fit();
+  x.build_secondary_indices();
+  return std::move(index_);
+}
+
+}  // namespace traceprism::ingest

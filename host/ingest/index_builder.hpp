@@ -1,0 +1,62 @@
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "index/event_index.hpp"
+#include "ingest/raw_event.hpp"
+
+namespace traceprism::ingest {
+
+// Thrown in strict mode for the first malformed event; the reader turns it into an InputError
+// naming the file.
+struct MalformedEvent {
+  std::uint64_t event_index;
+  std::uint64_t byte_offset;
+  std::string what;  // "expected \"ts\" to be a number, got a string"
+};
+
+// Receives events in file order, validates and normalizes them (legacy vocabulary, B/E pairs)
+// and appends them to the columns; freeze() builds the side structures and hands the index out.
+class IndexBuilder {
+ public:
+  explicit IndexBuilder(bool strict);
+
+  index::StringId intern(std::string_view text) { return index_.strings_.intern(text); }
+  index::TraceMetadata& metadata() { return index_.metadata_; }
+
+  void add_event(RawEvent& event);
+  // An element of traceEvents that is not an object.
+  void add_non_object(std::uint64_t event_index, std::uint64_t byte_offset);
+  std::uint64_t events() const { return index_.size(); }
+
+  index::EventIndex freeze();
+
+ private:
+  index::Row append_row(const RawEvent& e, index::EventKind kind, bool malformed);
+  void skip(RawEvent& e, index::ImportIssue issue, std::string detail);
+  void note(const RawEvent& e, index::ImportIssue issue, std::string_view detail);
+  bool check_time(RawEvent& e, const TimeField& field, const char* key, bool required);
+  void normalize_legacy(RawEvent& e);
+  index::EventKind classify(const RawEvent& e) const;
+  index::IdRef id_ref(const IdField& field);
+  void record_metadata(const RawEvent& e);
+  void attach_details(index::Row row, const RawEvent& e);
+
+  bool strict_;
+  index::EventIndex index_;
+  // Open B events per (pid, tid), innermost last.
+  std::map<std::pair<index::IdRef, index::IdRef>, std::vector<index::Row>> open_begins_;
+
+  // Category ids resolved once, to classify events by integer comparison.
+  struct Categories {
+    index::StringId cpu_op, python_function, user_annotation, gpu_user_annotation, cuda_runtime,
+        cuda_driver, kernel, gpu_memcpy, gpu_memset, cuda_sync, ac2g;
+    // PyTorch <= 1.9
+    index::StringId legacy_operator, legacy_runtime, legacy_kernel, legacy_memcpy, legacy_memset,
+        legacy_python, legacy_async;
+  } cat_;
+};
+
+}  // namespace traceprism::ingest

@@ -1,0 +1,466 @@
+#include "ingest/kineto_handler.hpp"
+
+#include <boost/json/error.hpp>
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+
+#include "ingest/time_text.hpp"
+
+namespace traceprism::ingest {
+
+namespace {
+
+bool parse_int64(std::string_view text, std::int64_t& out) {
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  if (ec == std::errc() && ptr == text.data() + text.size()) return true;
+  // Integral values written as doubles ("7.0", "1e3").
+  std::string copy(text);
+  char* end = nullptr;
+  double d = std::strtod(copy.c_str(), &end);
+  if (end != copy.c_str() + copy.size() || !std::isfinite(d) || d != std::floor(d) ||
+      std::fabs(d) > 9.2e18) {
+    return false;
+  }
+  out = static_cast<std::int64_t>(d);
+  return true;
+}
+
+void append_json_string(std::string& out, std::string_view s) {
+  out += '"';
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          static const char* kHex = "0123456789abcdef";
+          out += "\\u00";
+          out += kHex[(c >> 4) & 0xf];
+          out += kHex[c & 0xf];
+        } else {
+          out += c;
+        }
+    }
+  }
+  out += '"';
+}
+
+}  // namespace
+
+bool KinetoHandler::fail(error_code& ec, std::string what) {
+  if (error_.what.empty()) error_ = {key_offset_, std::move(what)};
+  ec = boost::json::error::exception;
+  return false;
+}
+
+bool KinetoHandler::wants_text() const {
+  if (stack_.empty()) return true;
+  Slot s = stack_.back().slot;
+  return s != Slot::kSkip && s != Slot::kEvents;
+}
+
+std::string* KinetoHandler::capture_target(Field field) {
+  switch (field) {
+    case Field::kInputDims: return &event_.input_dims;
+    case Field::kInputTypes: return &event_.input_types;
+    case Field::kInputStrides: return &event_.input_strides;
+    case Field::kConcreteInputs: return &event_.concrete_inputs;
+    case Field::kGrid:
+    case Field::kBlock: return &grid_text_;
+    case Field::kDeviceProperties: return &device_properties_;
+    case Field::kDistributedInfo: return &distributed_info_;
+    default: return nullptr;
+  }
+}
+
+void KinetoHandler::capture_value_prefix(Frame& frame) {
+  if (frame.after_key) {  // value right after a key inside a captured object
+    frame.after_key = false;
+    return;
+  }
+  if (!frame.first) capture_target(frame.field)->push_back(',');
+  frame.first = false;
+}
+
+bool KinetoHandler::begin_container(bool is_object, error_code& ec) {
+  const char open = is_object ? '{' : '[';
+  if (stack_.empty()) {
+    if (is_object) {
+      stack_.push_back({Slot::kTop});
+    } else {
+      builder_.metadata().bare_event_array = true;
+      saw_trace_events_ = true;
+      stack_.push_back({Slot::kEvents});
+    }
+    return true;
+  }
+  Frame& top = stack_.back();
+  Field field = pending_;
+  pending_ = Field::kNone;
+  switch (top.slot) {
+    case Slot::kTop:
+      if (field == Field::kTraceEvents) {
+        if (is_object) return fail(ec, "expected \"traceEvents\" to be an array of events, got an object");
+        saw_trace_events_ = true;
+        stack_.push_back({Slot::kEvents});
+      } else if (field == Field::kDeviceProperties || field == Field::kDistributedInfo) {
+        std::string* target = capture_target(field);
+        target->clear();
+        target->push_back(open);
+        stack_.push_back({Slot::kCapture, true, field, is_object});
+      } else {
+        stack_.push_back({Slot::kSkip});
+      }
+      return true;
+    case Slot::kEvents:
+      if (is_object) {
+        event_.reset(next_event_index_++, chunk_offset_);
+        event_first_key_ = true;
+        stack_.push_back({Slot::kEvent});
+      } else {
+        builder_.add_non_object(next_event_index_++, chunk_offset_);
+        stack_.push_back({Slot::kSkip});
+      }
+      return true;
+    case Slot::kEvent:
+      stack_.push_back({field == Field::kArgs && is_object ? Slot::kArgs : Slot::kSkip});
+      return true;
+    case Slot::kArgs:
+      if (std::string* target = capture_target(field); target && !is_object) {
+        target->clear();
+        target->push_back(open);
+        stack_.push_back({Slot::kCapture, true, field, is_object});
+      } else {
+        stack_.push_back({Slot::kSkip});
+      }
+      return true;
+    case Slot::kCapture: {
+      capture_value_prefix(top);
+      Field target_field = top.field;
+      capture_target(target_field)->push_back(open);
+      stack_.push_back({Slot::kCapture, true, target_field, is_object});
+      return true;
+    }
+    case Slot::kSkip:
+      stack_.push_back({Slot::kSkip});
+      return true;
+  }
+  return true;
+}
+
+bool KinetoHandler::end_container(error_code&) {
+  Frame frame = stack_.back();
+  stack_.pop_back();
+  switch (frame.slot) {
+    case Slot::kCapture: {
+      capture_target(frame.field)->push_back(frame.is_object ? '}' : ']');
+      if (stack_.empty() || stack_.back().slot != Slot::kCapture) finish_capture(frame.field);
+      break;
+    }
+    case Slot::kEvent:
+      builder_.add_event(event_);
+      break;
+    default:
+      break;
+  }
+  return true;
+}
+
+void KinetoHandler::finish_capture(Field field) {
+  if (field != Field::kGrid && field != Field::kBlock) return;
+  std::int32_t* dst = field == Field::kGrid ? event_.grid : event_.block;
+  // grid_text_ is "[x,y,z]"
+  std::string_view t(grid_text_);
+  std::size_t pos = 1;
+  for (int i = 0; i < 3 && pos < t.size(); ++i) {
+    std::size_t comma = t.find_first_of(",]", pos);
+    if (comma == std::string_view::npos) break;
+    std::int64_t v = 0;
+    if (parse_int64(t.substr(pos, comma - pos), v)) dst[i] = static_cast<std::int32_t>(v);
+    pos = comma + 1;
+  }
+}
+
+bool KinetoHandler::on_key(string_view s, std::size_t, error_code&) {
+  std::uint64_t offset = key_.empty() ? offset_of(s.data()) : key_offset_;
+  key_offset_ = offset;
+  std::string_view key;
+  if (key_.empty()) {
+    key = std::string_view(s.data(), s.size());
+  } else {
+    key_.append(s.data(), s.size());
+    key = key_;
+  }
+  if (stack_.empty()) return true;
+  Frame& top = stack_.back();
+  switch (top.slot) {
+    case Slot::kTop:
+      if (key == "traceEvents") pending_ = Field::kTraceEvents;
+      else if (key == "deviceProperties") pending_ = Field::kDeviceProperties;
+      else if (key == "distributedInfo") pending_ = Field::kDistributedInfo;
+      else {
+        pending_ = Field::kTopScalar;
+        top_key_.assign(key);
+      }
+      break;
+    case Slot::kEvent:
+      if (event_first_key_) {
+        event_.byte_offset = offset;
+        event_first_key_ = false;
+      }
+      pending_ = event_field(key);
+      break;
+    case Slot::kArgs:
+      pending_ = arg_field(key);
+      break;
+    case Slot::kCapture: {
+      capture_value_prefix(top);
+      std::string* target = capture_target(top.field);
+      append_json_string(*target, key);
+      target->push_back(':');
+      top.after_key = true;  // the value that follows takes no comma
+      break;
+    }
+    default:
+      break;
+  }
+  key_.clear();
+  return true;
+}
+
+KinetoHandler::Field KinetoHandler::event_field(std::string_view key) {
+  switch (key.size()) {
+    case 2:
+      if (key == "ph") return Field::kPh;
+      if (key == "ts") return Field::kTs;
+      if (key == "id") return Field::kId;
+      if (key == "bp") return Field::kBp;
+      break;
+    case 3:
+      if (key == "cat") return Field::kCat;
+      if (key == "pid") return Field::kPid;
+      if (key == "tid") return Field::kTid;
+      if (key == "dur") return Field::kDur;
+      break;
+    case 4:
+      if (key == "name") return Field::kName;
+      if (key == "args") return Field::kArgs;
+      break;
+    default:
+      break;
+  }
+  return Field::kNone;
+}
+
+KinetoHandler::Field KinetoHandler::arg_field(std::string_view key) {
+  struct Entry {
+    std::string_view key;
+    Field field;
+  };
+  static constexpr Entry kArgs[] = {
+      {"correlation", Field::kCorrelation},
+      {"External id", Field::kExternalId},
+      {"external id", Field::kLegacyExternalId},
+      {"device", Field::kDevice},
+      {"stream", Field::kStream},
+      {"grid", Field::kGrid},
+      {"block", Field::kBlock},
+      {"registers per thread", Field::kRegisters},
+      {"shared memory", Field::kSharedMemory},
+      {"bytes", Field::kBytes},
+      {"Input Dims", Field::kInputDims},
+      {"Input dims", Field::kInputDims},
+      {"Input type", Field::kInputTypes},
+      {"Input Strides", Field::kInputStrides},
+      {"Concrete Inputs", Field::kConcreteInputs},
+      {"Sequence number", Field::kSequenceNumber},
+      {"Fwd thread id", Field::kFwdThreadId},
+      {"name", Field::kMetaName},
+      {"labels", Field::kMetaLabels},
+      {"sort_index", Field::kSortIndex},
+  };
+  for (const Entry& e : kArgs) {
+    if (e.key.size() == key.size() && e.key == key) return e.field;
+  }
+  return Field::kNone;
+}
+
+bool KinetoHandler::on_string(string_view s, std::size_t, error_code& ec) {
+  std::string_view text(s.data(), s.size());
+  if (!text_.empty()) {
+    text_.append(s.data(), s.size());
+    text = text_;
+  }
+  bool ok = on_scalar(ScalarType::kString, text, ec);
+  text_.clear();
+  return ok;
+}
+
+bool KinetoHandler::on_number(string_view last_part, error_code& ec) {
+  std::string_view text(last_part.data(), last_part.size());
+  if (!number_.empty()) {
+    number_.append(last_part.data(), last_part.size());
+    text = number_;
+  }
+  bool ok = on_scalar(ScalarType::kNumber, text, ec);
+  number_.clear();
+  return ok;
+}
+
+bool KinetoHandler::on_bool(bool b, error_code& ec) {
+  return on_scalar(ScalarType::kBool, b ? "true" : "false", ec);
+}
+
+bool KinetoHandler::on_null(error_code& ec) { return on_scalar(ScalarType::kNull, "null", ec); }
+
+namespace {
+const char* type_phrase(int type) {
+  static const char* kPhrases[] = {"a string", "a number", "a boolean", "null"};
+  return kPhrases[type];
+}
+}  // namespace
+
+bool KinetoHandler::on_scalar(ScalarType type, std::string_view text, error_code& ec) {
+  if (stack_.empty()) {
+    return fail(ec, std::string("expected a JSON object with \"traceEvents\", got ") +
+                        type_phrase(static_cast<int>(type)));
+  }
+  Frame& top = stack_.back();
+  Field field = pending_;
+  pending_ = Field::kNone;
+  switch (top.slot) {
+    case Slot::kTop:
+      if (field == Field::kTraceEvents) {
+        return fail(ec, std::string("expected \"traceEvents\" to be an array of events, got ") +
+                            type_phrase(static_cast<int>(type)));
+      }
+      if (field == Field::kTopScalar) builder_.metadata().keys[top_key_] = std::string(text);
+      break;
+    case Slot::kEvents:
+      builder_.add_non_object(next_event_index_++, chunk_offset_);
+      break;
+    case Slot::kEvent:
+      assign_event_field(field, type, text);
+      break;
+    case Slot::kArgs:
+      assign_arg(field, type, text);
+      break;
+    case Slot::kCapture: {
+      capture_value_prefix(top);
+      std::string* target = capture_target(top.field);
+      if (type == ScalarType::kString) append_json_string(*target, text);
+      else target->append(text);
+      break;
+    }
+    case Slot::kSkip:
+      break;
+  }
+  return true;
+}
+
+void KinetoHandler::assign_event_field(Field field, ScalarType type, std::string_view text) {
+  const bool is_string = type == ScalarType::kString;
+  switch (field) {
+    case Field::kPh:
+      event_.phase = is_string && text.size() == 1 ? text[0] : '?';
+      break;
+    case Field::kCat:
+      if (is_string) event_.category = builder_.intern(text);
+      break;
+    case Field::kName:
+      if (is_string) event_.name = builder_.intern(text);
+      break;
+    case Field::kPid:
+    case Field::kTid: {
+      IdField& id = field == Field::kPid ? event_.pid : event_.tid;
+      if (is_string) {
+        id = {IdField::State::kString, 0, builder_.intern(text)};
+      } else if (type == ScalarType::kNumber && parse_int64(text, id.number)) {
+        id.state = IdField::State::kNumber;
+      } else {
+        id.state = IdField::State::kBad;
+      }
+      break;
+    }
+    case Field::kTs:
+    case Field::kDur: {
+      TimeField& t = field == Field::kTs ? event_.ts : event_.dur;
+      if (type != ScalarType::kNumber) {
+        t.state = TimeField::State::kWrongType;
+        t.wrong_type = type_phrase(static_cast<int>(type));
+        break;
+      }
+      switch (microseconds_text_to_ns(text, t.ns)) {
+        case TimeParse::kOk: t.state = TimeField::State::kValue; break;
+        case TimeParse::kRounded:
+          t.state = TimeField::State::kRounded;
+          std::from_chars(text.data(), text.data() + text.size(), t.us);
+          break;
+        case TimeParse::kNotANumber:
+        case TimeParse::kOutOfRange: t.state = TimeField::State::kOutOfRange; break;
+      }
+      break;
+    }
+    case Field::kId:
+      if (type == ScalarType::kNumber) {
+        event_.has_flow_id = parse_int64(text, event_.flow_id);
+      } else if (is_string) {
+        // Chrome's format allows string ids ("0x1f"); accept integral ones.
+        int base = text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X') ? 16 : 10;
+        std::string_view digits = base == 16 ? text.substr(2) : text;
+        auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), event_.flow_id, base);
+        event_.has_flow_id = ec == std::errc() && ptr == digits.data() + digits.size();
+      }
+      break;
+    case Field::kBp:
+      event_.binding_enclosing = is_string && text == "e";
+      break;
+    default:
+      break;
+  }
+}
+
+void KinetoHandler::assign_arg(Field field, ScalarType type, std::string_view text) {
+  if (type == ScalarType::kString) {
+    if (field == Field::kMetaName) {
+      event_.meta_name.assign(text);
+      event_.has_meta_name = true;
+    } else if (field == Field::kMetaLabels) {
+      event_.meta_labels.assign(text);
+      event_.has_meta_labels = true;
+    }
+    return;
+  }
+  if (type != ScalarType::kNumber) return;
+  std::int64_t* target = nullptr;
+  switch (field) {
+    case Field::kCorrelation: target = &event_.correlation; break;
+    case Field::kExternalId: target = &event_.external_id; break;
+    case Field::kLegacyExternalId:
+      if (event_.external_id == index::kNoId) {
+        target = &event_.external_id;
+        event_.legacy_external_id = true;
+      }
+      break;
+    case Field::kDevice: target = &event_.device; break;
+    case Field::kStream: target = &event_.stream; break;
+    case Field::kRegisters: target = &event_.registers_per_thread; break;
+    case Field::kSharedMemory: target = &event_.shared_memory; break;
+    case Field::kBytes: target = &event_.bytes; break;
+    case Field::kSequenceNumber: target = &event_.sequence_number; break;
+    case Field::kFwdThreadId: target = &event_.fwd_thread_id; break;
+    case Field::kSortIndex: target = &event_.sort_index; break;
+    default: break;
+  }
+  if (target) {
+    std::int64_t v = 0;
+    if (parse_int64(text, v)) *target = v;
+  }
+}
+
+}  // namespace traceprism::ingest

@@ -1,0 +1,181 @@
+#include "ingest/trace_reader.hpp"
+
+#include <boost/json/basic_parser_impl.hpp>
+
+#include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "ingest/index_builder.hpp"
+#include "ingest/kineto_handler.hpp"
+#include "ingest/top_level_metadata.hpp"
+#include "io/input_error.hpp"
+
+namespace traceprism::ingest {
+
+namespace {
+
+constexpr std::size_t kChunksInFlight = 3;
+
+// Decompresses on its own thread into a small ring of buffers so that inflate and JSON parsing
+// overlap on two cores. An exception on the producer side is handed over and rethrown by next().
+class ChunkPipeline {
+ public:
+  ChunkPipeline(io::ByteSource& source, std::size_t chunk_bytes)
+      : source_(source), chunk_bytes_(chunk_bytes) {
+    for (std::size_t i = 0; i < kChunksInFlight; ++i) free_.emplace_back(chunk_bytes_);
+    producer_ = std::thread([this] { produce(); });
+  }
+  ~ChunkPipeline() {
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    changed_.notify_all();
+    producer_.join();
+  }
+
+  // Returns the next chunk (empty at the end). The previous chunk returned is recycled.
+  const std::vector<char>& next() {
+    std::unique_lock lock(mutex_);
+    if (!current_.empty()) {
+      current_.resize(chunk_bytes_);
+      free_.push_back(std::move(current_));
+      current_ = {};
+      changed_.notify_all();
+    }
+    changed_.wait(lock, [&] { return !full_.empty() || done_; });
+    if (!full_.empty()) {
+      current_ = std::move(full_.front());
+      full_.pop_front();
+      return current_;
+    }
+    if (error_) std::rethrow_exception(error_);
+    current_.clear();
+    return current_;
+  }
+
+ private:
+  void produce() {
+    try {
+      for (;;) {
+        std::vector<char> buffer;
+        {
+          std::unique_lock lock(mutex_);
+          changed_.wait(lock, [&] { return !free_.empty() || stopping_; });
+          if (stopping_) break;
+          buffer = std::move(free_.back());
+          free_.pop_back();
+        }
+        std::size_t filled = 0;
+        while (filled < buffer.size()) {
+          std::size_t n = source_.read(buffer.data() + filled, buffer.size() - filled);
+          if (n == 0) break;
+          filled += n;
+        }
+        buffer.resize(filled);
+        std::lock_guard lock(mutex_);
+        if (filled == 0) break;
+        full_.push_back(std::move(buffer));
+        changed_.notify_all();
+      }
+    } catch (...) {
+      std::lock_guard lock(mutex_);
+      error_ = std::current_exception();
+    }
+    std::lock_guard lock(mutex_);
+    done_ = true;
+    changed_.notify_all();
+  }
+
+  io::ByteSource& source_;
+  const std::size_t chunk_bytes_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<std::vector<char>> free_;
+  std::deque<std::vector<char>> full_;
+  std::vector<char> current_;
+  std::exception_ptr error_;
+  bool done_ = false;
+  bool stopping_ = false;
+  std::thread producer_;
+};
+
+std::string describe_parse_error(const boost::json::error_code& ec, std::size_t max_depth) {
+  namespace je = boost::json;
+  if (ec == je::error::too_deep) {
+    return "expected at most " + std::to_string(max_depth) + " levels of nested arrays/objects";
+  }
+  if (ec == je::error::incomplete) return "expected more JSON text: the document is truncated";
+  if (ec == je::error::extra_data) return "expected the end of the JSON document, found more text";
+  if (ec == je::error::string_too_large || ec == je::error::key_too_large) {
+    return "expected strings shorter than 64 MiB";
+  }
+  return "expected valid JSON (" + ec.message() + ")";
+}
+
+}  // namespace
+
+TraceFile read_trace(const std::string& path, const ReadOptions& options) {
+  TraceFile result;
+  result.path = path;
+  const std::string name = path == "-" ? std::string("<stdin>") : path;
+  auto source = io::open_byte_source(path);
+  result.compression = source->compression();
+
+  IndexBuilder builder(options.strict);
+  boost::json::parse_options parse_options;
+  parse_options.max_depth = options.max_depth;
+  boost::json::basic_parser<KinetoHandler> parser(parse_options, builder);
+  boost::json::error_code ec;
+
+  std::uint64_t json_offset = 0;
+  auto fail_at = [&](std::uint64_t offset, const std::string& what) -> io::InputError {
+    return io::InputError(name + ": at byte " + std::to_string(offset) + " of the JSON text: " + what + ".");
+  };
+
+  try {
+    ChunkPipeline pipeline(*source, std::max<std::size_t>(options.chunk_bytes, 1));
+    for (;;) {
+      const std::vector<char>& chunk = pipeline.next();
+      if (chunk.empty()) break;
+      parser.handler().set_chunk(chunk.data(), chunk.size(), json_offset);
+      std::size_t used = parser.write_some(true, chunk.data(), chunk.size(), ec);
+      if (ec) {
+        if (const DocumentError* doc = parser.handler().error()) throw fail_at(doc->byte_offset, doc->what);
+        throw fail_at(json_offset + used, describe_parse_error(ec, options.max_depth));
+      }
+      json_offset += chunk.size();
+      if (options.progress) options.progress(source->file_offset(), source->file_size());
+    }
+    if (json_offset == 0) throw io::InputError(name + ": the file is empty; expected a Kineto trace (JSON).");
+    parser.write_some(false, nullptr, 0, ec);
+    if (ec) {
+      if (const DocumentError* doc = parser.handler().error()) throw fail_at(doc->byte_offset, doc->what);
+      throw fail_at(json_offset, describe_parse_error(ec, options.max_depth));
+    }
+  } catch (const MalformedEvent& bad) {
+    throw io::InputError(name + ": event " + std::to_string(bad.event_index) + " (near byte " +
+                         std::to_string(bad.byte_offset) + "): " + bad.what + ".");
+  }
+  if (!parser.handler().saw_trace_events()) {
+    throw io::InputError(name + ": expected a top-level \"traceEvents\" array, found none.");
+  }
+
+  result.file_bytes = source->file_offset();
+  result.json_bytes = json_offset;
+  try {
+    apply_top_level_metadata(builder.metadata(), parser.handler().device_properties_json(),
+                             parser.handler().distributed_info_json());
+    result.index = builder.freeze();
+  } catch (const MalformedEvent& bad) {
+    throw io::InputError(name + ": event " + std::to_string(bad.event_index) + ": " + bad.what + ".");
+  }
+  return result;
+}
+
+}  // namespace traceprism::ingest

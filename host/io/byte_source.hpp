@@ -1,0 +1,33 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace traceprism::io {
+
+enum class Compression { kNone, kGzip, kZstd };
+
+const char* compression_name(Compression c);
+
+// A stream of decompressed bytes. read() fills up to `capacity` bytes and returns how many it
+// wrote; 0 means the end of the stream. Errors (I/O failure, corrupt or truncated compressed
+// data) throw InputError with the file name and the compressed byte offset.
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+  virtual std::size_t read(char* dst, std::size_t capacity) = 0;
+
+  // Bytes consumed from the underlying file so far (compressed bytes for gz/zst).
+  virtual std::uint64_t file_offset() const = 0;
+  // Size of the underlying file in bytes, or 0 when unknown (stdin, pipes).
+  virtual std::uint64_t file_size() const = 0;
+  virtual Compression compression() const = 0;
+};
+
+// Opens `path` ("-" = standard input) and picks the decoder from the first bytes (gzip magic
+// 1f 8b, zstd magic 28 b5 2f fd, anything else is read as plain JSON), never from the extension.
+std::unique_ptr<ByteSource> open_byte_source(const std::string& path);
+
+}  // namespace traceprism::io

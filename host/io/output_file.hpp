@@ -1,0 +1,46 @@
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "io/byte_source.hpp"
+
+namespace traceprism::io {
+
+// Writes a file atomically: bytes go to a temporary file beside the target, which is renamed
+// over the target only by commit(). Destroying an uncommitted OutputFile removes the temporary,
+// so an existing file is never half-overwritten. Optionally compresses (gzip or zstd) on the fly.
+// Errors throw std::runtime_error with the path and the reason.
+class OutputFile {
+ public:
+  OutputFile(std::string path, Compression compression = Compression::kNone, int level = -1);
+  ~OutputFile();
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+
+  void write(std::string_view bytes);
+  void commit();
+
+  const std::string& path() const { return path_; }
+  // Uncompressed bytes written so far.
+  std::uint64_t bytes_written() const { return bytes_written_; }
+
+  class Encoder;  // compression back end, defined in the .cpp
+  // Writes already-encoded bytes to the temporary file (the encoders' output).
+  void write_encoded(const char* data, std::size_t size);
+
+ private:
+
+  std::string path_;
+  std::string temp_path_;
+  int fd_ = -1;
+  bool committed_ = false;
+  std::uint64_t bytes_written_ = 0;
+  std::unique_ptr<Encoder> encoder_;
+};
+
+// Convenience: atomically replace `path` with `contents`.
+void write_file_atomically(const std::string& path, std::string_view contents);
+
+}  // namespace traceprism::io

@@ -1,0 +1,48 @@
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "index/event_index.hpp"
+
+namespace traceprism::model {
+
+using index::Row;
+inline constexpr std::int32_t kNoParent = -1;
+
+struct CallTreeOptions {
+  // The reference adds python_function frames only for call stacks / recompute detection.
+  bool include_python = false;
+};
+
+// Host call stacks per (pid, tid) built with the reference's rules (trace-format spec §3.1):
+// events sorted by ts (stable), a stack per thread, siblings when a start equals the top's end,
+// and the "bleed" rule: an event that starts inside the top but ends after it is either nested
+// after popping the top (overlap < 1 µs and the stack holds >= 2 entries) or dropped.
+class CallTree {
+ public:
+  static CallTree build(const index::EventIndex& index, const CallTreeOptions& options = {});
+
+  std::int32_t parent(Row r) const { return parent_[r]; }
+  std::span<const Row> children(Row r) const {
+    return {children_.rows.data() + children_.offsets[r], children_.offsets[r + 1] - children_.offsets[r]};
+  }
+  bool in_tree(Row r) const { return state_[r] != State::kNotInTree; }
+  bool dropped(Row r) const { return state_[r] == State::kDropped; }
+  // cpu_ops with no cpu_op below them on their stack when placed, in processing order.
+  const std::vector<Row>& cpu_op_roots() const { return cpu_op_roots_; }
+  std::size_t dropped_count() const { return dropped_count_; }
+  std::size_t node_count() const { return node_count_; }
+
+ private:
+  enum class State : std::uint8_t { kNotInTree, kPlaced, kDropped };
+  std::vector<std::int32_t> parent_;
+  std::vector<State> state_;
+  index::RowGroups children_;  // one group per row
+  std::vector<Row> cpu_op_roots_;
+  std::size_t dropped_count_ = 0;
+  std::size_t node_count_ = 0;
+};
+
+}  // namespace traceprism::model

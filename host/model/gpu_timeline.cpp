@@ -1,0 +1,109 @@
+#include "model/gpu_timeline.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "model/interval_algebra.hpp"
+
+namespace traceprism::model {
+
+using index::EventKind;
+
+namespace {
+
+bool contains_ignore_case(std::string_view haystack, std::string_view needle) {
+  auto it = std::search(haystack.begin(), haystack.end(), needle.begin(), needle.end(),
+                        [](char a, char b) {
+                          return std::tolower(static_cast<unsigned char>(a)) == b;
+                        });
+  return it != haystack.end();
+}
+
+bool strip_prefix(std::string_view& s, std::string_view prefix) {
+  if (s.substr(0, prefix.size()) != prefix) return false;
+  s.remove_prefix(prefix.size());
+  return true;
+}
+
+bool strip_suffix(std::string_view& s, std::string_view suffix) {
+  if (s.size() < suffix.size() || s.substr(s.size() - suffix.size()) != suffix) return false;
+  s.remove_suffix(suffix.size());
+  return true;
+}
+
+// ^(MEMORY_COPY_(HOST_TO_DEVICE|DEVICE_TO_HOST|DEVICE_TO_DEVICE)|__amd_rocclr_copyBuffer(Rect)?(Aligned)?)(\.kd)?$
+bool is_rocm_copy_kernel(std::string_view name) {
+  strip_suffix(name, ".kd");
+  if (strip_prefix(name, "MEMORY_COPY_")) {
+    return name == "HOST_TO_DEVICE" || name == "DEVICE_TO_HOST" || name == "DEVICE_TO_DEVICE";
+  }
+  if (!strip_prefix(name, "__amd_rocclr_copyBuffer")) return false;
+  strip_prefix(name, "Rect");
+  strip_prefix(name, "Aligned");
+  return name.empty();
+}
+
+// ^__amd_rocclr_fillBuffer(Aligned)?(\.kd)?$
+bool is_rocm_fill_kernel(std::string_view name) {
+  strip_suffix(name, ".kd");
+  if (!strip_prefix(name, "__amd_rocclr_fillBuffer")) return false;
+  strip_prefix(name, "Aligned");
+  return name.empty();
+}
+
+}  // namespace
+
+GpuActivity classify_gpu_event(EventKind kind, std::string_view name) {
+  if (kind == EventKind::kGpuMemcpy) return GpuActivity::kMemcpy;
+  if (kind == EventKind::kKernel) {
+    if (is_rocm_copy_kernel(name)) return GpuActivity::kMemcpy;
+    if (is_rocm_fill_kernel(name)) return GpuActivity::kComputation;
+  }
+  if (contains_ignore_case(name, "nccl") || contains_ignore_case(name, "rccl") ||
+      contains_ignore_case(name, "cross_device_reduce")) {
+    return GpuActivity::kCommunication;
+  }
+  return GpuActivity::kComputation;
+}
+
+GpuTimeline compute_gpu_timeline(const index::EventIndex& index, const LaunchLinks& links,
+                                 const GpuTimelineOptions& options) {
+  using Span = Interval<double>;
+  std::vector<Span> computation, communication, memcpy, all;
+  // File order, as the reference's event list; the stable sort in merge keeps it for ties.
+  std::vector<Row> rows;
+  for (EventKind k : {EventKind::kKernel, EventKind::kGpuMemcpy, EventKind::kGpuMemset}) {
+    auto r = index.rows_of_kind(k);
+    rows.insert(rows.end(), r.begin(), r.end());
+  }
+  std::sort(rows.begin(), rows.end());
+  for (Row r : rows) {
+    if (!options.include_unlinked && !links.linked(r)) continue;
+    Span span{index.ts_us(r), index.end_us(r)};
+    all.push_back(span);
+    switch (classify_gpu_event(index.kind(r), index.name(r))) {
+      case GpuActivity::kComputation: computation.push_back(span); break;
+      case GpuActivity::kCommunication: communication.push_back(span); break;
+      case GpuActivity::kMemcpy: memcpy.push_back(span); break;
+    }
+  }
+
+  GpuTimeline t;
+  t.events = all.size();
+  if (all.empty()) return t;
+  auto comp = merge_intervals(std::move(computation));
+  auto comm = merge_intervals(std::move(communication));
+  auto copy = merge_intervals(std::move(memcpy));
+  auto busy = merge_intervals(std::move(all));
+  t.total_us = busy.back().end - busy.front().start;
+  t.computation_us = total_length(comp);
+  t.total_comm_us = total_length(comm);
+  t.exposed_comm_us = total_length(subtract_intervals(comm, comp));
+  t.total_memcpy_us = total_length(copy);
+  t.exposed_memcpy_us = total_length(subtract_intervals(subtract_intervals(copy, comp), comm));
+  t.busy_us = total_length(busy);
+  t.idle_us = t.total_us - t.busy_us;
+  return t;
+}
+
+}  // namespace traceprism::model

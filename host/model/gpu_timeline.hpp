@@ -1,0 +1,38 @@
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "index/event_index.hpp"
+#include "model/launch_links.hpp"
+
+namespace traceprism::model {
+
+enum class GpuActivity : std::uint8_t { kComputation, kCommunication, kMemcpy };
+
+// Classifies a GPU event by category and name (trace-format spec §4.1): memcpy events and ROCm
+// legacy copy kernels are memcpy; NCCL/RCCL/cross-device-reduce kernels and memsets are
+// communication; everything else is computation.
+GpuActivity classify_gpu_event(index::EventKind kind, std::string_view name);
+
+struct GpuTimelineOptions {
+  bool include_unlinked = false;  // the reference counts only GPU events linked to a launch
+};
+
+// Where GPU time goes, in reference microseconds (see reference_time.hpp).
+struct GpuTimeline {
+  double computation_us = 0;
+  double exposed_comm_us = 0;
+  double exposed_memcpy_us = 0;
+  double busy_us = 0;
+  double idle_us = 0;
+  double total_us = 0;
+  double total_comm_us = 0;
+  double total_memcpy_us = 0;
+  std::size_t events = 0;  // GPU events in the analysed set
+};
+
+GpuTimeline compute_gpu_timeline(const index::EventIndex& index, const LaunchLinks& links,
+                                 const GpuTimelineOptions& options = {});
+
+}  // namespace traceprism::model

@@ -1,0 +1,122 @@
+#include "model/launch_links.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <unordered_map>
+
+namespace traceprism::model {
+
+using index::EventKind;
+
+namespace {
+
+bool contains_launch(std::string_view name) {
+  constexpr std::string_view kNeedle = "launch";
+  if (name.size() < kNeedle.size()) return false;
+  for (std::size_t i = 0; i + kNeedle.size() <= name.size(); ++i) {
+    std::size_t j = 0;
+    while (j < kNeedle.size() &&
+           std::tolower(static_cast<unsigned char>(name[i + j])) == kNeedle[j]) {
+      ++j;
+    }
+    if (j == kNeedle.size()) return true;
+  }
+  return false;
+}
+
+// Runtime and driver rows in file order.
+std::vector<Row> runtime_rows(const index::EventIndex& index) {
+  auto a = index.rows_of_kind(EventKind::kCudaRuntime);
+  auto b = index.rows_of_kind(EventKind::kCudaDriver);
+  std::vector<Row> rows;
+  rows.reserve(a.size() + b.size());
+  std::merge(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(rows));
+  return rows;
+}
+
+}  // namespace
+
+std::span<const Row> LaunchLinks::launched(Row runtime_row) const {
+  auto it = std::lower_bound(ranges_.begin(), ranges_.end(), runtime_row,
+                             [](const Range& r, Row row) { return r.runtime < row; });
+  if (it == ranges_.end() || it->runtime != runtime_row) return {};
+  return {targets_.data() + it->first, it->count};
+}
+
+LaunchLinks LaunchLinks::build(const index::EventIndex& index) {
+  LaunchLinks links;
+  links.launcher_.assign(index.size(), -1);
+  const std::vector<Row> runtimes = runtime_rows(index);
+
+  // The reference picks the linking id from the first launch call: correlation if it has one.
+  for (Row r : runtimes) {
+    if (contains_launch(index.name(r))) {
+      links.key_ = index.correlation(r) != index::kNoId ? Key::kCorrelation : Key::kExternalId;
+      break;
+    }
+  }
+  const bool by_correlation = links.key_ == Key::kCorrelation;
+  auto key_of = [&](Row r) { return by_correlation ? index.correlation(r) : index.external_id(r); };
+  auto rows_with_key = [&](std::int64_t id) {
+    return by_correlation ? index.rows_with_correlation(id) : index.rows_with_external_id(id);
+  };
+
+  // ac2g flow halves by id; a later flow with the same id replaces an earlier one.
+  const index::StringId ac2g = index.strings().find("ac2g");
+  std::unordered_map<std::int64_t, Row> flow_start, flow_end;
+  for (EventKind k : {EventKind::kFlowStart, EventKind::kFlowEnd}) {
+    auto& map = k == EventKind::kFlowStart ? flow_start : flow_end;
+    for (Row r : index.rows_of_kind(k)) {
+      if (index.category_id(r) == ac2g) map[index.flow_id(r)] = r;
+    }
+  }
+
+  const index::StringId cuda_graph = index.strings().find("cudaGraphLaunch");
+  const index::StringId hip_graph = index.strings().find("hipGraphLaunch");
+  for (Row r : runtimes) {
+    const std::int64_t id = key_of(r);
+    if (id == index::kNoId) continue;
+    const auto first = static_cast<std::uint32_t>(links.targets_.size());
+    const index::StringId name = index.name_id(r);
+    if (name != index::kNoString && (name == cuda_graph || name == hip_graph)) {
+      ++links.graph_launches_;
+      for (auto [key, g] : rows_with_key(id)) {
+        if (index::is_gpu_kind(index.kind(g))) links.targets_.push_back(g);
+      }
+    } else {
+      auto s = flow_start.find(id);
+      auto f = flow_end.find(id);
+      if (s == flow_start.end() || f == flow_end.end()) continue;
+      // The last non-flow event on the flow end's (pid, tid) with this id is the target.
+      const Row end = f->second;
+      std::int64_t target = -1;
+      for (auto [key, candidate] : rows_with_key(id)) {
+        if (index.pid(candidate) == index.pid(end) && index.tid(candidate) == index.tid(end)) {
+          target = std::max<std::int64_t>(target, candidate);
+        }
+      }
+      // Unlike the reference, insist on a GPU event: a flow whose both ends sit on the host
+      // would otherwise link a call to itself.
+      if (target < 0 || target == r || !index::is_gpu_kind(index.kind(static_cast<Row>(target)))) {
+        continue;
+      }
+      links.targets_.push_back(static_cast<Row>(target));
+    }
+    const auto count = static_cast<std::uint32_t>(links.targets_.size()) - first;
+    if (count == 0) continue;
+    links.ranges_.push_back({r, first, count});
+    for (std::uint32_t i = first; i < first + count; ++i) {
+      links.launcher_[links.targets_[i]] = static_cast<std::int32_t>(r);
+    }
+  }
+
+  for (EventKind k : {EventKind::kKernel, EventKind::kGpuMemcpy, EventKind::kGpuMemset}) {
+    for (Row g : index.rows_of_kind(k)) {
+      if (links.launcher_[g] >= 0) ++links.linked_count_;
+      else ++links.unlinked_count_;
+    }
+  }
+  return links;
+}
+
+}  // namespace traceprism::model

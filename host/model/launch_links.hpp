@@ -1,0 +1,48 @@
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "index/event_index.hpp"
+
+namespace traceprism::model {
+
+using index::Row;
+
+// Which runtime/driver call launched each GPU event (trace-format spec §3.4): through the ac2g
+// flow pair of the call's linking id, or, for cudaGraphLaunch/hipGraphLaunch, every GPU event
+// that carries the call's id. GPU events with no launcher are "unlinked".
+class LaunchLinks {
+ public:
+  enum class Key : std::uint8_t { kCorrelation, kExternalId };
+
+  static LaunchLinks build(const index::EventIndex& index);
+
+  // Launching runtime row of a GPU event, or -1.
+  std::int32_t launcher(Row gpu_row) const { return launcher_[gpu_row]; }
+  bool linked(Row gpu_row) const { return launcher_[gpu_row] >= 0; }
+  // GPU events launched by a runtime row (flow target, or a graph's events in file order).
+  std::span<const Row> launched(Row runtime_row) const;
+  Key key() const { return key_; }
+  std::size_t linked_count() const { return linked_count_; }
+  std::size_t unlinked_count() const { return unlinked_count_; }
+  std::size_t graph_launches() const { return graph_launches_; }
+
+ private:
+  std::vector<std::int32_t> launcher_;
+  // Per runtime row with targets: (runtime row, first, count) into targets_, sorted by row.
+  struct Range {
+    Row runtime;
+    std::uint32_t first;
+    std::uint32_t count;
+  };
+  std::vector<Range> ranges_;
+  std::vector<Row> targets_;
+  Key key_ = Key::kCorrelation;
+  std::size_t linked_count_ = 0;
+  std::size_t unlinked_count_ = 0;
+  std::size_t graph_launches_ = 0;
+};
+
+}  // namespace traceprism::model

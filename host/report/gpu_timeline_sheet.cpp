@@ -1,0 +1,28 @@
+#include "report/gpu_timeline_sheet.hpp"
+
+#include <utility>
+
+#include "report/python_format.hpp"
+
+namespace traceprism::report {
+
+std::string gpu_timeline_csv(const model::GpuTimeline& t) {
+  const std::pair<const char*, double> rows[] = {
+      {"computation_time", t.computation_us},   {"exposed_comm_time", t.exposed_comm_us},
+      {"exposed_memcpy_time", t.exposed_memcpy_us}, {"busy_time", t.busy_us},
+      {"idle_time", t.idle_us},                 {"total_time", t.total_us},
+      {"total_comm_time", t.total_comm_us},     {"total_memcpy_time", t.total_memcpy_us},
+  };
+  std::string csv = "type,time ms,percent\n";
+  for (const auto& [type, us] : rows) {
+    csv += type;
+    csv += ',';
+    csv += python_float_repr(us / 1e3);
+    csv += ',';
+    if (t.total_us != 0) csv += python_float_repr(us / t.total_us * 100);
+    csv += '\n';
+  }
+  return csv;
+}
+
+}  // namespace traceprism::report

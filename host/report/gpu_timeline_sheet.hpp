@@ -1,0 +1,13 @@
+#pragma once
+
+#include <string>
+
+#include "model/gpu_timeline.hpp"
+
+namespace traceprism::report {
+
+// The reference's `gpu_timeline` sheet as CSV text: columns type, time ms, percent; rows in
+// the reference order. percent is empty (NaN) when the total is 0.
+std::string gpu_timeline_csv(const model::GpuTimeline& timeline);
+
+}  // namespace traceprism::report

@@ -1,0 +1,34 @@
+#pragma once
+
+#include <cstdint>
+
+#include "io/output_file.hpp"
+
+namespace traceprism::synth {
+
+enum class Vendor { kNvidia, kAmd };
+
+// Shape of the generated workload: a decoder-only transformer training/inference step.
+struct SynthOptions {
+  int layers = 4;            // transformer blocks per step
+  int steps = 2;             // profiler steps (ProfilerStep#N)
+  double target_mb = 0.0;    // if > 0: keep adding steps until the JSON reaches this many MB
+  std::uint64_t seed = 42;   // same seed + options -> byte-identical output
+  Vendor vendor = Vendor::kNvidia;
+  bool nccl = false;         // add NCCL/RCCL all-reduce kernels (exposed communication)
+  int batch = 8;
+  int sequence = 512;
+  int hidden = 1024;
+};
+
+struct SynthSummary {
+  std::uint64_t events = 0;       // entries in traceEvents
+  std::uint64_t json_bytes = 0;   // uncompressed size
+  int steps = 0;
+  std::uint64_t gpu_events = 0;
+};
+
+// Streams a Kineto (Chrome-trace) JSON document into `out` without building it in memory.
+SynthSummary write_synthetic_trace(const SynthOptions& options, io::OutputFile& out);
+
+}  // namespace traceprism::synth

@@ -1,0 +1,180 @@
+// The CLI on inputs that are not readable traces: each must end with exit code 2 and one
+// sentence on stderr naming the file, where it went wrong and what was expected.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "io/output_file.hpp"
+#include "support/temp_dir.hpp"
+
+namespace {
+
+struct RunResult {
+  int exit_code;
+  std::string out;
+  std::string err;
+};
+
+RunResult run_cli(const std::string& args, const std::string& stdin_path = "/dev/null") {
+  traceprism::testing::TempDir dir;
+  const std::string out = dir.file("stdout"), err = dir.file("stderr");
+  const std::string command =
+      std::string(TRACEPRISM_BINARY) + " " + args + " >" + out + " 2>" + err + " <'" + stdin_path + "'";
+  int status = std::system(command.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, traceprism::testing::read_file(out),
+          traceprism::testing::read_file(err)};
+}
+
+std::string quote(const std::string& s) { return "'" + s + "'"; }
+
+const std::string kValidTrace =
+    R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 1000.5, "dur": 20},)"
+    R"({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 1001, "dur": 2, "args": {"correlation": 5}},)"
+    R"({"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 1010, "dur": 30, "args": {"correlation": 5, "stream": 7, "device": 0}},)"
+    R"({"ph": "s", "id": 5, "pid": 1, "tid": 1, "ts": 1001, "cat": "ac2g", "name": "ac2g"},)"
+    R"({"ph": "f", "id": 5, "pid": 0, "tid": 7, "ts": 1010, "cat": "ac2g", "name": "ac2g", "bp": "e"}]})";
+
+// Asserts the one-sentence contract: exit 2, a single "error: " line naming the file.
+void expect_clean_failure(const RunResult& r, const std::string& file, const std::string& expected) {
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.err.rfind("error: " + file, 0), 0u) << r.err;
+  EXPECT_NE(r.err.find(expected), std::string::npos) << "stderr: " << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+class BadInput : public ::testing::Test {
+ protected:
+  std::string write(const std::string& name, const std::string& text) { return dir_.write(name, text); }
+  std::string compressed(const std::string& name, const std::string& text, traceprism::io::Compression c) {
+    traceprism::io::OutputFile f(dir_.file(name), c);
+    f.write(text);
+    f.commit();
+    return dir_.file(name);
+  }
+  RunResult inspect(const std::string& path, const std::string& flags = "") {
+    return run_cli("inspect -q " + flags + " " + quote(path));
+  }
+  traceprism::testing::TempDir dir_;
+};
+
+TEST_F(BadInput, ValidTraceSucceeds) {
+  auto r = inspect(write("ok.json", kValidTrace));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("1 linked to a launch"), std::string::npos) << r.out;
+}
+
+TEST_F(BadInput, EmptyFile) {
+  auto path = write("empty.json", "");
+  expect_clean_failure(inspect(path), path, "the file is empty");
+}
+
+TEST_F(BadInput, NotJson) {
+  auto path = write("notjson.json", "hello, I am not a trace");
+  expect_clean_failure(inspect(path), path, "at byte 0 of the JSON text: expected valid JSON");
+}
+
+TEST_F(BadInput, TruncatedGzip) {
+  auto full = traceprism::testing::read_file(compressed("t.json.gz", kValidTrace, traceprism::io::Compression::kGzip));
+  auto path = write("truncated.json.gz", full.substr(0, full.size() / 2));
+  expect_clean_failure(inspect(path), path, "truncated gzip stream at compressed byte");
+}
+
+TEST_F(BadInput, TruncatedZstd) {
+  auto full = traceprism::testing::read_file(compressed("t.json.zst", kValidTrace, traceprism::io::Compression::kZstd));
+  auto path = write("truncated.json.zst", full.substr(0, full.size() / 2));
+  expect_clean_failure(inspect(path), path, "truncated zstd stream at compressed byte");
+}
+
+TEST_F(BadInput, TruncatedJson) {
+  auto path = write("truncated.json", kValidTrace.substr(0, kValidTrace.size() - 40));
+  expect_clean_failure(inspect(path), path, "the document is truncated");
+}
+
+TEST_F(BadInput, TraceEventsMissing) {
+  auto path = write("missing.json", R"({"schemaVersion": 1, "events": []})");
+  expect_clean_failure(inspect(path), path, "expected a top-level \"traceEvents\" array, found none");
+}
+
+TEST_F(BadInput, TraceEventsNotAnArray) {
+  auto path = write("notarray.json", R"({"schemaVersion": 1, "traceEvents": {"ph": "X"}})");
+  expect_clean_failure(inspect(path), path, "expected \"traceEvents\" to be an array of events, got an object");
+  auto path2 = write("scalar.json", R"({"traceEvents": 12})");
+  expect_clean_failure(inspect(path2), path2, "expected \"traceEvents\" to be an array of events, got a number");
+}
+
+TEST_F(BadInput, TimestampAsStringIsSkippedOrFatalWhenStrict) {
+  std::string text = kValidTrace;
+  text.replace(text.find("\"ts\": 1000.5"), 12, "\"ts\": \"1000.5\"");
+  auto path = write("tsstring.json", text);
+  auto lenient = inspect(path);
+  EXPECT_EQ(lenient.exit_code, 0);
+  EXPECT_NE(lenient.out.find("bad_ts (skipped)"), std::string::npos) << lenient.out;
+  expect_clean_failure(inspect(path, "--strict"), path, "event 0 (near byte 19): expected \"ts\" to be a number, got a string");
+}
+
+TEST_F(BadInput, NegativeDurationIsKeptOrFatalWhenStrict) {
+  std::string text = kValidTrace;
+  text.replace(text.find("\"dur\": 30"), 9, "\"dur\": -30");
+  auto path = write("negdur.json", text);
+  auto lenient = inspect(path);
+  EXPECT_EQ(lenient.exit_code, 0);
+  EXPECT_NE(lenient.out.find("negative_dur (kept)"), std::string::npos) << lenient.out;
+  expect_clean_failure(inspect(path, "--strict"), path, "event 2 (near byte");
+  expect_clean_failure(inspect(path, "--strict"), path, "expected \"dur\" to be zero or positive");
+}
+
+TEST_F(BadInput, MissingDurationIsSkippedOrFatalWhenStrict) {
+  std::string text = kValidTrace;
+  text.replace(text.find(", \"dur\": 30"), 11, "");
+  auto path = write("nodur.json", text);
+  auto lenient = inspect(path);
+  EXPECT_EQ(lenient.exit_code, 0);
+  EXPECT_NE(lenient.out.find("missing_dur (skipped)"), std::string::npos) << lenient.out;
+  expect_clean_failure(inspect(path, "--strict"), path, "expected a \"dur\" number");
+}
+
+TEST_F(BadInput, DeeplyNestedJson) {
+  std::string text = "{\"traceEvents\": [" + std::string(100000, '[') + std::string(100000, ']') + "]}";
+  auto path = write("deep.json", text);
+  expect_clean_failure(inspect(path), path, "expected at most 64 levels of nested arrays/objects");
+}
+
+TEST_F(BadInput, Directory) {
+  expect_clean_failure(inspect(dir_.path().string()), dir_.path().string(), "is a directory");
+}
+
+TEST_F(BadInput, UnreadablePath) {
+  auto path = dir_.file("does-not-exist.json");
+  expect_clean_failure(inspect(path), path, "cannot open: No such file or directory");
+}
+
+TEST_F(BadInput, PerfReportRefusesTheSameWay) {
+  auto path = write("empty2.json", "");
+  auto r = run_cli("perf-report -q " + quote(path) + " -o " + quote(dir_.file("out")));
+  expect_clean_failure(r, path, "the file is empty");
+}
+
+TEST(Cli, UsageErrorsExit64AndHelpTeaches) {
+  EXPECT_EQ(run_cli("inspect").exit_code, 64);
+  EXPECT_EQ(run_cli("no-such-command").exit_code, 64);
+  auto help = run_cli("inspect --help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.out.find("--strict"), std::string::npos);
+  auto version = run_cli("--version");
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_NE(version.out.find("traceprism "), std::string::npos);
+}
+
+TEST(Cli, ReadsStandardInput) {
+  traceprism::testing::TempDir dir;
+  auto path = dir.write("ok.json", kValidTrace);
+  auto r = run_cli("inspect -q --json -", path);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"path\":\"-\""), std::string::npos) << r.out;
+}
+
+}  // namespace
