@@ -10,6 +10,7 @@ enum ExitCode : int {
   kExitBadInput = 2,   // the trace (or another input) cannot be read
   kExitUsage = 64,     // wrong command line (CLI11 reports it)
   kExitOutput = 3,     // an output could not be written
+  kExitInternal = 70,  // a bug or resource exhaustion (EX_SOFTWARE)
 };
 
 // Each subcommand registers itself on the app and runs through the callback it installs.

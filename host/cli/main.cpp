@@ -27,6 +27,12 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e);
     return code == 0 ? 0 : traceprism::cli::kExitUsage;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "error: out of memory; the trace needs more memory than this machine has.\n";
+    return traceprism::cli::kExitInternal;
+  } catch (const std::exception& e) {
+    std::cerr << "error: internal error: " << e.what() << "\n";
+    return traceprism::cli::kExitInternal;
   }
   return traceprism::cli::kExitOk;
 }

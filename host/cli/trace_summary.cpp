@@ -90,7 +90,7 @@ TraceSummary summarize(const TraceSession& session) {
     }
     if (!host) continue;
     std::string pid = x.id_string(t.pid), tid = x.id_string(t.tid);
-    auto name = x.metadata().thread_names.find(pid + ":" + tid);
+    auto name = x.metadata().thread_names.find({t.pid, t.tid});
     s.threads.push_back({pid, tid, name == x.metadata().thread_names.end() ? "" : name->second,
                          x.thread_rows(i).size()});
   }

@@ -90,7 +90,7 @@ void EventIndex::build_secondary_indices() {
         thread_ids.try_emplace({pid_[r], tid_[r]}, static_cast<std::uint32_t>(thread_ids.size()));
     thread_of[r] = it->second;
   }
-  // Order threads by (pid, tid) display for stable output; remap ids accordingly.
+  // Order threads by (pid ref, tid ref), i.e. by first appearance; remap ids accordingly.
   std::vector<std::uint32_t> remap(thread_ids.size());
   threads_.clear();
   for (auto& [key, id] : thread_ids) {
@@ -148,15 +148,5 @@ void EventIndex::build_secondary_indices() {
   if (first_ts_ns_ > last_end_ns_) first_ts_ns_ = last_end_ns_ = 0;
 }
 
-std::size_t EventIndex::memory_bytes() const {
-  auto cap = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
-  std::size_t bytes = cap(ts_ns_) + cap(dur_ns_) + cap(kind_) + cap(phase_) + malformed_.capacity() / 8 +
-                      cap(name_) + cap(category_) + cap(pid_) + cap(tid_) + cap(correlation_) +
-                      cap(external_id_) + cap(detail_) + cap(op_args_) + cap(gpu_args_) +
-                      cap(shapes_of_string_) + strings_.bytes() + strings_.size() * 48;
-  bytes += cap(by_kind_.rows) + cap(by_thread_.rows) + cap(by_stream_.rows) +
-           cap(by_correlation_.entries) + cap(by_external_id_.entries);
-  return bytes;
-}
 
 }  // namespace traceprism::index

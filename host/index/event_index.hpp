@@ -82,7 +82,8 @@ class EventIndex {
 
   // --- secondary indices (built by freeze) -------------------------------------------------
   std::span<const Row> rows_of_kind(EventKind k) const { return by_kind_.group(static_cast<int>(k)); }
-  // Host threads and GPU streams: each group's rows are in file order.
+  // (pid, tid) rows of the timeline, ordered by first appearance of the pid, then of the tid;
+  // each group's rows are in file order.
   struct Thread {
     IdRef pid;
     IdRef tid;
@@ -107,8 +108,6 @@ class EventIndex {
   // Time span of all valid timed events.
   std::int64_t first_ts_ns() const { return first_ts_ns_; }
   std::int64_t last_end_ns() const { return last_end_ns_; }
-
-  std::size_t memory_bytes() const;
 
  private:
   friend class ingest::IndexBuilder;  // fills the columns while parsing
@@ -135,6 +134,7 @@ class EventIndex {
   };
   std::vector<PreciseTime> precise_times_;  // sorted by row
   const PreciseTime* precise_time(Row r) const;
+  PreciseTime* find_precise_time(Row r) { return const_cast<PreciseTime*>(precise_time(r)); }
 
   std::vector<OpArgs> op_args_;
   std::vector<GpuArgs> gpu_args_;

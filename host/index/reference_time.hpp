@@ -14,8 +14,9 @@ inline double reference_us(std::int64_t ns) {
   if (ns > -kExact && ns < kExact) {
     return static_cast<double>(ns) / 1000.0;  // exact numerator, one correctly rounded division
   }
-  // Epoch-based nanosecond clocks exceed 2^53 ns: long double keeps 64 bits, so the value is
-  // exact and only the final narrowing rounds (double rounding is possible, and rare).
+  // Epoch-based nanosecond clocks exceed 2^53 ns: x86-64 long double keeps a 64-bit mantissa,
+  // so ns is exact and the quotient is rounded once more when narrowed to double
+  // (docs/compatibility.md shows this never differs from the correctly rounded value).
   return static_cast<double>(static_cast<long double>(ns) / 1000.0L);
 }
 

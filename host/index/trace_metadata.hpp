@@ -4,7 +4,10 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "index/id_value.hpp"
 
 namespace traceprism::index {
 
@@ -41,9 +44,9 @@ struct TraceMetadata {
   // Scalar top-level keys as text (schemaVersion, cuda_runtime_version, hip_runtime_version,
   // roctracer_version, displayTimeUnit, baseTimeNanoseconds, ...).
   std::map<std::string, std::string> keys;
-  // Keyed by the id's display text (pid / "pid:tid"), filled from M events.
-  std::map<std::string, ProcessInfo> processes;
-  std::map<std::string, std::string> thread_names;
+  // Filled from M events, keyed by pid and (pid, tid) as written (7 and "7" differ).
+  std::map<IdRef, ProcessInfo> processes;
+  std::map<std::pair<IdRef, IdRef>, std::string> thread_names;
   bool bare_event_array = false;  // the document was a JSON array, not {"traceEvents": ...}
   bool legacy_format = false;     // PyTorch <= 1.9 vocabulary was normalized
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <limits>
 
 #include "index/reference_time.hpp"
 
@@ -137,8 +138,16 @@ index::IdRef IndexBuilder::id_ref(const IdField& field) {
   return index_.ids_.intern(v);
 }
 
+void IndexBuilder::note_negative_duration(const RawEvent& e) {
+  if (strict_) throw MalformedEvent{e.event_index, e.byte_offset, "expected \"dur\" to be zero or positive"};
+  note(e, ImportIssue::kNegativeDuration, "");
+}
+
 Row IndexBuilder::append_row(const RawEvent& e, EventKind kind, bool malformed) {
   auto& x = index_;
+  if (x.ts_ns_.size() >= std::numeric_limits<Row>::max()) {
+    throw MalformedEvent{e.event_index, e.byte_offset, "expected at most 4294967295 events in one trace"};
+  }
   auto row = static_cast<Row>(x.ts_ns_.size());
   x.ts_ns_.push_back(malformed ? 0 : e.ts.ns);
   x.dur_ns_.push_back(malformed ? 0 : e.dur.ns);
@@ -199,13 +208,13 @@ void IndexBuilder::attach_details(Row row, const RawEvent& e) {
 
 void IndexBuilder::record_metadata(const RawEvent& e) {
   std::string_view what = index_.strings_.view(e.name);
-  std::string pid = index_.ids_.to_string(id_ref(e.pid), index_.strings_);
+  const index::IdRef pid = id_ref(e.pid);
   auto& meta = index_.metadata_;
   if (what == "process_name" && e.has_meta_name) meta.processes[pid].name = e.meta_name;
   else if (what == "process_labels" && e.has_meta_labels) meta.processes[pid].labels = e.meta_labels;
   else if (what == "process_sort_index" && e.sort_index != index::kNoId) meta.processes[pid].sort_index = e.sort_index;
   else if (what == "thread_name" && e.has_meta_name) {
-    meta.thread_names[pid + ":" + index_.ids_.to_string(id_ref(e.tid), index_.strings_)] = e.meta_name;
+    meta.thread_names[{pid, id_ref(e.tid)}] = e.meta_name;
   }
   // Unknown M names are ignored (the reference crashes on them).
 }
@@ -223,19 +232,15 @@ void IndexBuilder::add_event(RawEvent& e) {
     return skip(e, ImportIssue::kUnknownPhase,
                 std::string("expected a known \"ph\", got \"") + e.phase + "\"");
   }
-  const bool timed = kind != EventKind::kMetadata && kind != EventKind::kOther;
-  if (!check_time(e, e.ts, "ts", timed || e.phase == 'X')) return;
+  // Only complete events carry a duration; phases placed on the timeline need a timestamp.
+  if (e.phase != 'X') e.dur = TimeField{};
+  constexpr std::string_view kTimedPhases = "XBEiIsfC";
+  if (!check_time(e, e.ts, "ts", kTimedPhases.find(e.phase) != std::string_view::npos)) return;
   if (!check_time(e, e.dur, "dur", e.phase == 'X')) return;
-  if (e.phase != 'X') e.dur = TimeField{};  // only complete events carry a duration
   if ((kind == EventKind::kFlowStart || kind == EventKind::kFlowEnd) && !e.has_flow_id) {
     return skip(e, ImportIssue::kMissingFlowId, "expected a flow event to have an \"id\"");
   }
-  if (e.dur.ns < 0) {
-    if (strict_) {
-      throw MalformedEvent{e.event_index, e.byte_offset, "expected \"dur\" to be zero or positive"};
-    }
-    note(e, ImportIssue::kNegativeDuration, "");
-  }
+  if (e.dur.ns < 0) note_negative_duration(e);
   if (e.legacy_external_id && e.external_id == index::kNoId) e.legacy_external_id = false;
 
   if (kind == EventKind::kEnd) {
@@ -243,7 +248,13 @@ void IndexBuilder::add_event(RawEvent& e) {
     if (stack.empty()) return skip(e, ImportIssue::kUnmatchedEnd, "expected an open B event before this E event");
     Row begin = stack.back();
     stack.pop_back();
-    index_.dur_ns_[begin] = e.ts.ns - index_.ts_ns_[begin];
+    const std::int64_t dur = e.ts.ns - index_.ts_ns_[begin];
+    if (dur < 0) note_negative_duration(e);
+    index_.dur_ns_[begin] = dur;
+    if (auto* precise = index_.find_precise_time(begin)) {
+      const double end_us = e.ts.state == TimeField::State::kRounded ? e.ts.us : index::reference_us(e.ts.ns);
+      precise->dur_us = end_us - precise->ts_us;
+    }
     append_row(e, kind, false);
     return;
   }

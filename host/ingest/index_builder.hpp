@@ -37,6 +37,7 @@ class IndexBuilder {
   index::Row append_row(const RawEvent& e, index::EventKind kind, bool malformed);
   void skip(RawEvent& e, index::ImportIssue issue, std::string detail);
   void note(const RawEvent& e, index::ImportIssue issue, std::string_view detail);
+  void note_negative_duration(const RawEvent& e);
   bool check_time(RawEvent& e, const TimeField& field, const char* key, bool required);
   void normalize_legacy(RawEvent& e);
   index::EventKind classify(const RawEvent& e) const;

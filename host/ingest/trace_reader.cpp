@@ -3,9 +3,11 @@
 #include <boost/json/basic_parser_impl.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -21,13 +23,19 @@ namespace {
 
 constexpr std::size_t kChunksInFlight = 3;
 
+// A buffer of decompressed bytes; deliberately not zero-initialised (it is always overwritten).
+struct Chunk {
+  std::unique_ptr<char[]> data;
+  std::size_t size = 0;
+};
+
 // Decompresses on its own thread into a small ring of buffers so that inflate and JSON parsing
 // overlap on two cores. An exception on the producer side is handed over and rethrown by next().
 class ChunkPipeline {
  public:
   ChunkPipeline(io::ByteSource& source, std::size_t chunk_bytes)
       : source_(source), chunk_bytes_(chunk_bytes) {
-    for (std::size_t i = 0; i < kChunksInFlight; ++i) free_.emplace_back(chunk_bytes_);
+    for (std::size_t i = 0; i < kChunksInFlight; ++i) free_.push_back({std::make_unique_for_overwrite<char[]>(chunk_bytes_), 0});
     producer_ = std::thread([this] { produce(); });
   }
   ~ChunkPipeline() {
@@ -39,11 +47,13 @@ class ChunkPipeline {
     producer_.join();
   }
 
-  // Returns the next chunk (empty at the end). The previous chunk returned is recycled.
-  const std::vector<char>& next() {
+  // Bytes of the file consumed by the decompression thread so far (for progress).
+  std::uint64_t file_offset() const { return file_offset_.load(std::memory_order_relaxed); }
+
+  // Returns the next chunk (size 0 at the end). The previous chunk returned is recycled.
+  const Chunk& next() {
     std::unique_lock lock(mutex_);
-    if (!current_.empty()) {
-      current_.resize(chunk_bytes_);
+    if (current_.data) {
       free_.push_back(std::move(current_));
       current_ = {};
       changed_.notify_all();
@@ -55,7 +65,6 @@ class ChunkPipeline {
       return current_;
     }
     if (error_) std::rethrow_exception(error_);
-    current_.clear();
     return current_;
   }
 
@@ -63,24 +72,24 @@ class ChunkPipeline {
   void produce() {
     try {
       for (;;) {
-        std::vector<char> buffer;
+        Chunk chunk;
         {
           std::unique_lock lock(mutex_);
           changed_.wait(lock, [&] { return !free_.empty() || stopping_; });
           if (stopping_) break;
-          buffer = std::move(free_.back());
+          chunk = std::move(free_.back());
           free_.pop_back();
         }
-        std::size_t filled = 0;
-        while (filled < buffer.size()) {
-          std::size_t n = source_.read(buffer.data() + filled, buffer.size() - filled);
+        chunk.size = 0;
+        while (chunk.size < chunk_bytes_) {
+          std::size_t n = source_.read(chunk.data.get() + chunk.size, chunk_bytes_ - chunk.size);
           if (n == 0) break;
-          filled += n;
+          chunk.size += n;
         }
-        buffer.resize(filled);
+        file_offset_.store(source_.file_offset(), std::memory_order_relaxed);
         std::lock_guard lock(mutex_);
-        if (filled == 0) break;
-        full_.push_back(std::move(buffer));
+        if (chunk.size == 0) break;
+        full_.push_back(std::move(chunk));
         changed_.notify_all();
       }
     } catch (...) {
@@ -94,11 +103,12 @@ class ChunkPipeline {
 
   io::ByteSource& source_;
   const std::size_t chunk_bytes_;
+  std::atomic<std::uint64_t> file_offset_{0};
   std::mutex mutex_;
   std::condition_variable changed_;
-  std::deque<std::vector<char>> free_;
-  std::deque<std::vector<char>> full_;
-  std::vector<char> current_;
+  std::deque<Chunk> free_;
+  std::deque<Chunk> full_;
+  Chunk current_;
   std::exception_ptr error_;
   bool done_ = false;
   bool stopping_ = false;
@@ -112,20 +122,24 @@ std::string describe_parse_error(const boost::json::error_code& ec, std::size_t 
   }
   if (ec == je::error::incomplete) return "expected more JSON text: the document is truncated";
   if (ec == je::error::extra_data) return "expected the end of the JSON document, found more text";
-  if (ec == je::error::string_too_large || ec == je::error::key_too_large) {
-    return "expected strings shorter than 64 MiB";
-  }
+  if (ec == je::error::string_too_large) return "expected strings shorter than 64 MiB";
+  if (ec == je::error::key_too_large) return "expected object keys shorter than 1 MiB";
   return "expected valid JSON (" + ec.message() + ")";
 }
 
 }  // namespace
 
 TraceFile read_trace(const std::string& path, const ReadOptions& options) {
-  TraceFile result;
-  result.path = path;
-  const std::string name = path == "-" ? std::string("<stdin>") : path;
   auto source = io::open_byte_source(path);
-  result.compression = source->compression();
+  TraceFile file = read_trace(*source, path == "-" ? std::string("<stdin>") : path, options);
+  file.path = path;
+  return file;
+}
+
+TraceFile read_trace(io::ByteSource& source, const std::string& name, const ReadOptions& options) {
+  TraceFile result;
+  result.path = name;
+  result.compression = source.compression();
 
   IndexBuilder builder(options.strict);
   boost::json::parse_options parse_options;
@@ -139,21 +153,28 @@ TraceFile read_trace(const std::string& path, const ReadOptions& options) {
   };
 
   try {
-    ChunkPipeline pipeline(*source, std::max<std::size_t>(options.chunk_bytes, 1));
+    ChunkPipeline pipeline(source, std::max<std::size_t>(options.chunk_bytes, 1));
     for (;;) {
-      const std::vector<char>& chunk = pipeline.next();
-      if (chunk.empty()) break;
+      const Chunk& next = pipeline.next();
+      if (next.size == 0) break;
+      const std::string_view chunk(next.data.get(), next.size);
       parser.handler().set_chunk(chunk.data(), chunk.size(), json_offset);
-      std::size_t used = parser.write_some(true, chunk.data(), chunk.size(), ec);
+      std::size_t used = 0;
+      if (!parser.done()) used = parser.write_some(true, chunk.data(), chunk.size(), ec);
       if (ec) {
         if (const DocumentError* doc = parser.handler().error()) throw fail_at(doc->byte_offset, doc->what);
         throw fail_at(json_offset + used, describe_parse_error(ec, options.max_depth));
       }
+      // The document ended inside this chunk: only whitespace may follow it.
+      auto rest = chunk.substr(used);
+      if (std::size_t junk = rest.find_first_not_of(" \t\r\n"); junk != std::string_view::npos) {
+        throw fail_at(json_offset + used + junk, describe_parse_error(boost::json::error::extra_data, 0));
+      }
       json_offset += chunk.size();
-      if (options.progress) options.progress(source->file_offset(), source->file_size());
+      if (options.progress) options.progress(pipeline.file_offset(), source.file_size());
     }
     if (json_offset == 0) throw io::InputError(name + ": the file is empty; expected a Kineto trace (JSON).");
-    parser.write_some(false, nullptr, 0, ec);
+    if (!parser.done()) parser.write_some(false, nullptr, 0, ec);
     if (ec) {
       if (const DocumentError* doc = parser.handler().error()) throw fail_at(doc->byte_offset, doc->what);
       throw fail_at(json_offset, describe_parse_error(ec, options.max_depth));
@@ -166,7 +187,7 @@ TraceFile read_trace(const std::string& path, const ReadOptions& options) {
     throw io::InputError(name + ": expected a top-level \"traceEvents\" array, found none.");
   }
 
-  result.file_bytes = source->file_offset();
+  result.file_bytes = source.file_offset();
   result.json_bytes = json_offset;
   try {
     apply_top_level_metadata(builder.metadata(), parser.handler().device_properties_json(),

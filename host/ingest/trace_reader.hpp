@@ -33,4 +33,7 @@ struct TraceFile {
 // sentence naming the file, the byte offset (or event index) and what was expected.
 TraceFile read_trace(const std::string& path, const ReadOptions& options = {});
 
+// The same over an already opened source; `name` is used in messages and as TraceFile::path.
+TraceFile read_trace(io::ByteSource& source, const std::string& name, const ReadOptions& options = {});
+
 }  // namespace traceprism::ingest

@@ -28,9 +28,39 @@ namespace {
 
 constexpr std::size_t kCompressedChunk = 1 << 20;
 
-// Reads the raw file descriptor and lets the first bytes be "peeked" (read and kept) so the
+// The undecoded bytes of the input. The first bytes can be "peeked" (read and kept) so the
 // format can be detected on a pipe too.
-class RawFile {
+class RawInput {
+ public:
+  virtual ~RawInput() = default;
+  virtual std::size_t read(char* dst, std::size_t capacity) = 0;
+  virtual std::string_view peek(std::size_t n) = 0;
+  virtual const std::string& display() const = 0;
+  virtual std::uint64_t offset() const = 0;
+  virtual std::uint64_t size() const = 0;
+};
+
+class MemoryInput : public RawInput {
+ public:
+  MemoryInput(std::string_view bytes, std::string name) : bytes_(bytes), name_(std::move(name)) {}
+  std::size_t read(char* dst, std::size_t capacity) override {
+    std::size_t n = std::min(capacity, bytes_.size() - offset_);
+    std::memcpy(dst, bytes_.data() + offset_, n);
+    offset_ += n;
+    return n;
+  }
+  std::string_view peek(std::size_t n) override { return bytes_.substr(0, std::min(n, bytes_.size())); }
+  const std::string& display() const override { return name_; }
+  std::uint64_t offset() const override { return offset_; }
+  std::uint64_t size() const override { return bytes_.size(); }
+
+ private:
+  std::string_view bytes_;
+  std::string name_;
+  std::size_t offset_ = 0;
+};
+
+class RawFile : public RawInput {
  public:
   explicit RawFile(const std::string& path) : path_(path) {
     if (path == "-") {
@@ -59,7 +89,7 @@ class RawFile {
   RawFile(const RawFile&) = delete;
   RawFile& operator=(const RawFile&) = delete;
 
-  std::size_t read(char* dst, std::size_t capacity) {
+  std::size_t read(char* dst, std::size_t capacity) override {
     std::size_t n = 0;
     if (peek_pos_ < peeked_.size()) {
       n = std::min(capacity, peeked_.size() - peek_pos_);
@@ -81,7 +111,7 @@ class RawFile {
   }
 
   // Reads up to `n` bytes ahead without consuming them.
-  std::string_view peek(std::size_t n) {
+  std::string_view peek(std::size_t n) override {
     while (peeked_.size() < n) {
       char buf[64];
       ssize_t got = ::read(fd_, buf, std::min(sizeof buf, n - peeked_.size()));
@@ -95,9 +125,9 @@ class RawFile {
     return peeked_;
   }
 
-  const std::string& display() const { return display_; }
-  std::uint64_t offset() const { return offset_; }
-  std::uint64_t size() const { return size_; }
+  const std::string& display() const override { return display_; }
+  std::uint64_t offset() const override { return offset_; }
+  std::uint64_t size() const override { return size_; }
 
  private:
   std::string path_;
@@ -111,19 +141,19 @@ class RawFile {
 
 class PlainSource : public ByteSource {
  public:
-  explicit PlainSource(std::unique_ptr<RawFile> file) : file_(std::move(file)) {}
+  explicit PlainSource(std::unique_ptr<RawInput> file) : file_(std::move(file)) {}
   std::size_t read(char* dst, std::size_t capacity) override { return file_->read(dst, capacity); }
   std::uint64_t file_offset() const override { return file_->offset(); }
   std::uint64_t file_size() const override { return file_->size(); }
   Compression compression() const override { return Compression::kNone; }
 
  private:
-  std::unique_ptr<RawFile> file_;
+  std::unique_ptr<RawInput> file_;
 };
 
 class GzipSource : public ByteSource {
  public:
-  explicit GzipSource(std::unique_ptr<RawFile> file) : file_(std::move(file)), in_(kCompressedChunk) {
+  explicit GzipSource(std::unique_ptr<RawInput> file) : file_(std::move(file)), in_(kCompressedChunk) {
     std::memset(&zs_, 0, sizeof zs_);
     if (inflateInit2(&zs_, 16 + MAX_WBITS) != Z_OK) {
       throw InputError(file_->display() + ": cannot initialise the gzip decoder.");
@@ -173,7 +203,7 @@ class GzipSource : public ByteSource {
   }
   std::uint64_t consumed() const { return file_->offset() - zs_.avail_in; }
 
-  std::unique_ptr<RawFile> file_;
+  std::unique_ptr<RawInput> file_;
   std::vector<char> in_;
   z_stream zs_;
   bool member_done_ = false;
@@ -182,7 +212,7 @@ class GzipSource : public ByteSource {
 
 class ZstdSource : public ByteSource {
  public:
-  explicit ZstdSource(std::unique_ptr<RawFile> file)
+  explicit ZstdSource(std::unique_ptr<RawInput> file)
       : file_(std::move(file)), dctx_(ZSTD_createDCtx()), in_(ZSTD_DStreamInSize()) {
     if (!dctx_) throw InputError(file_->display() + ": cannot initialise the zstd decoder.");
   }
@@ -218,17 +248,14 @@ class ZstdSource : public ByteSource {
   Compression compression() const override { return Compression::kZstd; }
 
  private:
-  std::unique_ptr<RawFile> file_;
+  std::unique_ptr<RawInput> file_;
   ZSTD_DCtx* dctx_;
   std::vector<char> in_;
   ZSTD_inBuffer input_{nullptr, 0, 0};
   bool frame_open_ = false;
 };
 
-}  // namespace
-
-std::unique_ptr<ByteSource> open_byte_source(const std::string& path) {
-  auto file = std::make_unique<RawFile>(path);
+std::unique_ptr<ByteSource> decode(std::unique_ptr<RawInput> file) {
   std::string_view head = file->peek(4);
   auto starts_with = [&](std::initializer_list<unsigned char> magic) {
     if (head.size() < magic.size()) return false;
@@ -241,6 +268,16 @@ std::unique_ptr<ByteSource> open_byte_source(const std::string& path) {
   if (starts_with({0x1f, 0x8b})) return std::make_unique<GzipSource>(std::move(file));
   if (starts_with({0x28, 0xb5, 0x2f, 0xfd})) return std::make_unique<ZstdSource>(std::move(file));
   return std::make_unique<PlainSource>(std::move(file));
+}
+
+}  // namespace
+
+std::unique_ptr<ByteSource> open_byte_source(const std::string& path) {
+  return decode(std::make_unique<RawFile>(path));
+}
+
+std::unique_ptr<ByteSource> open_memory_source(std::string_view bytes, const std::string& name) {
+  return decode(std::make_unique<MemoryInput>(bytes, name));
 }
 
 }  // namespace traceprism::io

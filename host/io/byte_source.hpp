@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 namespace traceprism::io {
 
@@ -29,5 +30,9 @@ class ByteSource {
 // Opens `path` ("-" = standard input) and picks the decoder from the first bytes (gzip magic
 // 1f 8b, zstd magic 28 b5 2f fd, anything else is read as plain JSON), never from the extension.
 std::unique_ptr<ByteSource> open_byte_source(const std::string& path);
+
+// The same over bytes in memory (tests, fuzzing); `name` is used in error messages. The bytes
+// must outlive the source.
+std::unique_ptr<ByteSource> open_memory_source(std::string_view bytes, const std::string& name);
 
 }  // namespace traceprism::io

@@ -11,8 +11,8 @@ namespace traceprism::model {
 enum class GpuActivity : std::uint8_t { kComputation, kCommunication, kMemcpy };
 
 // Classifies a GPU event by category and name (trace-format spec §4.1): memcpy events and ROCm
-// legacy copy kernels are memcpy; NCCL/RCCL/cross-device-reduce kernels and memsets are
-// communication; everything else is computation.
+// legacy copy kernels are memcpy; kernels and memsets whose name mentions nccl, rccl or
+// cross_device_reduce are communication; everything else is computation.
 GpuActivity classify_gpu_event(index::EventKind kind, std::string_view name);
 
 struct GpuTimelineOptions {

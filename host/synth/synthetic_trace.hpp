@@ -16,6 +16,7 @@ struct SynthOptions {
   std::uint64_t seed = 42;   // same seed + options -> byte-identical output
   Vendor vendor = Vendor::kNvidia;
   bool nccl = false;         // add NCCL/RCCL all-reduce kernels (exposed communication)
+  bool training = true;      // false: forward only (no backward pass, no optimizer)
   int batch = 8;
   int sequence = 512;
   int hidden = 1024;
@@ -29,6 +30,7 @@ struct SynthSummary {
 };
 
 // Streams a Kineto (Chrome-trace) JSON document into `out` without building it in memory.
+// The caller commits `out`. Throws std::invalid_argument for non-positive sizes.
 SynthSummary write_synthetic_trace(const SynthOptions& options, io::OutputFile& out);
 
 }  // namespace traceprism::synth

@@ -1,6 +1,6 @@
 // gpu_timeline.csv against the reference (TraceLens) goldens beside the real traces in
 // ../shared/traces. Tolerance: the reference computes in doubles on absolute microseconds; we
-// rebuild the same doubles from exact nanoseconds (model/reference_time.hpp), so values should
+// rebuild the same doubles from exact nanoseconds (index/reference_time.hpp), so values should
 // agree to the last bit. We allow |a - b| <= 1e-6 ms (1 ns) or 1e-9 relative: anything larger
 // would mean a different event set or a different algorithm, not rounding.
 #include <gtest/gtest.h>

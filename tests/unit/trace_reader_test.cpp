@@ -73,8 +73,8 @@ TEST(TraceReader, ReadsEventsArgsAndTopLevelKeys) {
   EXPECT_EQ(meta.distributed->rank, 3);
   EXPECT_EQ(meta.keys.at("cuda_runtime_version"), "12040");
   EXPECT_EQ(meta.keys.count("metadata"), 0u);
-  EXPECT_EQ(meta.processes.at("100").name, "python3");
-  EXPECT_EQ(meta.thread_names.at("0:7"), "stream 7 ");
+  EXPECT_EQ(meta.processes.at(x.pid(0)).name, "python3");
+  EXPECT_EQ(meta.thread_names.at({x.pid(2), x.tid(2)}), "stream 7 ");
   EXPECT_TRUE(x.stats().empty());
 }
 
@@ -212,6 +212,36 @@ TEST(TraceReader, BareEventArrayIsAccepted) {
   auto file = read_trace(dir.write("t.json", R"([{"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1, "ts": 1, "dur": 1}])"));
   EXPECT_TRUE(file.index.metadata().bare_event_array);
   EXPECT_EQ(file.index.size(), 1u);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(TraceReader, TextAfterTheDocumentIsAnError) {
+  traceprism::testing::TempDir dir;
+  const std::string path = dir.write("t.json", R"({"traceEvents": []}  {"more": 1})");
+  try {
+    read_trace(path);
+    FAIL() << "expected an InputError";
+  } catch (const traceprism::io::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("at byte 21 of the JSON text: expected the end of the JSON document"),
+              std::string::npos)
+        << e.what();
+  }
+  // Trailing whitespace is fine.
+  EXPECT_EQ(read_trace(dir.write("ok.json", "{\"traceEvents\": []}\n\n  ")).index.size(), 0u);
+}
+
+TEST(TraceReader, PairedBeginKeepsItsDurationForSubNanosecondTimes) {
+  traceprism::testing::TraceText t;
+  t.event(R"({"ph": "B", "cat": "cpu_op", "name": "outer", "pid": 1, "tid": 1, "ts": 10.0001})");
+  t.event(R"({"ph": "E", "pid": 1, "tid": 1, "ts": 20})");
+  t.event(R"({"ph": "X", "cat": "cpu_op", "name": "inner", "pid": 1, "tid": 1, "ts": 12, "dur": 2})");
+  traceprism::testing::TempDir dir;
+  auto file = read_trace(dir.write("t.json", t.str()));
+  EXPECT_EQ(file.index.dur_ns(0), 10000);  // 10.0001 µs rounds to 10000 ns
+  EXPECT_NEAR(file.index.end_us(0), 20.0, 1e-9);
 }
 
 }  // namespace

@@ -1,0 +1,106 @@
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "cli/commands.hpp"
+#include "io/output_file.hpp"
+#include "synth/synthetic_trace.hpp"
+
+namespace traceprism::cli {
+
+namespace {
+
+struct SynthArgs {
+  std::string output;
+  synth::SynthOptions options;
+  std::string vendor = "nvidia";
+  std::string compression = "auto";
+  bool inference = false;
+};
+
+// `auto` follows the extension, so `-o trace.json.gz` does what it says.
+io::Compression pick_compression(const std::string& choice, const std::string& path) {
+  if (choice == "gzip") return io::Compression::kGzip;
+  if (choice == "zstd") return io::Compression::kZstd;
+  if (choice == "none") return io::Compression::kNone;
+  if (path.ends_with(".gz")) return io::Compression::kGzip;
+  if (path.ends_with(".zst")) return io::Compression::kZstd;
+  return io::Compression::kNone;
+}
+
+// "0.04" for a small sample, "1100.0" for a benchmark trace.
+std::string megabytes(double bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, bytes < 10e6 ? "%.2f" : "%.1f", bytes / 1e6);
+  return text;
+}
+
+void run_synth(const SynthArgs& args) {
+  synth::SynthOptions options = args.options;
+  options.vendor = args.vendor == "amd" ? synth::Vendor::kAmd : synth::Vendor::kNvidia;
+  options.training = !args.inference;
+  try {
+    io::OutputFile out(args.output, pick_compression(args.compression, args.output));
+    const synth::SynthSummary summary = synth::write_synthetic_trace(options, out);
+    out.commit();
+    std::error_code ec;
+    const auto disk_bytes = std::filesystem::file_size(args.output, ec);
+    std::printf("wrote %s: %llu events, %s MB JSON (%s MB on disk), %d steps\n",
+                args.output.c_str(), static_cast<unsigned long long>(summary.events),
+                megabytes(static_cast<double>(summary.json_bytes)).c_str(),
+                ec ? "?" : megabytes(static_cast<double>(disk_bytes)).c_str(), summary.steps);
+  } catch (const std::exception& e) {
+    // OutputFile's messages already name the file and end with a period.
+    std::string sentence = e.what();
+    if (!sentence.empty() && sentence.back() != '.') sentence += '.';
+    std::cerr << "error: " << sentence << "\n";
+    throw CLI::RuntimeError(kExitOutput);
+  }
+}
+
+}  // namespace
+
+void add_synth_command(CLI::App& app) {
+  auto args = std::make_shared<SynthArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "synth", "Generate a synthetic Kineto trace of a decoder-only transformer (deterministic)");
+  cmd->add_option("-o,--output", args->output,
+                  "Trace file to write (.json, .json.gz or .json.zst); replaced atomically")
+      ->required();
+  cmd->add_option("--layers", args->options.layers, "Transformer blocks per step")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  cmd->add_option("--steps", args->options.steps,
+                  "Profiler steps (ProfilerStep#N); the minimum when --target-mb is set")
+      ->check(CLI::Range(1, 1'000'000))
+      ->capture_default_str();
+  cmd->add_option("--target-mb", args->options.target_mb,
+                  "Keep adding steps until the uncompressed JSON reaches this many MB (0: off)")
+      ->check(CLI::Range(0.0, 1e7))
+      ->capture_default_str();
+  cmd->add_option("--seed", args->options.seed,
+                  "Random seed; the same seed and options give byte-identical output")
+      ->capture_default_str();
+  cmd->add_option("--vendor", args->vendor, "GPU vendor: kernel, runtime and device names")
+      ->check(CLI::IsMember({"nvidia", "amd"}))
+      ->capture_default_str();
+  cmd->add_flag("--nccl", args->options.nccl,
+                "Add data-parallel all-reduce kernels on a communication stream");
+  cmd->add_flag("--inference", args->inference,
+                "Trace forward passes only (no backward pass, no optimizer)");
+  cmd->add_option("--compression", args->compression,
+                  "Output compression; auto follows the extension (.gz, .zst)")
+      ->check(CLI::IsMember({"auto", "gzip", "zstd", "none"}))
+      ->capture_default_str();
+  cmd->footer(
+      "Examples:\n"
+      "  traceprism synth -o sample.json.gz --layers 4 --steps 3 --seed 7\n"
+      "  traceprism synth -o big.json.zst --target-mb 1100 --layers 24 --seed 1\n"
+      "  traceprism synth -o amd.json --vendor amd --nccl");
+  cmd->callback([args] { run_synth(*args); });
+}
+
+}  // namespace traceprism::cli
