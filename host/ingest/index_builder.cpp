@@ -22,6 +22,26 @@ IndexBuilder::IndexBuilder(bool strict) : strict_(strict) {
           s.intern("Memset"),       s.intern("Python"),          s.intern("async")};
 }
 
+void IndexBuilder::reserve_for(std::uint64_t json_bytes) {
+  // Real traces average 150-300 bytes per event; plan for the dense end.
+  constexpr std::uint64_t kBytesPerEvent = 120;
+  constexpr std::uint64_t kMaxReserved = std::uint64_t(1) << 28;
+  const std::size_t rows = static_cast<std::size_t>(std::min(json_bytes / kBytesPerEvent, kMaxReserved));
+  auto& x = index_;
+  x.ts_ns_.reserve(rows);
+  x.dur_ns_.reserve(rows);
+  x.kind_.reserve(rows);
+  x.phase_.reserve(rows);
+  x.malformed_.reserve(rows);
+  x.name_.reserve(rows);
+  x.category_.reserve(rows);
+  x.pid_.reserve(rows);
+  x.tid_.reserve(rows);
+  x.correlation_.reserve(rows);
+  x.external_id_.reserve(rows);
+  x.detail_.reserve(rows);
+}
+
 void IndexBuilder::note(const RawEvent& e, ImportIssue issue, std::string_view detail) {
   index_.stats_.add(issue, e.event_index, e.byte_offset, detail);
 }
@@ -128,6 +148,9 @@ EventKind IndexBuilder::classify(const RawEvent& e) const {
 }
 
 index::IdRef IndexBuilder::id_ref(const IdField& field) {
+  for (const IdCacheEntry& c : id_cache_) {
+    if (c.used && c.state == field.state && c.number == field.number && c.text == field.text) return c.ref;
+  }
   index::IdValue v;
   if (field.state == IdField::State::kString) {
     v.is_string = true;
@@ -135,7 +158,10 @@ index::IdRef IndexBuilder::id_ref(const IdField& field) {
   } else {
     v.number = field.number;  // absent -> 0, like a missing pid in Chrome's viewer
   }
-  return index_.ids_.intern(v);
+  const index::IdRef ref = index_.ids_.intern(v);
+  id_cache_[1] = id_cache_[0];
+  id_cache_[0] = {true, field.state, field.number, field.text, ref};
+  return ref;
 }
 
 void IndexBuilder::note_negative_duration(const RawEvent& e) {
@@ -292,19 +318,8 @@ index::EventIndex IndexBuilder::freeze() {
   }
   for (auto& s : x.shapes_of_string_) s = s < 0 ? -1 : s;
 
-  x.ts_ns_.shrink_to_fit();
-  x.dur_ns_.shrink_to_fit();
-  x.kind_.shrink_to_fit();
-  x.phase_.shrink_to_fit();
-  x.name_.shrink_to_fit();
-  x.category_.shrink_to_fit();
-  x.pid_.shrink_to_fit();
-  x.tid_.shrink_to_fit();
-  x.correlation_.shrink_to_fit();
-  x.external_id_.shrink_to_fit();
-  x.detail_.shrink_to_fit();
-  x.op_args_.shrink_to_fit();
-  x.precise_times_.shrink_to_fit();
+  // No shrink_to_fit: unused capacity was never touched and is not resident; copying the
+  // columns would only cost time and a transient second copy.
   x.gpu_args_.shrink_to_fit();
   x.build_secondary_indices();
   return std::move(index_);

@@ -23,6 +23,11 @@ class IndexBuilder {
  public:
   explicit IndexBuilder(bool strict);
 
+  // Reserves column capacity for about `json_bytes` of events. Capacity that is never written
+  // stays virtual (not resident), so a generous guess costs no memory but saves the copies
+  // and page faults of growing the columns.
+  void reserve_for(std::uint64_t json_bytes);
+
   index::StringId intern(std::string_view text) { return index_.strings_.intern(text); }
   index::TraceMetadata& metadata() { return index_.metadata_; }
 
@@ -47,6 +52,15 @@ class IndexBuilder {
 
   bool strict_;
   index::EventIndex index_;
+  // Most consecutive events share a pid and tid: remember the last two look-ups.
+  struct IdCacheEntry {
+    bool used = false;
+    IdField::State state = IdField::State::kAbsent;
+    std::int64_t number = 0;
+    index::StringId text = 0;
+    index::IdRef ref = 0;
+  };
+  IdCacheEntry id_cache_[2];
   // Open B events per (pid, tid), innermost last.
   std::map<std::pair<index::IdRef, index::IdRef>, std::vector<index::Row>> open_begins_;
 

@@ -142,8 +142,12 @@ TraceFile read_trace(io::ByteSource& source, const std::string& name, const Read
   result.compression = source.compression();
 
   IndexBuilder builder(options.strict);
+  builder.reserve_for(source.size_hint());
   boost::json::parse_options parse_options;
   parse_options.max_depth = options.max_depth;
+  // Kernel and Python names are sometimes cut mid-character by the profiler; such bytes are
+  // kept as they are rather than failing the whole trace (and validation costs ~6% of parsing).
+  parse_options.allow_invalid_utf8 = true;
   boost::json::basic_parser<KinetoHandler> parser(parse_options, builder);
   boost::json::error_code ec;
 

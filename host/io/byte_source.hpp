@@ -24,6 +24,11 @@ class ByteSource {
   virtual std::uint64_t file_offset() const = 0;
   // Size of the underlying file in bytes, or 0 when unknown (stdin, pipes).
   virtual std::uint64_t file_size() const = 0;
+  // A guess at the decompressed size (0 = no idea), used only to reserve memory up front.
+  std::uint64_t size_hint() const {
+    // Kineto JSON compresses about 10-15x with gzip or zstd.
+    return compression() == Compression::kNone ? file_size() : file_size() * 12;
+  }
   virtual Compression compression() const = 0;
 };
 

@@ -1,7 +1,6 @@
 #include "model/gpu_timeline.hpp"
 
 #include <algorithm>
-#include <cctype>
 
 #include "model/interval_algebra.hpp"
 
@@ -11,12 +10,19 @@ using index::EventKind;
 
 namespace {
 
-bool contains_ignore_case(std::string_view haystack, std::string_view needle) {
-  auto it = std::search(haystack.begin(), haystack.end(), needle.begin(), needle.end(),
-                        [](char a, char b) {
-                          return std::tolower(static_cast<unsigned char>(a)) == b;
-                        });
-  return it != haystack.end();
+// ASCII case-insensitive substring test; `lower_needle` is lower case. Kernel names run to
+// hundreds of characters and are tested for every GPU event, so this avoids locale tolower.
+bool contains_ignore_case(std::string_view haystack, std::string_view lower_needle) {
+  auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; };
+  if (lower_needle.size() > haystack.size()) return false;
+  const char first = lower_needle[0];
+  for (std::size_t i = 0; i + lower_needle.size() <= haystack.size(); ++i) {
+    if (lower(haystack[i]) != first) continue;
+    std::size_t j = 1;
+    while (j < lower_needle.size() && lower(haystack[i + j]) == lower_needle[j]) ++j;
+    if (j == lower_needle.size()) return true;
+  }
+  return false;
 }
 
 bool strip_prefix(std::string_view& s, std::string_view prefix) {
