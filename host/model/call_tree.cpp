@@ -28,18 +28,20 @@ CallTree CallTree::build(const index::EventIndex& index, const CallTreeOptions& 
   tree.parent_.assign(n, kNoParent);
   tree.state_.assign(n, State::kNotInTree);
 
-  std::vector<Row> input;
-  for (EventKind k : {EventKind::kCpuOp, EventKind::kCudaRuntime, EventKind::kCudaDriver}) {
-    auto rows = index.rows_of_kind(k);
-    input.insert(input.end(), rows.begin(), rows.end());
-  }
-  if (options.include_python) {
-    auto rows = index.rows_of_kind(EventKind::kPythonFunction);
-    input.insert(input.end(), rows.begin(), rows.end());
-  }
-  std::sort(input.begin(), input.end());  // file order, so the stable sort keeps it for ties
-  std::stable_sort(input.begin(), input.end(),
-                   [&](Row a, Row b) { return index.ts_ns(a) < index.ts_ns(b); });
+  // Sorted like the reference: by its double timestamp, ties in file order. Sorting (ts, row)
+  // pairs is that stable order and keeps the keys next to each other in memory.
+  std::vector<std::pair<double, Row>> order;
+  auto add = [&](EventKind k) {
+    for (Row r : index.rows_of_kind(k)) order.emplace_back(index.ts_us(r), r);
+  };
+  add(EventKind::kCpuOp);
+  add(EventKind::kCudaRuntime);
+  add(EventKind::kCudaDriver);
+  if (options.include_python) add(EventKind::kPythonFunction);
+  std::sort(order.begin(), order.end());
+  std::vector<Row> input(order.size());
+  for (std::size_t i = 0; i < order.size(); ++i) input[i] = order[i].second;
+  std::vector<std::pair<double, Row>>().swap(order);
   tree.node_count_ = input.size();
 
   auto thread_key = [&](Row r) { return (std::uint64_t(index.pid(r)) << 32) | index.tid(r); };
