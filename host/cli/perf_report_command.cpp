@@ -27,7 +27,8 @@ void add_perf_report_command(CLI::App& app) {
       "communication, exposed memcpy, idle).");
   cmd->add_option("trace", options->trace, "Trace file (.json, .json.gz, .json.zst) or - for stdin")
       ->required();
-  cmd->add_option("-o,--output", options->output_dir, "Folder for the CSV files (created if missing)")
+  cmd->add_option("-o,--output", options->output_dir,
+                  "Folder for the CSV files (created if missing)")
       ->required();
   cmd->add_flag("--strict", options->load.strict,
                 "Fail on the first malformed event instead of counting and skipping it");
@@ -50,7 +51,8 @@ void add_perf_report_command(CLI::App& app) {
     }
     try {
       std::filesystem::create_directories(options->output_dir);
-      const std::string path = (std::filesystem::path(options->output_dir) / "gpu_timeline.csv").string();
+      const std::string path =
+          (std::filesystem::path(options->output_dir) / "gpu_timeline.csv").string();
       io::write_file_atomically(path, report::gpu_timeline_csv(session.timeline));
       std::cout << "wrote " << path << "\n";
     } catch (const std::exception& e) {

@@ -21,7 +21,9 @@ class ProgressLine {
   void update(std::uint64_t done, std::uint64_t total) {
     if (!enabled_) return;
     auto now = std::chrono::steady_clock::now();
-    if (now - start_ < std::chrono::milliseconds(500) || now - last_ < std::chrono::milliseconds(200)) return;
+    if (now - start_ < std::chrono::milliseconds(500) ||
+        now - last_ < std::chrono::milliseconds(200))
+      return;
     last_ = now;
     shown_ = true;
     if (total > 0) {
@@ -70,6 +72,8 @@ TraceSession load_trace(const std::string& path, const LoadOptions& options) {
   return session;
 }
 
-void print_error(const std::string& sentence) { std::cerr << "error: " << sentence << "\n"; }
+void print_error(const std::string& sentence) {
+  std::cerr << "error: " << sentence << "\n";
+}
 
 }  // namespace traceprism::cli

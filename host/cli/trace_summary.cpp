@@ -28,16 +28,27 @@ std::vector<TraceSummary::Count> sorted_counts(const std::map<std::string, std::
 
 std::string phase_name(char ph) {
   switch (ph) {
-    case 'X': return "X (complete)";
-    case 'B': return "B (begin, paired with E)";
-    case 'E': return "E (end)";
-    case 'i': case 'I': return std::string(1, ph) + " (instant)";
-    case 's': return "s (flow start)";
-    case 'f': return "f (flow end)";
-    case 'M': return "M (metadata)";
-    case 'C': return "C (counter)";
-    case 0: return "(none)";
-    default: return std::string(1, ph);
+    case 'X':
+      return "X (complete)";
+    case 'B':
+      return "B (begin, paired with E)";
+    case 'E':
+      return "E (end)";
+    case 'i':
+    case 'I':
+      return std::string(1, ph) + " (instant)";
+    case 's':
+      return "s (flow start)";
+    case 'f':
+      return "f (flow end)";
+    case 'M':
+      return "M (metadata)";
+    case 'C':
+      return "C (counter)";
+    case 0:
+      return "(none)";
+    default:
+      return std::string(1, ph);
   }
 }
 
@@ -69,13 +80,15 @@ TraceSummary summarize(const TraceSession& session) {
   s.devices = x.metadata().devices;
   if (x.metadata().distributed) {
     const auto& d = *x.metadata().distributed;
-    s.distributed = d.backend + ", rank " + std::to_string(d.rank) + " of " + std::to_string(d.world_size);
+    s.distributed =
+        d.backend + ", rank " + std::to_string(d.rank) + " of " + std::to_string(d.world_size);
   }
   for (std::size_t i = 0; i < x.streams().size(); ++i) {
     auto rows = x.stream_rows(i);
     std::int64_t busy = 0;
     for (auto r : rows) busy += x.dur_ns(r);
-    s.streams.push_back({x.streams()[i].device, x.streams()[i].stream, rows.size(), static_cast<double>(busy) / 1e6});
+    s.streams.push_back({x.streams()[i].device, x.streams()[i].stream, rows.size(),
+                         static_cast<double>(busy) / 1e6});
   }
   for (std::size_t i = 0; i < x.threads().size(); ++i) {
     const auto& t = x.threads()[i];
@@ -98,7 +111,8 @@ TraceSummary summarize(const TraceSession& session) {
   s.unlinked = session.links.unlinked_count();
   s.gpu_events = s.linked + s.unlinked;
   s.graph_launches = session.links.graph_launches();
-  s.link_key = session.links.key() == model::LaunchLinks::Key::kCorrelation ? "correlation" : "External id";
+  s.link_key =
+      session.links.key() == model::LaunchLinks::Key::kCorrelation ? "correlation" : "External id";
   s.tree_nodes = session.tree.node_count();
   s.tree_dropped = session.tree.dropped_count();
   s.cpu_op_roots = session.tree.cpu_op_roots().size();
@@ -109,7 +123,8 @@ TraceSummary summarize(const TraceSession& session) {
     std::string example;
     if (!x.stats().examples(issue).empty()) {
       const auto& e = x.stats().examples(issue).front();
-      example = "event " + std::to_string(e.event_index) + " (near byte " + std::to_string(e.byte_offset) + ")";
+      example = "event " + std::to_string(e.event_index) + " (near byte " +
+                std::to_string(e.byte_offset) + ")";
       if (!e.detail.empty()) example += ": " + e.detail;
     }
     s.issues.push_back({std::string(index::import_issue_name(issue)),
@@ -127,9 +142,10 @@ std::string render_text(const TraceSummary& s) {
   std::string out;
   auto line = [&](const std::string& text) { out += text + "\n"; };
   line("trace       " + s.path);
-  line("file        " + format("%.2f MB", static_cast<double>(s.file_bytes) / 1e6) + " (" + s.compression +
-       "), JSON " + format("%.2f MB", static_cast<double>(s.json_bytes) / 1e6));
-  line("events      " + std::to_string(s.events) + (s.legacy_format ? "  (PyTorch <= 1.9 format, normalized)" : ""));
+  line("file        " + format("%.2f MB", static_cast<double>(s.file_bytes) / 1e6) + " (" +
+       s.compression + "), JSON " + format("%.2f MB", static_cast<double>(s.json_bytes) / 1e6));
+  line("events      " + std::to_string(s.events) +
+       (s.legacy_format ? "  (PyTorch <= 1.9 format, normalized)" : ""));
   line("time span   " + format("%.3f ms", s.span_ms));
   line("");
   line("by category");
@@ -142,14 +158,16 @@ std::string render_text(const TraceSummary& s) {
   for (auto& d : s.devices) {
     line("  " + std::to_string(d.id) + ": " + (d.name.empty() ? "(unnamed)" : d.name) +
          (d.num_sms ? ", " + std::to_string(d.num_sms) + " SMs" : "") +
-         (d.total_global_mem ? format(", %.1f GB", static_cast<double>(d.total_global_mem) / 1e9) : ""));
+         (d.total_global_mem ? format(", %.1f GB", static_cast<double>(d.total_global_mem) / 1e9)
+                             : ""));
   }
   if (!s.distributed.empty()) line("distributed " + s.distributed);
   line("GPU streams");
   if (s.streams.empty()) line("  (none)");
   for (auto& st : s.streams) {
     line("  device " + std::to_string(st.device) + " stream " + std::to_string(st.stream) + ": " +
-         std::to_string(st.events) + " events, " + format("%.3f ms", st.busy_ms) + " total duration");
+         std::to_string(st.events) + " events, " + format("%.3f ms", st.busy_ms) +
+         " total duration");
   }
   line("CPU threads");
   for (auto& t : s.threads) {
@@ -157,17 +175,19 @@ std::string render_text(const TraceSummary& s) {
          std::to_string(t.events) + " events");
   }
   line("");
-  line("GPU events  " + std::to_string(s.gpu_events) + ": " + std::to_string(s.linked) + " linked to a launch, " +
-       std::to_string(s.unlinked) + " unlinked (link id: " + s.link_key + ", graph launches: " +
-       std::to_string(s.graph_launches) + ")");
-  line("call tree   " + std::to_string(s.tree_nodes) + " host events, " + std::to_string(s.cpu_op_roots) +
-       " top-level cpu_ops, " + std::to_string(s.tree_dropped) + " dropped by the overlap rule");
+  line("GPU events  " + std::to_string(s.gpu_events) + ": " + std::to_string(s.linked) +
+       " linked to a launch, " + std::to_string(s.unlinked) + " unlinked (link id: " + s.link_key +
+       ", graph launches: " + std::to_string(s.graph_launches) + ")");
+  line("call tree   " + std::to_string(s.tree_nodes) + " host events, " +
+       std::to_string(s.cpu_op_roots) + " top-level cpu_ops, " + std::to_string(s.tree_dropped) +
+       " dropped by the overlap rule");
   line("");
   line("import");
   if (s.issues.empty()) line("  no malformed events");
   for (auto& i : s.issues) {
-    line(format("  %10.0f  ", static_cast<double>(i.count)) + i.name + (i.skipped ? " (skipped): " : " (kept): ") +
-         i.description + (i.first_example.empty() ? "" : "; first: " + i.first_example));
+    line(format("  %10.0f  ", static_cast<double>(i.count)) + i.name +
+         (i.skipped ? " (skipped): " : " (kept): ") + i.description +
+         (i.first_example.empty() ? "" : "; first: " + i.first_example));
   }
   line("");
   const auto& t = s.timeline;
@@ -210,39 +230,54 @@ std::string render_json(const TraceSummary& s) {
   o["last_end_ns"] = s.last_end_ns;
   json::array devices;
   for (auto& d : s.devices) {
-    devices.push_back(json::object{{"id", d.id}, {"name", d.name}, {"num_sms", d.num_sms},
+    devices.push_back(json::object{{"id", d.id},
+                                   {"name", d.name},
+                                   {"num_sms", d.num_sms},
                                    {"total_global_mem", d.total_global_mem},
-                                   {"compute_capability", std::to_string(d.compute_major) + "." + std::to_string(d.compute_minor)}});
+                                   {"compute_capability", std::to_string(d.compute_major) + "." +
+                                                              std::to_string(d.compute_minor)}});
   }
   o["devices"] = std::move(devices);
   if (!s.distributed.empty()) o["distributed"] = s.distributed;
   json::array streams;
   for (auto& st : s.streams) {
-    streams.push_back(json::object{{"device", st.device}, {"stream", st.stream}, {"events", st.events},
+    streams.push_back(json::object{{"device", st.device},
+                                   {"stream", st.stream},
+                                   {"events", st.events},
                                    {"duration_ms", st.busy_ms}});
   }
   o["streams"] = std::move(streams);
   json::array threads;
   for (auto& t : s.threads) {
-    threads.push_back(json::object{{"pid", t.pid}, {"tid", t.tid}, {"name", t.name}, {"events", t.events}});
+    threads.push_back(
+        json::object{{"pid", t.pid}, {"tid", t.tid}, {"name", t.name}, {"events", t.events}});
   }
   o["cpu_threads"] = std::move(threads);
-  o["gpu_events"] = json::object{{"total", s.gpu_events}, {"linked", s.linked}, {"unlinked", s.unlinked},
-                                 {"graph_launches", s.graph_launches}, {"link_key", s.link_key}};
-  o["call_tree"] = json::object{{"host_events", s.tree_nodes}, {"cpu_op_roots", s.cpu_op_roots},
-                                {"dropped", s.tree_dropped}};
+  o["gpu_events"] = json::object{{"total", s.gpu_events},
+                                 {"linked", s.linked},
+                                 {"unlinked", s.unlinked},
+                                 {"graph_launches", s.graph_launches},
+                                 {"link_key", s.link_key}};
+  o["call_tree"] = json::object{
+      {"host_events", s.tree_nodes}, {"cpu_op_roots", s.cpu_op_roots}, {"dropped", s.tree_dropped}};
   json::object issues;
   for (auto& i : s.issues) {
-    issues[i.name] = json::object{{"count", i.count}, {"skipped", i.skipped}, {"description", i.description},
+    issues[i.name] = json::object{{"count", i.count},
+                                  {"skipped", i.skipped},
+                                  {"description", i.description},
                                   {"first", i.first_example}};
   }
   o["import_issues"] = std::move(issues);
   const auto& t = s.timeline;
-  o["gpu_timeline_us"] = json::object{
-      {"computation", t.computation_us}, {"exposed_comm", t.exposed_comm_us},
-      {"exposed_memcpy", t.exposed_memcpy_us}, {"busy", t.busy_us}, {"idle", t.idle_us},
-      {"total", t.total_us}, {"total_comm", t.total_comm_us}, {"total_memcpy", t.total_memcpy_us},
-      {"events", t.events}};
+  o["gpu_timeline_us"] = json::object{{"computation", t.computation_us},
+                                      {"exposed_comm", t.exposed_comm_us},
+                                      {"exposed_memcpy", t.exposed_memcpy_us},
+                                      {"busy", t.busy_us},
+                                      {"idle", t.idle_us},
+                                      {"total", t.total_us},
+                                      {"total_comm", t.total_comm_us},
+                                      {"total_memcpy", t.total_memcpy_us},
+                                      {"events", t.events}};
   return json::serialize(o) + "\n";
 }
 

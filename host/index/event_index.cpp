@@ -132,7 +132,8 @@ void EventIndex::build_secondary_indices() {
     if (malformed_[r]) continue;
     EventKind k = kind_[r];
     bool is_flow = k == EventKind::kFlowStart || k == EventKind::kFlowEnd;
-    if (!is_flow && correlation_[r] != kNoId) by_correlation_.entries.emplace_back(correlation_[r], r);
+    if (!is_flow && correlation_[r] != kNoId)
+      by_correlation_.entries.emplace_back(correlation_[r], r);
     if (external_id_[r] != kNoId) by_external_id_.entries.emplace_back(external_id_[r], r);
   }
   std::sort(by_correlation_.entries.begin(), by_correlation_.entries.end());
@@ -147,6 +148,5 @@ void EventIndex::build_secondary_indices() {
   }
   if (first_ts_ns_ > last_end_ns_) first_ts_ns_ = last_end_ns_ = 0;
 }
-
 
 }  // namespace traceprism::index

@@ -81,7 +81,9 @@ class EventIndex {
   const ImportStats& stats() const { return stats_; }
 
   // --- secondary indices (built by freeze) -------------------------------------------------
-  std::span<const Row> rows_of_kind(EventKind k) const { return by_kind_.group(static_cast<int>(k)); }
+  std::span<const Row> rows_of_kind(EventKind k) const {
+    return by_kind_.group(static_cast<int>(k));
+  }
   // (pid, tid) rows of the timeline, ordered by first appearance of the pid, then of the tid;
   // each group's rows are in file order.
   struct Thread {
@@ -138,8 +140,8 @@ class EventIndex {
 
   std::vector<OpArgs> op_args_;
   std::vector<GpuArgs> gpu_args_;
-  std::vector<InputShapes> shapes_;                 // parsed distinct Input Dims texts
-  std::vector<std::int32_t> shapes_of_string_;      // StringId -> index in shapes_, -1 none
+  std::vector<InputShapes> shapes_;             // parsed distinct Input Dims texts
+  std::vector<std::int32_t> shapes_of_string_;  // StringId -> index in shapes_, -1 none
 
   StringPool strings_;
   IdTable ids_;

@@ -33,7 +33,9 @@ std::string_view import_issue_name(ImportIssue issue) {
 std::string_view import_issue_description(ImportIssue issue) {
   return kIssues[static_cast<int>(issue)].description;
 }
-bool import_issue_skips_event(ImportIssue issue) { return kIssues[static_cast<int>(issue)].skips; }
+bool import_issue_skips_event(ImportIssue issue) {
+  return kIssues[static_cast<int>(issue)].skips;
+}
 
 void ImportStats::add(ImportIssue issue, std::uint64_t event_index, std::uint64_t byte_offset,
                       std::string_view detail) {

@@ -11,20 +11,20 @@ namespace traceprism::index {
 // Why an event was counted. "Skipped" reasons drop the event from every analysis (its row stays
 // so UIDs keep their meaning); "kept" reasons are diagnostics about events still used.
 enum class ImportIssue : std::uint8_t {
-  kNotAnObject,        // skipped: an element of traceEvents that is not an object
-  kMissingPhase,       // skipped: no "ph"
-  kUnknownPhase,       // skipped: a "ph" this reader does not know
-  kMissingTimestamp,   // skipped: no "ts" on an event that needs one
-  kBadTimestamp,       // skipped: "ts" is not a number, or out of range
-  kMissingDuration,    // skipped: complete event (ph X) without "dur"
-  kBadDuration,        // skipped: "dur" is not a number, or out of range
-  kBadPidTid,          // skipped: pid/tid neither integer nor string
-  kMissingFlowId,      // skipped: flow event without "id"
-  kUnmatchedEnd,       // skipped: E event with no open B on its thread
-  kUnclosedBegin,      // skipped: B event never closed by an E
-  kNegativeDuration,   // kept: dur < 0 (clock skew); kept as is, like the reference
-  kSubNanosecond,      // kept: a time had digits below 1 ns; rounded to the nearest ns
-  kLegacyNormalized,   // kept: PyTorch <= 1.9 vocabulary rewritten to the current one
+  kNotAnObject,       // skipped: an element of traceEvents that is not an object
+  kMissingPhase,      // skipped: no "ph"
+  kUnknownPhase,      // skipped: a "ph" this reader does not know
+  kMissingTimestamp,  // skipped: no "ts" on an event that needs one
+  kBadTimestamp,      // skipped: "ts" is not a number, or out of range
+  kMissingDuration,   // skipped: complete event (ph X) without "dur"
+  kBadDuration,       // skipped: "dur" is not a number, or out of range
+  kBadPidTid,         // skipped: pid/tid neither integer nor string
+  kMissingFlowId,     // skipped: flow event without "id"
+  kUnmatchedEnd,      // skipped: E event with no open B on its thread
+  kUnclosedBegin,     // skipped: B event never closed by an E
+  kNegativeDuration,  // kept: dur < 0 (clock skew); kept as is, like the reference
+  kSubNanosecond,     // kept: a time had digits below 1 ns; rounded to the nearest ns
+  kLegacyNormalized,  // kept: PyTorch <= 1.9 vocabulary rewritten to the current one
   kCount
 };
 

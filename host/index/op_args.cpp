@@ -96,20 +96,32 @@ std::vector<std::string> parse_string_list(std::string_view json) {
         if (json[i] == '\\' && i + 1 < json.size()) {
           char e = json[++i];
           switch (e) {
-            case 'n': value += '\n'; break;
-            case 't': value += '\t'; break;
-            case 'r': value += '\r'; break;
-            case 'b': value += '\b'; break;
-            case 'f': value += '\f'; break;
+            case 'n':
+              value += '\n';
+              break;
+            case 't':
+              value += '\t';
+              break;
+            case 'r':
+              value += '\r';
+              break;
+            case 'b':
+              value += '\b';
+              break;
+            case 'f':
+              value += '\f';
+              break;
             case 'u': {
               // Canonical text only escapes control characters this way.
               unsigned code = 0;
-              std::from_chars(json.data() + i + 1, json.data() + std::min(i + 5, json.size()), code, 16);
+              std::from_chars(json.data() + i + 1, json.data() + std::min(i + 5, json.size()), code,
+                              16);
               value += static_cast<char>(code);
               i += 4;
               break;
             }
-            default: value += e;
+            default:
+              value += e;
           }
         } else {
           value += json[i];

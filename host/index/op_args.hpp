@@ -15,8 +15,8 @@ inline constexpr std::int64_t kNoId = INT64_MIN;
 // Shape-related args of one cpu_op, kept as interned canonical (compact) JSON text so that
 // grouping and rendering are exact, and parsed once per distinct text into InputShapes.
 struct OpArgs {
-  StringId input_dims = kNoString;       // e.g. [[1,512],[],[]]
-  StringId input_types = kNoString;      // e.g. ["c10::BFloat16","Scalar"]
+  StringId input_dims = kNoString;   // e.g. [[1,512],[],[]]
+  StringId input_types = kNoString;  // e.g. ["c10::BFloat16","Scalar"]
   StringId input_strides = kNoString;
   StringId concrete_inputs = kNoString;  // e.g. ["","1","False"]
   std::int64_t sequence_number = kNoId;

@@ -4,7 +4,9 @@
 
 namespace traceprism::index {
 
-StringPool::StringPool() { strings_.emplace_back(); }
+StringPool::StringPool() {
+  strings_.emplace_back();
+}
 
 StringId StringPool::intern(std::string_view text) {
   auto it = ids_.find(text);

@@ -14,19 +14,32 @@ using index::Row;
 
 IndexBuilder::IndexBuilder(bool strict) : strict_(strict) {
   auto& s = index_.strings_;
-  cat_ = {s.intern("cpu_op"),       s.intern("python_function"), s.intern("user_annotation"),
-          s.intern("gpu_user_annotation"), s.intern("cuda_runtime"), s.intern("cuda_driver"),
-          s.intern("kernel"),       s.intern("gpu_memcpy"),      s.intern("gpu_memset"),
-          s.intern("cuda_sync"),    s.intern("ac2g"),            s.intern("Operator"),
-          s.intern("Runtime"),      s.intern("Kernel"),          s.intern("Memcpy"),
-          s.intern("Memset"),       s.intern("Python"),          s.intern("async")};
+  cat_ = {s.intern("cpu_op"),
+          s.intern("python_function"),
+          s.intern("user_annotation"),
+          s.intern("gpu_user_annotation"),
+          s.intern("cuda_runtime"),
+          s.intern("cuda_driver"),
+          s.intern("kernel"),
+          s.intern("gpu_memcpy"),
+          s.intern("gpu_memset"),
+          s.intern("cuda_sync"),
+          s.intern("ac2g"),
+          s.intern("Operator"),
+          s.intern("Runtime"),
+          s.intern("Kernel"),
+          s.intern("Memcpy"),
+          s.intern("Memset"),
+          s.intern("Python"),
+          s.intern("async")};
 }
 
 void IndexBuilder::reserve_for(std::uint64_t json_bytes) {
   // Real traces average 150-300 bytes per event; plan for the dense end.
   constexpr std::uint64_t kBytesPerEvent = 120;
   constexpr std::uint64_t kMaxReserved = std::uint64_t(1) << 28;
-  const std::size_t rows = static_cast<std::size_t>(std::min(json_bytes / kBytesPerEvent, kMaxReserved));
+  const std::size_t rows =
+      static_cast<std::size_t>(std::min(json_bytes / kBytesPerEvent, kMaxReserved));
   auto& x = index_;
   x.ts_ns_.reserve(rows);
   x.dur_ns_.reserve(rows);
@@ -69,11 +82,13 @@ bool IndexBuilder::check_time(RawEvent& e, const TimeField& field, const char* k
       return false;
     case State::kWrongType:
       skip(e, is_ts ? ImportIssue::kBadTimestamp : ImportIssue::kBadDuration,
-           std::string("expected \"") + key + "\" to be a number, got " + std::string(field.wrong_type));
+           std::string("expected \"") + key + "\" to be a number, got " +
+               std::string(field.wrong_type));
       return false;
     case State::kOutOfRange:
-      skip(e, is_ts ? ImportIssue::kBadTimestamp : ImportIssue::kBadDuration,
-           std::string("expected \"") + key + "\" to be a number of microseconds within ±292 years");
+      skip(
+          e, is_ts ? ImportIssue::kBadTimestamp : ImportIssue::kBadDuration,
+          std::string("expected \"") + key + "\" to be a number of microseconds within ±292 years");
       return false;
     case State::kRounded:
       note(e, ImportIssue::kSubNanosecond, key);
@@ -89,13 +104,20 @@ void IndexBuilder::normalize_legacy(RawEvent& e) {
   // later stage sees the current vocabulary.
   const auto c = e.category;
   index::StringId modern = index::kNoString;
-  if (c == cat_.legacy_operator) modern = cat_.cpu_op;
-  else if (c == cat_.legacy_runtime) modern = cat_.cuda_runtime;
-  else if (c == cat_.legacy_kernel) modern = cat_.kernel;
-  else if (c == cat_.legacy_memcpy) modern = cat_.gpu_memcpy;
-  else if (c == cat_.legacy_memset) modern = cat_.gpu_memset;
-  else if (c == cat_.legacy_python) modern = cat_.python_function;
-  else if (c == cat_.legacy_async && (e.phase == 's' || e.phase == 'f')) modern = cat_.ac2g;
+  if (c == cat_.legacy_operator)
+    modern = cat_.cpu_op;
+  else if (c == cat_.legacy_runtime)
+    modern = cat_.cuda_runtime;
+  else if (c == cat_.legacy_kernel)
+    modern = cat_.kernel;
+  else if (c == cat_.legacy_memcpy)
+    modern = cat_.gpu_memcpy;
+  else if (c == cat_.legacy_memset)
+    modern = cat_.gpu_memset;
+  else if (c == cat_.legacy_python)
+    modern = cat_.python_function;
+  else if (c == cat_.legacy_async && (e.phase == 's' || e.phase == 'f'))
+    modern = cat_.ac2g;
   bool changed = modern != index::kNoString;
   if (changed) e.category = modern;
 
@@ -122,16 +144,24 @@ void IndexBuilder::normalize_legacy(RawEvent& e) {
 
 EventKind IndexBuilder::classify(const RawEvent& e) const {
   switch (e.phase) {
-    case 's': return EventKind::kFlowStart;
-    case 'f': return EventKind::kFlowEnd;
+    case 's':
+      return EventKind::kFlowStart;
+    case 'f':
+      return EventKind::kFlowEnd;
     case 'i':
-    case 'I': return EventKind::kInstant;
-    case 'C': return EventKind::kCounter;
-    case 'M': return EventKind::kMetadata;
-    case 'E': return EventKind::kEnd;
+    case 'I':
+      return EventKind::kInstant;
+    case 'C':
+      return EventKind::kCounter;
+    case 'M':
+      return EventKind::kMetadata;
+    case 'E':
+      return EventKind::kEnd;
     case 'X':
-    case 'B': break;
-    default: return EventKind::kOther;
+    case 'B':
+      break;
+    default:
+      return EventKind::kOther;
   }
   const auto c = e.category;
   if (c == cat_.cpu_op) return EventKind::kCpuOp;
@@ -149,7 +179,8 @@ EventKind IndexBuilder::classify(const RawEvent& e) const {
 
 index::IdRef IndexBuilder::id_ref(const IdField& field) {
   for (const IdCacheEntry& c : id_cache_) {
-    if (c.used && c.state == field.state && c.number == field.number && c.text == field.text) return c.ref;
+    if (c.used && c.state == field.state && c.number == field.number && c.text == field.text)
+      return c.ref;
   }
   index::IdValue v;
   if (field.state == IdField::State::kString) {
@@ -165,14 +196,16 @@ index::IdRef IndexBuilder::id_ref(const IdField& field) {
 }
 
 void IndexBuilder::note_negative_duration(const RawEvent& e) {
-  if (strict_) throw MalformedEvent{e.event_index, e.byte_offset, "expected \"dur\" to be zero or positive"};
+  if (strict_)
+    throw MalformedEvent{e.event_index, e.byte_offset, "expected \"dur\" to be zero or positive"};
   note(e, ImportIssue::kNegativeDuration, "");
 }
 
 Row IndexBuilder::append_row(const RawEvent& e, EventKind kind, bool malformed) {
   auto& x = index_;
   if (x.ts_ns_.size() >= std::numeric_limits<Row>::max()) {
-    throw MalformedEvent{e.event_index, e.byte_offset, "expected at most 4294967295 events in one trace"};
+    throw MalformedEvent{e.event_index, e.byte_offset,
+                         "expected at most 4294967295 events in one trace"};
   }
   auto row = static_cast<Row>(x.ts_ns_.size());
   x.ts_ns_.push_back(malformed ? 0 : e.ts.ns);
@@ -203,16 +236,18 @@ void IndexBuilder::attach_details(Row row, const RawEvent& e) {
   if (index::is_gpu_kind(kind)) {
     index::GpuArgs g;
     // Kineto puts the device in args and also uses it as the pid; the stream likewise as tid.
-    g.device = static_cast<std::int32_t>(e.device != index::kNoId ? e.device
+    g.device = static_cast<std::int32_t>(e.device != index::kNoId                 ? e.device
                                          : e.pid.state == IdField::State::kNumber ? e.pid.number
-                                                                                   : -1);
-    g.stream = static_cast<std::int32_t>(e.stream != index::kNoId ? e.stream
+                                                                                  : -1);
+    g.stream = static_cast<std::int32_t>(e.stream != index::kNoId                 ? e.stream
                                          : e.tid.state == IdField::State::kNumber ? e.tid.number
-                                                                                   : -1);
+                                                                                  : -1);
     std::copy(e.grid, e.grid + 3, g.grid);
     std::copy(e.block, e.block + 3, g.block);
-    if (e.registers_per_thread != index::kNoId) g.registers_per_thread = static_cast<std::int32_t>(e.registers_per_thread);
-    if (e.shared_memory != index::kNoId) g.shared_memory = static_cast<std::int32_t>(e.shared_memory);
+    if (e.registers_per_thread != index::kNoId)
+      g.registers_per_thread = static_cast<std::int32_t>(e.registers_per_thread);
+    if (e.shared_memory != index::kNoId)
+      g.shared_memory = static_cast<std::int32_t>(e.shared_memory);
     g.bytes = e.bytes == index::kNoId ? -1 : e.bytes;
     x.detail_[row] = static_cast<std::int32_t>(x.gpu_args_.size());
     x.gpu_args_.push_back(g);
@@ -236,9 +271,12 @@ void IndexBuilder::record_metadata(const RawEvent& e) {
   std::string_view what = index_.strings_.view(e.name);
   const index::IdRef pid = id_ref(e.pid);
   auto& meta = index_.metadata_;
-  if (what == "process_name" && e.has_meta_name) meta.processes[pid].name = e.meta_name;
-  else if (what == "process_labels" && e.has_meta_labels) meta.processes[pid].labels = e.meta_labels;
-  else if (what == "process_sort_index" && e.sort_index != index::kNoId) meta.processes[pid].sort_index = e.sort_index;
+  if (what == "process_name" && e.has_meta_name)
+    meta.processes[pid].name = e.meta_name;
+  else if (what == "process_labels" && e.has_meta_labels)
+    meta.processes[pid].labels = e.meta_labels;
+  else if (what == "process_sort_index" && e.sort_index != index::kNoId)
+    meta.processes[pid].sort_index = e.sort_index;
   else if (what == "thread_name" && e.has_meta_name) {
     meta.thread_names[{pid, id_ref(e.tid)}] = e.meta_name;
   }
@@ -247,9 +285,11 @@ void IndexBuilder::record_metadata(const RawEvent& e) {
 
 void IndexBuilder::add_event(RawEvent& e) {
   if (e.phase == 0) return skip(e, ImportIssue::kMissingPhase, "expected a \"ph\" string");
-  if (e.phase == '?') return skip(e, ImportIssue::kUnknownPhase, "expected \"ph\" to be one character");
+  if (e.phase == '?')
+    return skip(e, ImportIssue::kUnknownPhase, "expected \"ph\" to be one character");
   if (e.pid.state == IdField::State::kBad || e.tid.state == IdField::State::kBad) {
-    return skip(e, ImportIssue::kBadPidTid, "expected \"pid\" and \"tid\" to be integers or strings");
+    return skip(e, ImportIssue::kBadPidTid,
+                "expected \"pid\" and \"tid\" to be integers or strings");
   }
   normalize_legacy(e);
   const EventKind kind = classify(e);
@@ -271,14 +311,16 @@ void IndexBuilder::add_event(RawEvent& e) {
 
   if (kind == EventKind::kEnd) {
     auto& stack = open_begins_[{id_ref(e.pid), id_ref(e.tid)}];
-    if (stack.empty()) return skip(e, ImportIssue::kUnmatchedEnd, "expected an open B event before this E event");
+    if (stack.empty())
+      return skip(e, ImportIssue::kUnmatchedEnd, "expected an open B event before this E event");
     Row begin = stack.back();
     stack.pop_back();
     const std::int64_t dur = e.ts.ns - index_.ts_ns_[begin];
     if (dur < 0) note_negative_duration(e);
     index_.dur_ns_[begin] = dur;
     if (auto* precise = index_.find_precise_time(begin)) {
-      const double end_us = e.ts.state == TimeField::State::kRounded ? e.ts.us : index::reference_us(e.ts.ns);
+      const double end_us =
+          e.ts.state == TimeField::State::kRounded ? e.ts.us : index::reference_us(e.ts.ns);
       precise->dur_us = end_us - precise->ts_us;
     }
     append_row(e, kind, false);

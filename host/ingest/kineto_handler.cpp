@@ -31,11 +31,21 @@ void append_json_string(std::string& out, std::string_view s) {
   out += '"';
   for (char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           static const char* kHex = "0123456789abcdef";
@@ -66,15 +76,23 @@ bool KinetoHandler::wants_text() const {
 
 std::string* KinetoHandler::capture_target(Field field) {
   switch (field) {
-    case Field::kInputDims: return &event_.input_dims;
-    case Field::kInputTypes: return &event_.input_types;
-    case Field::kInputStrides: return &event_.input_strides;
-    case Field::kConcreteInputs: return &event_.concrete_inputs;
+    case Field::kInputDims:
+      return &event_.input_dims;
+    case Field::kInputTypes:
+      return &event_.input_types;
+    case Field::kInputStrides:
+      return &event_.input_strides;
+    case Field::kConcreteInputs:
+      return &event_.concrete_inputs;
     case Field::kGrid:
-    case Field::kBlock: return &grid_text_;
-    case Field::kDeviceProperties: return &device_properties_;
-    case Field::kDistributedInfo: return &distributed_info_;
-    default: return nullptr;
+    case Field::kBlock:
+      return &grid_text_;
+    case Field::kDeviceProperties:
+      return &device_properties_;
+    case Field::kDistributedInfo:
+      return &distributed_info_;
+    default:
+      return nullptr;
   }
 }
 
@@ -105,7 +123,8 @@ bool KinetoHandler::begin_container(bool is_object, error_code& ec) {
   switch (top.slot) {
     case Slot::kTop:
       if (field == Field::kTraceEvents) {
-        if (is_object) return fail(ec, "expected \"traceEvents\" to be an array of events, got an object");
+        if (is_object)
+          return fail(ec, "expected \"traceEvents\" to be an array of events, got an object");
         saw_trace_events_ = true;
         stack_.push_back({Slot::kEvents});
       } else if (field == Field::kDeviceProperties || field == Field::kDistributedInfo) {
@@ -200,9 +219,12 @@ bool KinetoHandler::on_key(string_view s, std::size_t, error_code&) {
   Frame& top = stack_.back();
   switch (top.slot) {
     case Slot::kTop:
-      if (key == "traceEvents") pending_ = Field::kTraceEvents;
-      else if (key == "deviceProperties") pending_ = Field::kDeviceProperties;
-      else if (key == "distributedInfo") pending_ = Field::kDistributedInfo;
+      if (key == "traceEvents")
+        pending_ = Field::kTraceEvents;
+      else if (key == "deviceProperties")
+        pending_ = Field::kDeviceProperties;
+      else if (key == "distributedInfo")
+        pending_ = Field::kDistributedInfo;
       else {
         pending_ = Field::kTopScalar;
         top_key_.assign(key);
@@ -316,7 +338,9 @@ bool KinetoHandler::on_bool(bool b, error_code& ec) {
   return on_scalar(ScalarType::kBool, b ? "true" : "false", ec);
 }
 
-bool KinetoHandler::on_null(error_code& ec) { return on_scalar(ScalarType::kNull, "null", ec); }
+bool KinetoHandler::on_null(error_code& ec) {
+  return on_scalar(ScalarType::kNull, "null", ec);
+}
 
 namespace {
 const char* type_phrase(int type) {
@@ -353,8 +377,10 @@ bool KinetoHandler::on_scalar(ScalarType type, std::string_view text, error_code
     case Slot::kCapture: {
       capture_value_prefix(top);
       std::string* target = capture_target(top.field);
-      if (type == ScalarType::kString) append_json_string(*target, text);
-      else target->append(text);
+      if (type == ScalarType::kString)
+        append_json_string(*target, text);
+      else
+        target->append(text);
       break;
     }
     case Slot::kSkip:
@@ -396,13 +422,17 @@ void KinetoHandler::assign_event_field(Field field, ScalarType type, std::string
         break;
       }
       switch (microseconds_text_to_ns(text, t.ns)) {
-        case TimeParse::kOk: t.state = TimeField::State::kValue; break;
+        case TimeParse::kOk:
+          t.state = TimeField::State::kValue;
+          break;
         case TimeParse::kRounded:
           t.state = TimeField::State::kRounded;
           std::from_chars(text.data(), text.data() + text.size(), t.us);
           break;
         case TimeParse::kNotANumber:
-        case TimeParse::kOutOfRange: t.state = TimeField::State::kOutOfRange; break;
+        case TimeParse::kOutOfRange:
+          t.state = TimeField::State::kOutOfRange;
+          break;
       }
       break;
     }
@@ -411,9 +441,11 @@ void KinetoHandler::assign_event_field(Field field, ScalarType type, std::string
         event_.has_flow_id = parse_int64(text, event_.flow_id);
       } else if (is_string) {
         // Chrome's format allows string ids ("0x1f"); accept integral ones.
-        int base = text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X') ? 16 : 10;
+        int base =
+            text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X') ? 16 : 10;
         std::string_view digits = base == 16 ? text.substr(2) : text;
-        auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), event_.flow_id, base);
+        auto [ptr, ec] =
+            std::from_chars(digits.data(), digits.data() + digits.size(), event_.flow_id, base);
         event_.has_flow_id = ec == std::errc() && ptr == digits.data() + digits.size();
       }
       break;
@@ -439,23 +471,44 @@ void KinetoHandler::assign_arg(Field field, ScalarType type, std::string_view te
   if (type != ScalarType::kNumber) return;
   std::int64_t* target = nullptr;
   switch (field) {
-    case Field::kCorrelation: target = &event_.correlation; break;
-    case Field::kExternalId: target = &event_.external_id; break;
+    case Field::kCorrelation:
+      target = &event_.correlation;
+      break;
+    case Field::kExternalId:
+      target = &event_.external_id;
+      break;
     case Field::kLegacyExternalId:
       if (event_.external_id == index::kNoId) {
         target = &event_.external_id;
         event_.legacy_external_id = true;
       }
       break;
-    case Field::kDevice: target = &event_.device; break;
-    case Field::kStream: target = &event_.stream; break;
-    case Field::kRegisters: target = &event_.registers_per_thread; break;
-    case Field::kSharedMemory: target = &event_.shared_memory; break;
-    case Field::kBytes: target = &event_.bytes; break;
-    case Field::kSequenceNumber: target = &event_.sequence_number; break;
-    case Field::kFwdThreadId: target = &event_.fwd_thread_id; break;
-    case Field::kSortIndex: target = &event_.sort_index; break;
-    default: break;
+    case Field::kDevice:
+      target = &event_.device;
+      break;
+    case Field::kStream:
+      target = &event_.stream;
+      break;
+    case Field::kRegisters:
+      target = &event_.registers_per_thread;
+      break;
+    case Field::kSharedMemory:
+      target = &event_.shared_memory;
+      break;
+    case Field::kBytes:
+      target = &event_.bytes;
+      break;
+    case Field::kSequenceNumber:
+      target = &event_.sequence_number;
+      break;
+    case Field::kFwdThreadId:
+      target = &event_.fwd_thread_id;
+      break;
+    case Field::kSortIndex:
+      target = &event_.sort_index;
+      break;
+    default:
+      break;
   }
   if (target) {
     std::int64_t v = 0;

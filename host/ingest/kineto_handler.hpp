@@ -28,8 +28,8 @@ class KinetoHandler {
 
   static constexpr std::size_t max_object_size = std::size_t(-1);
   static constexpr std::size_t max_array_size = std::size_t(-1);
-  static constexpr std::size_t max_key_size = std::size_t(1) << 20;      // 1 MiB
-  static constexpr std::size_t max_string_size = std::size_t(1) << 26;   // 64 MiB
+  static constexpr std::size_t max_key_size = std::size_t(1) << 20;     // 1 MiB
+  static constexpr std::size_t max_string_size = std::size_t(1) << 26;  // 64 MiB
 
   explicit KinetoHandler(IndexBuilder& builder) : builder_(builder) {}
 
@@ -78,13 +78,42 @@ class KinetoHandler {
   enum class Slot : std::uint8_t { kTop, kEvents, kEvent, kArgs, kSkip, kCapture };
   // Which event field / arg the next value belongs to.
   enum class Field : std::uint8_t {
-    kNone, kPh, kCat, kName, kPid, kTid, kTs, kDur, kId, kBp, kArgs,
+    kNone,
+    kPh,
+    kCat,
+    kName,
+    kPid,
+    kTid,
+    kTs,
+    kDur,
+    kId,
+    kBp,
+    kArgs,
     // args
-    kCorrelation, kExternalId, kLegacyExternalId, kDevice, kStream, kGrid, kBlock, kRegisters,
-    kSharedMemory, kBytes, kInputDims, kInputTypes, kInputStrides, kConcreteInputs,
-    kSequenceNumber, kFwdThreadId, kMetaName, kMetaLabels, kSortIndex,
+    kCorrelation,
+    kExternalId,
+    kLegacyExternalId,
+    kDevice,
+    kStream,
+    kGrid,
+    kBlock,
+    kRegisters,
+    kSharedMemory,
+    kBytes,
+    kInputDims,
+    kInputTypes,
+    kInputStrides,
+    kConcreteInputs,
+    kSequenceNumber,
+    kFwdThreadId,
+    kMetaName,
+    kMetaLabels,
+    kSortIndex,
     // top level
-    kTraceEvents, kDeviceProperties, kDistributedInfo, kTopScalar,
+    kTraceEvents,
+    kDeviceProperties,
+    kDistributedInfo,
+    kTopScalar,
   };
   struct Frame {
     Slot slot;

@@ -15,7 +15,7 @@ struct TimeField {
   enum class State : std::uint8_t { kAbsent, kValue, kRounded, kWrongType, kOutOfRange };
   State state = State::kAbsent;
   std::int64_t ns = 0;
-  double us = 0;  // the text as a correctly rounded double, kept when kRounded
+  double us = 0;                // the text as a correctly rounded double, kept when kRounded
   std::string_view wrong_type;  // "a string", "a boolean", ... when kWrongType
 };
 
@@ -55,7 +55,8 @@ struct RawEvent {
   std::int64_t sort_index = index::kNoId;
   std::int32_t grid[3] = {0, 0, 0};
   std::int32_t block[3] = {0, 0, 0};
-  std::string input_dims, input_types, input_strides, concrete_inputs;  // canonical JSON, "" = absent
+  std::string input_dims, input_types, input_strides,
+      concrete_inputs;                 // canonical JSON, "" = absent
   std::string meta_name, meta_labels;  // args.name / args.labels of M events
   bool has_meta_name = false, has_meta_labels = false;
 

@@ -35,9 +35,9 @@ TimeParse microseconds_text_to_ns(std::string_view text, std::int64_t& ns) {
   if (i < n && (text[i] == '-' || text[i] == '+')) negative = text[i++] == '-';
 
   std::uint64_t mantissa = 0;
-  int digits = 0;            // significant digits kept in mantissa
-  int exponent = 0;          // value = mantissa * 10^exponent (before the e-part)
-  bool sticky = false;       // a non-zero digit was dropped beyond kMaxDigits
+  int digits = 0;       // significant digits kept in mantissa
+  int exponent = 0;     // value = mantissa * 10^exponent (before the e-part)
+  bool sticky = false;  // a non-zero digit was dropped beyond kMaxDigits
   bool any_digit = false;
   bool in_fraction = false;
   for (; i < n; ++i) {

@@ -35,7 +35,8 @@ class ChunkPipeline {
  public:
   ChunkPipeline(io::ByteSource& source, std::size_t chunk_bytes)
       : source_(source), chunk_bytes_(chunk_bytes) {
-    for (std::size_t i = 0; i < kChunksInFlight; ++i) free_.push_back({std::make_unique_for_overwrite<char[]>(chunk_bytes_), 0});
+    for (std::size_t i = 0; i < kChunksInFlight; ++i)
+      free_.push_back({std::make_unique_for_overwrite<char[]>(chunk_bytes_), 0});
     producer_ = std::thread([this] { produce(); });
   }
   ~ChunkPipeline() {
@@ -153,7 +154,8 @@ TraceFile read_trace(io::ByteSource& source, const std::string& name, const Read
 
   std::uint64_t json_offset = 0;
   auto fail_at = [&](std::uint64_t offset, const std::string& what) -> io::InputError {
-    return io::InputError(name + ": at byte " + std::to_string(offset) + " of the JSON text: " + what + ".");
+    return io::InputError(name + ": at byte " + std::to_string(offset) +
+                          " of the JSON text: " + what + ".");
   };
 
   try {
@@ -166,21 +168,25 @@ TraceFile read_trace(io::ByteSource& source, const std::string& name, const Read
       std::size_t used = 0;
       if (!parser.done()) used = parser.write_some(true, chunk.data(), chunk.size(), ec);
       if (ec) {
-        if (const DocumentError* doc = parser.handler().error()) throw fail_at(doc->byte_offset, doc->what);
+        if (const DocumentError* doc = parser.handler().error())
+          throw fail_at(doc->byte_offset, doc->what);
         throw fail_at(json_offset + used, describe_parse_error(ec, options.max_depth));
       }
       // The document ended inside this chunk: only whitespace may follow it.
       auto rest = chunk.substr(used);
       if (std::size_t junk = rest.find_first_not_of(" \t\r\n"); junk != std::string_view::npos) {
-        throw fail_at(json_offset + used + junk, describe_parse_error(boost::json::error::extra_data, 0));
+        throw fail_at(json_offset + used + junk,
+                      describe_parse_error(boost::json::error::extra_data, 0));
       }
       json_offset += chunk.size();
       if (options.progress) options.progress(pipeline.file_offset(), source.file_size());
     }
-    if (json_offset == 0) throw io::InputError(name + ": the file is empty; expected a Kineto trace (JSON).");
+    if (json_offset == 0)
+      throw io::InputError(name + ": the file is empty; expected a Kineto trace (JSON).");
     if (!parser.done()) parser.write_some(false, nullptr, 0, ec);
     if (ec) {
-      if (const DocumentError* doc = parser.handler().error()) throw fail_at(doc->byte_offset, doc->what);
+      if (const DocumentError* doc = parser.handler().error())
+        throw fail_at(doc->byte_offset, doc->what);
       throw fail_at(json_offset, describe_parse_error(ec, options.max_depth));
     }
   } catch (const MalformedEvent& bad) {
@@ -198,7 +204,8 @@ TraceFile read_trace(io::ByteSource& source, const std::string& name, const Read
                              parser.handler().distributed_info_json());
     result.index = builder.freeze();
   } catch (const MalformedEvent& bad) {
-    throw io::InputError(name + ": event " + std::to_string(bad.event_index) + ": " + bad.what + ".");
+    throw io::InputError(name + ": event " + std::to_string(bad.event_index) + ": " + bad.what +
+                         ".");
   }
   return result;
 }

@@ -34,6 +34,7 @@ struct TraceFile {
 TraceFile read_trace(const std::string& path, const ReadOptions& options = {});
 
 // The same over an already opened source; `name` is used in messages and as TraceFile::path.
-TraceFile read_trace(io::ByteSource& source, const std::string& name, const ReadOptions& options = {});
+TraceFile read_trace(io::ByteSource& source, const std::string& name,
+                     const ReadOptions& options = {});
 
 }  // namespace traceprism::ingest

@@ -17,9 +17,12 @@ namespace traceprism::io {
 
 const char* compression_name(Compression c) {
   switch (c) {
-    case Compression::kGzip: return "gzip";
-    case Compression::kZstd: return "zstd";
-    case Compression::kNone: break;
+    case Compression::kGzip:
+      return "gzip";
+    case Compression::kZstd:
+      return "zstd";
+    case Compression::kNone:
+      break;
   }
   return "none";
 }
@@ -49,7 +52,9 @@ class MemoryInput : public RawInput {
     offset_ += n;
     return n;
   }
-  std::string_view peek(std::size_t n) override { return bytes_.substr(0, std::min(n, bytes_.size())); }
+  std::string_view peek(std::size_t n) override {
+    return bytes_.substr(0, std::min(n, bytes_.size()));
+  }
   const std::string& display() const override { return name_; }
   std::uint64_t offset() const override { return offset_; }
   std::uint64_t size() const override { return bytes_.size(); }
@@ -74,7 +79,8 @@ class RawFile : public RawInput {
       throw InputError(path + ": cannot open: " + std::strerror(errno) + ".");
     }
     if (S_ISDIR(st.st_mode)) {
-      throw InputError(path + ": is a directory, expected a trace file (.json, .json.gz or .json.zst).");
+      throw InputError(path +
+                       ": is a directory, expected a trace file (.json, .json.gz or .json.zst).");
     }
     fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd_ < 0) throw InputError(path + ": cannot open: " + std::strerror(errno) + ".");
@@ -125,9 +131,15 @@ class RawFile : public RawInput {
     return peeked_;
   }
 
-  const std::string& display() const override { return display_; }
-  std::uint64_t offset() const override { return offset_; }
-  std::uint64_t size() const override { return size_; }
+  const std::string& display() const override {
+    return display_;
+  }
+  std::uint64_t offset() const override {
+    return offset_;
+  }
+  std::uint64_t size() const override {
+    return size_;
+  }
 
  private:
   std::string path_;
@@ -153,7 +165,8 @@ class PlainSource : public ByteSource {
 
 class GzipSource : public ByteSource {
  public:
-  explicit GzipSource(std::unique_ptr<RawInput> file) : file_(std::move(file)), in_(kCompressedChunk) {
+  explicit GzipSource(std::unique_ptr<RawInput> file)
+      : file_(std::move(file)), in_(kCompressedChunk) {
     std::memset(&zs_, 0, sizeof zs_);
     if (inflateInit2(&zs_, 16 + MAX_WBITS) != Z_OK) {
       throw InputError(file_->display() + ": cannot initialise the gzip decoder.");
@@ -184,8 +197,8 @@ class GzipSource : public ByteSource {
       }
       if (rc != Z_OK && rc != Z_BUF_ERROR) {
         throw InputError(file_->display() + ": corrupt gzip data near compressed byte " +
-                         std::to_string(consumed()) + ": " + (zs_.msg ? zs_.msg : "inflate failed") +
-                         ".");
+                         std::to_string(consumed()) + ": " +
+                         (zs_.msg ? zs_.msg : "inflate failed") + ".");
       }
     }
     return capacity - zs_.avail_out;
@@ -243,7 +256,9 @@ class ZstdSource : public ByteSource {
     }
     return out.pos;
   }
-  std::uint64_t file_offset() const override { return file_->offset() - (input_.size - input_.pos); }
+  std::uint64_t file_offset() const override {
+    return file_->offset() - (input_.size - input_.pos);
+  }
   std::uint64_t file_size() const override { return file_->size(); }
   Compression compression() const override { return Compression::kZstd; }
 

@@ -31,7 +31,6 @@ class OutputFile {
   void write_encoded(const char* data, std::size_t size);
 
  private:
-
   std::string path_;
   std::string temp_path_;
   int fd_ = -1;

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <unordered_map>
 
-
 namespace traceprism::model {
 
 using index::EventKind;

@@ -26,7 +26,8 @@ class CallTree {
 
   std::int32_t parent(Row r) const { return parent_[r]; }
   std::span<const Row> children(Row r) const {
-    return {children_.rows.data() + children_.offsets[r], children_.offsets[r + 1] - children_.offsets[r]};
+    return {children_.rows.data() + children_.offsets[r],
+            children_.offsets[r + 1] - children_.offsets[r]};
   }
   bool in_tree(Row r) const { return state_[r] != State::kNotInTree; }
   bool dropped(Row r) const { return state_[r] == State::kDropped; }

@@ -88,9 +88,15 @@ GpuTimeline compute_gpu_timeline(const index::EventIndex& index, const LaunchLin
     Span span{index.ts_us(r), index.end_us(r)};
     all.push_back(span);
     switch (classify_gpu_event(index.kind(r), index.name(r))) {
-      case GpuActivity::kComputation: computation.push_back(span); break;
-      case GpuActivity::kCommunication: communication.push_back(span); break;
-      case GpuActivity::kMemcpy: memcpy.push_back(span); break;
+      case GpuActivity::kComputation:
+        computation.push_back(span);
+        break;
+      case GpuActivity::kCommunication:
+        communication.push_back(span);
+        break;
+      case GpuActivity::kMemcpy:
+        memcpy.push_back(span);
+        break;
     }
   }
 

@@ -15,7 +15,8 @@ struct Interval {
 // Union of intervals: sorted by start (stable), touching or overlapping ones merged.
 template <class T>
 std::vector<Interval<T>> merge_intervals(std::vector<Interval<T>> in) {
-  std::stable_sort(in.begin(), in.end(), [](const auto& a, const auto& b) { return a.start < b.start; });
+  std::stable_sort(in.begin(), in.end(),
+                   [](const auto& a, const auto& b) { return a.start < b.start; });
   std::vector<Interval<T>> out;
   out.reserve(in.size());
   for (const auto& iv : in) {

@@ -112,8 +112,10 @@ LaunchLinks LaunchLinks::build(const index::EventIndex& index) {
 
   for (EventKind k : {EventKind::kKernel, EventKind::kGpuMemcpy, EventKind::kGpuMemset}) {
     for (Row g : index.rows_of_kind(k)) {
-      if (links.launcher_[g] >= 0) ++links.linked_count_;
-      else ++links.unlinked_count_;
+      if (links.launcher_[g] >= 0)
+        ++links.linked_count_;
+      else
+        ++links.unlinked_count_;
     }
   }
   return links;

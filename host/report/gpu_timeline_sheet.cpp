@@ -8,10 +8,14 @@ namespace traceprism::report {
 
 std::string gpu_timeline_csv(const model::GpuTimeline& t) {
   const std::pair<const char*, double> rows[] = {
-      {"computation_time", t.computation_us},   {"exposed_comm_time", t.exposed_comm_us},
-      {"exposed_memcpy_time", t.exposed_memcpy_us}, {"busy_time", t.busy_us},
-      {"idle_time", t.idle_us},                 {"total_time", t.total_us},
-      {"total_comm_time", t.total_comm_us},     {"total_memcpy_time", t.total_memcpy_us},
+      {"computation_time", t.computation_us},
+      {"exposed_comm_time", t.exposed_comm_us},
+      {"exposed_memcpy_time", t.exposed_memcpy_us},
+      {"busy_time", t.busy_us},
+      {"idle_time", t.idle_us},
+      {"total_time", t.total_us},
+      {"total_comm_time", t.total_comm_us},
+      {"total_memcpy_time", t.total_memcpy_us},
   };
   std::string csv = "type,time ms,percent\n";
   for (const auto& [type, us] : rows) {

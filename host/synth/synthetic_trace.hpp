@@ -10,21 +10,21 @@ enum class Vendor { kNvidia, kAmd };
 
 // Shape of the generated workload: a decoder-only transformer training/inference step.
 struct SynthOptions {
-  int layers = 4;            // transformer blocks per step
-  int steps = 2;             // profiler steps (ProfilerStep#N)
-  double target_mb = 0.0;    // if > 0: keep adding steps until the JSON reaches this many MB
-  std::uint64_t seed = 42;   // same seed + options -> byte-identical output
+  int layers = 4;           // transformer blocks per step
+  int steps = 2;            // profiler steps (ProfilerStep#N)
+  double target_mb = 0.0;   // if > 0: keep adding steps until the JSON reaches this many MB
+  std::uint64_t seed = 42;  // same seed + options -> byte-identical output
   Vendor vendor = Vendor::kNvidia;
-  bool nccl = false;         // add NCCL/RCCL all-reduce kernels (exposed communication)
-  bool training = true;      // false: forward only (no backward pass, no optimizer)
+  bool nccl = false;     // add NCCL/RCCL all-reduce kernels (exposed communication)
+  bool training = true;  // false: forward only (no backward pass, no optimizer)
   int batch = 8;
   int sequence = 512;
   int hidden = 1024;
 };
 
 struct SynthSummary {
-  std::uint64_t events = 0;       // entries in traceEvents
-  std::uint64_t json_bytes = 0;   // uncompressed size
+  std::uint64_t events = 0;      // entries in traceEvents
+  std::uint64_t json_bytes = 0;  // uncompressed size
   int steps = 0;
   std::uint64_t gpu_events = 0;
 };

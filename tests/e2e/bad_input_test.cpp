@@ -21,14 +21,16 @@ struct RunResult {
 RunResult run_cli(const std::string& args, const std::string& stdin_path = "/dev/null") {
   traceprism::testing::TempDir dir;
   const std::string out = dir.file("stdout"), err = dir.file("stderr");
-  const std::string command =
-      std::string(TRACEPRISM_BINARY) + " " + args + " >" + out + " 2>" + err + " <'" + stdin_path + "'";
+  const std::string command = std::string(TRACEPRISM_BINARY) + " " + args + " >" + out + " 2>" +
+                              err + " <'" + stdin_path + "'";
   int status = std::system(command.c_str());
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, traceprism::testing::read_file(out),
           traceprism::testing::read_file(err)};
 }
 
-std::string quote(const std::string& s) { return "'" + s + "'"; }
+std::string quote(const std::string& s) {
+  return "'" + s + "'";
+}
 
 const std::string kValidTrace =
     R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 1000.5, "dur": 20},)"
@@ -38,7 +40,8 @@ const std::string kValidTrace =
     R"({"ph": "f", "id": 5, "pid": 0, "tid": 7, "ts": 1010, "cat": "ac2g", "name": "ac2g", "bp": "e"}]})";
 
 // Asserts the one-sentence contract: exit 2, a single "error: " line naming the file.
-void expect_clean_failure(const RunResult& r, const std::string& file, const std::string& expected) {
+void expect_clean_failure(const RunResult& r, const std::string& file,
+                          const std::string& expected) {
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_EQ(r.err.rfind("error: " + file, 0), 0u) << r.err;
   EXPECT_NE(r.err.find(expected), std::string::npos) << "stderr: " << r.err;
@@ -48,8 +51,11 @@ void expect_clean_failure(const RunResult& r, const std::string& file, const std
 
 class BadInput : public ::testing::Test {
  protected:
-  std::string write(const std::string& name, const std::string& text) { return dir_.write(name, text); }
-  std::string compressed(const std::string& name, const std::string& text, traceprism::io::Compression c) {
+  std::string write(const std::string& name, const std::string& text) {
+    return dir_.write(name, text);
+  }
+  std::string compressed(const std::string& name, const std::string& text,
+                         traceprism::io::Compression c) {
     traceprism::io::OutputFile f(dir_.file(name), c);
     f.write(text);
     f.commit();
@@ -78,13 +84,15 @@ TEST_F(BadInput, NotJson) {
 }
 
 TEST_F(BadInput, TruncatedGzip) {
-  auto full = traceprism::testing::read_file(compressed("t.json.gz", kValidTrace, traceprism::io::Compression::kGzip));
+  auto full = traceprism::testing::read_file(
+      compressed("t.json.gz", kValidTrace, traceprism::io::Compression::kGzip));
   auto path = write("truncated.json.gz", full.substr(0, full.size() / 2));
   expect_clean_failure(inspect(path), path, "truncated gzip stream at compressed byte");
 }
 
 TEST_F(BadInput, TruncatedZstd) {
-  auto full = traceprism::testing::read_file(compressed("t.json.zst", kValidTrace, traceprism::io::Compression::kZstd));
+  auto full = traceprism::testing::read_file(
+      compressed("t.json.zst", kValidTrace, traceprism::io::Compression::kZstd));
   auto path = write("truncated.json.zst", full.substr(0, full.size() / 2));
   expect_clean_failure(inspect(path), path, "truncated zstd stream at compressed byte");
 }
@@ -96,14 +104,17 @@ TEST_F(BadInput, TruncatedJson) {
 
 TEST_F(BadInput, TraceEventsMissing) {
   auto path = write("missing.json", R"({"schemaVersion": 1, "events": []})");
-  expect_clean_failure(inspect(path), path, "expected a top-level \"traceEvents\" array, found none");
+  expect_clean_failure(inspect(path), path,
+                       "expected a top-level \"traceEvents\" array, found none");
 }
 
 TEST_F(BadInput, TraceEventsNotAnArray) {
   auto path = write("notarray.json", R"({"schemaVersion": 1, "traceEvents": {"ph": "X"}})");
-  expect_clean_failure(inspect(path), path, "expected \"traceEvents\" to be an array of events, got an object");
+  expect_clean_failure(inspect(path), path,
+                       "expected \"traceEvents\" to be an array of events, got an object");
   auto path2 = write("scalar.json", R"({"traceEvents": 12})");
-  expect_clean_failure(inspect(path2), path2, "expected \"traceEvents\" to be an array of events, got a number");
+  expect_clean_failure(inspect(path2), path2,
+                       "expected \"traceEvents\" to be an array of events, got a number");
 }
 
 TEST_F(BadInput, TimestampAsStringIsSkippedOrFatalWhenStrict) {
@@ -113,7 +124,8 @@ TEST_F(BadInput, TimestampAsStringIsSkippedOrFatalWhenStrict) {
   auto lenient = inspect(path);
   EXPECT_EQ(lenient.exit_code, 0);
   EXPECT_NE(lenient.out.find("bad_ts (skipped)"), std::string::npos) << lenient.out;
-  expect_clean_failure(inspect(path, "--strict"), path, "event 0 (near byte 19): expected \"ts\" to be a number, got a string");
+  expect_clean_failure(inspect(path, "--strict"), path,
+                       "event 0 (near byte 19): expected \"ts\" to be a number, got a string");
 }
 
 TEST_F(BadInput, NegativeDurationIsKeptOrFatalWhenStrict) {
@@ -138,7 +150,8 @@ TEST_F(BadInput, MissingDurationIsSkippedOrFatalWhenStrict) {
 }
 
 TEST_F(BadInput, DeeplyNestedJson) {
-  std::string text = "{\"traceEvents\": [" + std::string(100000, '[') + std::string(100000, ']') + "]}";
+  std::string text =
+      "{\"traceEvents\": [" + std::string(100000, '[') + std::string(100000, ']') + "]}";
   auto path = write("deep.json", text);
   expect_clean_failure(inspect(path), path, "expected at most 64 levels of nested arrays/objects");
 }

@@ -39,7 +39,8 @@ std::vector<GoldenCase> find_cases() {
     if (!entry.is_regular_file()) continue;
     const std::string file = entry.path().filename().string();
     const std::string suffix = ".json.gz";
-    if (file.size() <= suffix.size() || file.substr(file.size() - suffix.size()) != suffix) continue;
+    if (file.size() <= suffix.size() || file.substr(file.size() - suffix.size()) != suffix)
+      continue;
     const std::string stem = file.substr(0, file.size() - suffix.size());
     const fs::path dir = entry.path().parent_path();
     auto add = [&](const fs::path& csv, const std::string& kind) {
@@ -52,18 +53,23 @@ std::vector<GoldenCase> find_cases() {
     };
     add(dir / (stem + "_perf_report_csvs") / "gpu_timeline.csv", "regression");
     add(dir / (stem + "_agent_expected") / "perf_report_csvs" / "gpu_timeline.csv", "agent");
-    if (dir.filename() != "capture_traces") add(dir / "perf_csvs" / "gpu_timeline.csv", "inference");
+    if (dir.filename() != "capture_traces")
+      add(dir / "perf_csvs" / "gpu_timeline.csv", "inference");
   }
   // Hand-written agent unit cases: <case>/trace.json or trace{1,2}.json with expected/ beside.
   const fs::path agent = kTraces / "agent_unit";
   if (fs::is_directory(agent)) {
     for (const auto& entry : fs::recursive_directory_iterator(agent)) {
       const std::string file = entry.path().filename().string();
-      if (!entry.is_regular_file() || file.rfind("trace", 0) != 0 || entry.path().extension() != ".json") continue;
+      if (!entry.is_regular_file() || file.rfind("trace", 0) != 0 ||
+          entry.path().extension() != ".json")
+        continue;
       const fs::path dir = entry.path().parent_path();
       const std::string stem = entry.path().stem().string();  // trace, trace1, trace2
-      const fs::path csv = stem == "trace" ? dir / "expected" / "perf_report_csvs" / "gpu_timeline.csv"
-                                           : dir / "expected" / ("perf_report_" + stem + "_csvs") / "gpu_timeline.csv";
+      const fs::path csv =
+          stem == "trace"
+              ? dir / "expected" / "perf_report_csvs" / "gpu_timeline.csv"
+              : dir / "expected" / ("perf_report_" + stem + "_csvs") / "gpu_timeline.csv";
       if (!fs::exists(csv)) continue;
       std::string name = "agent_unit_" + dir.filename().string() + "_" + stem;
       for (char& c : name) {
@@ -124,9 +130,11 @@ TEST_P(GpuTimelineGolden, MatchesReference) {
     EXPECT_EQ(expected[i].type, actual[i].type);
     // time ms: 1 ns = 1e-6 ms absolute; percent: the same relative bound on a percentage.
     EXPECT_TRUE(close_enough(expected[i].time_ms, actual[i].time_ms, 1e-6))
-        << expected[i].type << ": expected " << expected[i].time_ms << " ms, got " << actual[i].time_ms;
+        << expected[i].type << ": expected " << expected[i].time_ms << " ms, got "
+        << actual[i].time_ms;
     EXPECT_TRUE(close_enough(expected[i].percent, actual[i].percent, 1e-9))
-        << expected[i].type << ": expected " << expected[i].percent << " %, got " << actual[i].percent;
+        << expected[i].type << ": expected " << expected[i].percent << " %, got "
+        << actual[i].percent;
   }
 }
 

@@ -39,7 +39,8 @@ TEST(BertLinking, H100) {
   // 22 kernels come through the driver API (cuLaunchKernel).
   std::size_t via_driver = 0;
   for (auto g : x.rows_of_kind(EventKind::kKernel)) {
-    if (x.kind(static_cast<traceprism::index::Row>(s.links.launcher(g))) == EventKind::kCudaDriver) ++via_driver;
+    if (x.kind(static_cast<traceprism::index::Row>(s.links.launcher(g))) == EventKind::kCudaDriver)
+      ++via_driver;
   }
   EXPECT_EQ(via_driver, 22u);
   EXPECT_TRUE(x.stats().empty());
@@ -77,7 +78,8 @@ TEST(QwenLinking, UnlinkedEventsBeforeTheCpuWindow) {
 }
 
 TEST(GraphLaunch, SglangDecodeLinksAllGraphKernels) {
-  const fs::path trace = kTraceDir / "inference" / "sglang_decode" / "sglang_Qwen3-8B_decode.json.gz";
+  const fs::path trace =
+      kTraceDir / "inference" / "sglang_decode" / "sglang_Qwen3-8B_decode.json.gz";
   if (!fs::exists(trace)) GTEST_SKIP() << trace << " is absent";
   auto s = load(trace);
   // traces/README.md: one hipGraphLaunch accounts for 544 of its 555 kernels.
@@ -85,7 +87,8 @@ TEST(GraphLaunch, SglangDecodeLinksAllGraphKernels) {
   std::size_t from_graph = 0;
   for (auto g : s.file.index.rows_of_kind(EventKind::kKernel)) {
     auto l = s.links.launcher(g);
-    if (l >= 0 && s.file.index.name(static_cast<traceprism::index::Row>(l)) == "hipGraphLaunch") ++from_graph;
+    if (l >= 0 && s.file.index.name(static_cast<traceprism::index::Row>(l)) == "hipGraphLaunch")
+      ++from_graph;
   }
   EXPECT_EQ(from_graph, 544u);
   EXPECT_EQ(s.file.index.rows_of_kind(EventKind::kKernel).size(), 555u);

@@ -14,13 +14,16 @@ namespace {
 
 std::string reference_vector() {
   traceprism::testing::TraceText t;
-  auto gpu = [&](const std::string& cat, const std::string& name, int ts, int dur, int corr, int stream) {
+  auto gpu = [&](const std::string& cat, const std::string& name, int ts, int dur, int corr,
+                 int stream) {
     t.x(cat, name, std::to_string(ts), std::to_string(dur),
-        "{\"correlation\":" + std::to_string(corr) + ",\"stream\":" + std::to_string(stream) + ",\"device\":0}",
+        "{\"correlation\":" + std::to_string(corr) + ",\"stream\":" + std::to_string(stream) +
+            ",\"device\":0}",
         "0", std::to_string(stream));
   };
   auto runtime = [&](const std::string& name, int ts, int corr) {
-    t.x("cuda_runtime", name, std::to_string(ts), "1", "{\"correlation\":" + std::to_string(corr) + "}");
+    t.x("cuda_runtime", name, std::to_string(ts), "1",
+        "{\"correlation\":" + std::to_string(corr) + "}");
   };
   auto flow = [&](int corr, int host_ts, int gpu_ts, int stream) {
     t.flow(corr, std::to_string(host_ts), std::to_string(gpu_ts), stream);
@@ -116,7 +119,8 @@ TEST_F(ReferenceVector, BleedingOpIsDroppedAndItsLaunchMovesToTheOuterOp) {
   Row allreduce = find(x, "c10d::allreduce_", EventKind::kCpuOp);
   EXPECT_TRUE(tree.dropped(mul));
   EXPECT_EQ(tree.parent(mul), traceprism::model::kNoParent);
-  Row mul_kernel = find(x, "void at::native::vectorized_elementwise_kernel<mul>", EventKind::kKernel);
+  Row mul_kernel =
+      find(x, "void at::native::vectorized_elementwise_kernel<mul>", EventKind::kKernel);
   auto launcher = static_cast<Row>(session_.links.launcher(mul_kernel));
   EXPECT_EQ(x.ts_ns(launcher), 1915000);
   EXPECT_EQ(tree.parent(launcher), static_cast<std::int32_t>(allreduce));

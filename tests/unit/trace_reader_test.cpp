@@ -20,10 +20,14 @@ traceprism::testing::TraceText small_trace() {
   t.launch("aten::mm", 1000.5, 100.25, "gemm_kernel", 1200.125, 50.001, 7, 10);
   t.x("cpu_op", "aten::linear", "1419247333291.708", "22.51",
       R"({"External id": 2, "Input Dims": [[1, 512], [], [[3], [4, 5]]], "Input type": ["c10::BFloat16", "Scalar", "TensorList"], "Concrete Inputs": ["", "1", "say \"hi\""], "Sequence number": 77})");
-  t.event(R"({"name": "process_name", "ph": "M", "pid": 100, "tid": 0, "args": {"name": "python3"}})");
-  t.event(R"({"name": "thread_name", "ph": "M", "pid": 0, "tid": 7, "args": {"name": "stream 7 "}})");
-  t.event(R"json({"ph": "X", "cat": "Trace", "ts": 900, "dur": 2000, "pid": "Spans", "tid": "PyTorch Profiler", "name": "PyTorch Profiler (0)", "args": {"Op count": 0}})json");
-  t.event(R"({"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 100, "tid": 100, "ts": 1001})");
+  t.event(
+      R"({"name": "process_name", "ph": "M", "pid": 100, "tid": 0, "args": {"name": "python3"}})");
+  t.event(
+      R"({"name": "thread_name", "ph": "M", "pid": 0, "tid": 7, "args": {"name": "stream 7 "}})");
+  t.event(
+      R"json({"ph": "X", "cat": "Trace", "ts": 900, "dur": 2000, "pid": "Spans", "tid": "PyTorch Profiler", "name": "PyTorch Profiler (0)", "args": {"Op count": 0}})json");
+  t.event(
+      R"({"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 100, "tid": 100, "ts": 1001})");
   return t;
 }
 
@@ -95,7 +99,8 @@ TEST(TraceReader, ChunkBoundariesDoNotMatter) {
       EXPECT_EQ(split.index.kind(r), whole.index.kind(r)) << chunk;
       EXPECT_EQ(split.index.correlation(r), whole.index.correlation(r)) << chunk;
     }
-    EXPECT_EQ(split.index.strings().view(split.index.op_args(5)->input_dims), "[[1,512],[],[[3],[4,5]]]");
+    EXPECT_EQ(split.index.strings().view(split.index.op_args(5)->input_dims),
+              "[[1,512],[],[[3],[4,5]]]");
     EXPECT_EQ(split.index.metadata().devices.size(), 1u);
   }
 }
@@ -118,9 +123,11 @@ TEST(TraceReader, GzipAndZstdAreDetectedByMagicBytes) {
 TEST(TraceReader, MalformedEventsAreCountedAndSkipped) {
   traceprism::testing::TraceText t;
   t.x("cpu_op", "good", "1", "2");
-  t.event(R"({"ph": "X", "cat": "cpu_op", "name": "ts_string", "pid": 1, "tid": 1, "ts": "12", "dur": 1})");
+  t.event(
+      R"({"ph": "X", "cat": "cpu_op", "name": "ts_string", "pid": 1, "tid": 1, "ts": "12", "dur": 1})");
   t.event(R"({"ph": "X", "cat": "cpu_op", "name": "no_dur", "pid": 1, "tid": 1, "ts": 12})");
-  t.event(R"({"ph": "X", "cat": "kernel", "name": "neg_dur", "pid": 0, "tid": 7, "ts": 12, "dur": -3})");
+  t.event(
+      R"({"ph": "X", "cat": "kernel", "name": "neg_dur", "pid": 0, "tid": 7, "ts": 12, "dur": -3})");
   t.event(R"({"cat": "cpu_op", "name": "no_ph", "pid": 1, "tid": 1, "ts": 12, "dur": 1})");
   t.event(R"(42)");
   t.event(R"({"ph": "s", "cat": "ac2g", "pid": 1, "tid": 1, "ts": 12})");
@@ -139,16 +146,19 @@ TEST(TraceReader, MalformedEventsAreCountedAndSkipped) {
   EXPECT_EQ(s.count(ImportIssue::kUnmatchedEnd), 1u);
   EXPECT_EQ(s.skipped_events(), 6u);
   EXPECT_EQ(s.examples(ImportIssue::kBadTimestamp).front().event_index, 1u);
-  EXPECT_EQ(s.examples(ImportIssue::kBadTimestamp).front().detail, "expected \"ts\" to be a number, got a string");
+  EXPECT_EQ(s.examples(ImportIssue::kBadTimestamp).front().detail,
+            "expected \"ts\" to be a number, got a string");
   EXPECT_EQ(x.rows_of_kind(EventKind::kCpuOp).size(), 1u);
-  EXPECT_EQ(x.rows_of_kind(EventKind::kKernel).size(), 1u);  // negative dur kept, like the reference
+  EXPECT_EQ(x.rows_of_kind(EventKind::kKernel).size(),
+            1u);  // negative dur kept, like the reference
   EXPECT_EQ(x.dur_ns(3), -3000);
 }
 
 TEST(TraceReader, StrictModeStopsAtTheFirstMalformedEvent) {
   traceprism::testing::TraceText t;
   t.x("cpu_op", "good", "1", "2");
-  t.event(R"({"ph": "X", "cat": "cpu_op", "name": "ts_string", "pid": 1, "tid": 1, "ts": "12", "dur": 1})");
+  t.event(
+      R"({"ph": "X", "cat": "cpu_op", "name": "ts_string", "pid": 1, "tid": 1, "ts": "12", "dur": 1})");
   traceprism::testing::TempDir dir;
   ReadOptions strict;
   strict.strict = true;
@@ -157,7 +167,8 @@ TEST(TraceReader, StrictModeStopsAtTheFirstMalformedEvent) {
     FAIL() << "expected an InputError";
   } catch (const traceprism::io::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("event 1 (near byte"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("expected \"ts\" to be a number, got a string"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("expected \"ts\" to be a number, got a string"),
+              std::string::npos);
   }
 }
 
@@ -183,13 +194,20 @@ TEST(TraceReader, BeginEndPairsBecomeCompleteEvents) {
 // integer microseconds.
 TEST(TraceReader, LegacyKinetoVocabularyIsNormalized) {
   traceprism::testing::TraceText t;
-  t.event(R"({"ph": "X", "cat": "Operator", "name": "aten::mm", "pid": 5, "tid": 5, "ts": 100, "dur": 50, "args": {"external id": 3}})");
-  t.event(R"({"ph": "X", "cat": "Runtime", "name": "cudaLaunchKernel", "pid": 5, "tid": 5, "ts": 110, "dur": 5, "args": {"correlation": 9, "external id": 3}})");
-  t.event(R"({"ph": "X", "cat": "Kernel", "name": "gemm", "pid": 0, "tid": "stream 7", "ts": 200, "dur": 30, "args": {"correlation": 9, "external id": 3, "device": 0, "stream": 7}})");
-  t.event(R"({"ph": "s", "cat": "async", "id": 9, "pid": 5, "tid": 5, "ts": 110, "name": "launch"})");
-  t.event(R"({"ph": "f", "cat": "async", "id": 9, "pid": 0, "tid": "stream 7", "ts": 200, "name": "launch", "bp": "e"})");
-  t.event(R"({"ph": "X", "cat": "Memcpy", "name": "Memcpy HtoD", "pid": 0, "tid": "stream 7", "ts": 240, "dur": 3, "args": {"device": 0, "stream": 7}})");
-  t.event(R"({"ph": "X", "cat": "Python", "name": "train.py(1): main", "pid": 5, "tid": 5, "ts": 90, "dur": 200})");
+  t.event(
+      R"({"ph": "X", "cat": "Operator", "name": "aten::mm", "pid": 5, "tid": 5, "ts": 100, "dur": 50, "args": {"external id": 3}})");
+  t.event(
+      R"({"ph": "X", "cat": "Runtime", "name": "cudaLaunchKernel", "pid": 5, "tid": 5, "ts": 110, "dur": 5, "args": {"correlation": 9, "external id": 3}})");
+  t.event(
+      R"({"ph": "X", "cat": "Kernel", "name": "gemm", "pid": 0, "tid": "stream 7", "ts": 200, "dur": 30, "args": {"correlation": 9, "external id": 3, "device": 0, "stream": 7}})");
+  t.event(
+      R"({"ph": "s", "cat": "async", "id": 9, "pid": 5, "tid": 5, "ts": 110, "name": "launch"})");
+  t.event(
+      R"({"ph": "f", "cat": "async", "id": 9, "pid": 0, "tid": "stream 7", "ts": 200, "name": "launch", "bp": "e"})");
+  t.event(
+      R"({"ph": "X", "cat": "Memcpy", "name": "Memcpy HtoD", "pid": 0, "tid": "stream 7", "ts": 240, "dur": 3, "args": {"device": 0, "stream": 7}})");
+  t.event(
+      R"({"ph": "X", "cat": "Python", "name": "train.py(1): main", "pid": 5, "tid": 5, "ts": 90, "dur": 200})");
   traceprism::testing::TempDir dir;
   auto file = read_trace(dir.write("t.json", t.str()));
   const auto& x = file.index;
@@ -209,7 +227,9 @@ TEST(TraceReader, LegacyKinetoVocabularyIsNormalized) {
 
 TEST(TraceReader, BareEventArrayIsAccepted) {
   traceprism::testing::TempDir dir;
-  auto file = read_trace(dir.write("t.json", R"([{"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1, "ts": 1, "dur": 1}])"));
+  auto file = read_trace(dir.write(
+      "t.json",
+      R"([{"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1, "ts": 1, "dur": 1}])"));
   EXPECT_TRUE(file.index.metadata().bare_event_array);
   EXPECT_EQ(file.index.size(), 1u);
 }
@@ -225,7 +245,8 @@ TEST(TraceReader, TextAfterTheDocumentIsAnError) {
     read_trace(path);
     FAIL() << "expected an InputError";
   } catch (const traceprism::io::InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("at byte 21 of the JSON text: expected the end of the JSON document"),
+    EXPECT_NE(std::string(e.what()).find(
+                  "at byte 21 of the JSON text: expected the end of the JSON document"),
               std::string::npos)
         << e.what();
   }
@@ -237,7 +258,8 @@ TEST(TraceReader, PairedBeginKeepsItsDurationForSubNanosecondTimes) {
   traceprism::testing::TraceText t;
   t.event(R"({"ph": "B", "cat": "cpu_op", "name": "outer", "pid": 1, "tid": 1, "ts": 10.0001})");
   t.event(R"({"ph": "E", "pid": 1, "tid": 1, "ts": 20})");
-  t.event(R"({"ph": "X", "cat": "cpu_op", "name": "inner", "pid": 1, "tid": 1, "ts": 12, "dur": 2})");
+  t.event(
+      R"({"ph": "X", "cat": "cpu_op", "name": "inner", "pid": 1, "tid": 1, "ts": 12, "dur": 2})");
   traceprism::testing::TempDir dir;
   auto file = read_trace(dir.write("t.json", t.str()));
   EXPECT_EQ(file.index.dur_ns(0), 10000);  // 10.0001 µs rounds to 10000 ns
