@@ -22,14 +22,8 @@ void add_inspect_command(CLI::App& app) {
       "inspect",
       "Summarize a trace: size, events by category and phase, devices, streams, CPU threads,\n"
       "launch links, malformed events that were skipped, and the GPU timeline.");
-  cmd->add_option("trace", options->trace, "Trace file (.json, .json.gz, .json.zst) or - for stdin")
-      ->required();
+  add_trace_options(*cmd, options->trace, options->load);
   cmd->add_flag("--json", options->json, "Print one JSON object instead of text");
-  cmd->add_flag("--strict", options->load.strict,
-                "Fail on the first malformed event instead of counting and skipping it");
-  cmd->add_flag("--include-unlinked", options->load.include_unlinked,
-                "Count GPU events with no launching call in the timeline (the reference does not)");
-  cmd->add_flag("-q,--quiet", options->load.quiet, "No progress line on stderr");
   cmd->footer("Example:\n  traceprism inspect trace.json.gz --json | jq .gpu_timeline_us");
   cmd->callback([options] {
     try {

@@ -25,16 +25,10 @@ void add_perf_report_command(CLI::App& app) {
       "Write the TraceLens-compatible perf report sheets as CSV files into a folder.\n"
       "Sheets so far: gpu_timeline.csv (where GPU time goes: computation, exposed\n"
       "communication, exposed memcpy, idle).");
-  cmd->add_option("trace", options->trace, "Trace file (.json, .json.gz, .json.zst) or - for stdin")
-      ->required();
+  add_trace_options(*cmd, options->trace, options->load);
   cmd->add_option("-o,--output", options->output_dir,
                   "Folder for the CSV files (created if missing)")
       ->required();
-  cmd->add_flag("--strict", options->load.strict,
-                "Fail on the first malformed event instead of counting and skipping it");
-  cmd->add_flag("--include-unlinked", options->load.include_unlinked,
-                "Include GPU events with no launching call (TraceLens --include_unlinked_kernels)");
-  cmd->add_flag("-q,--quiet", options->load.quiet, "No progress line on stderr");
   cmd->footer("Example:\n  traceprism perf-report trace.json.gz -o trace_perf_report_csvs");
   cmd->callback([options] {
     TraceSession session;

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <CLI/CLI.hpp>
+
 #include <string>
 
 #include "ingest/trace_reader.hpp"
@@ -27,6 +29,10 @@ struct TraceSession {
 };
 
 TraceSession load_trace(const std::string& path, const LoadOptions& options);
+
+// The options every trace-reading subcommand shares: the TRACE argument, --strict,
+// --include-unlinked and -q.
+void add_trace_options(CLI::App& command, std::string& trace, LoadOptions& options);
 
 // Prints "error: <sentence>" on stderr.
 void print_error(const std::string& sentence);
