@@ -8,12 +8,19 @@
 
 namespace traceprism::index {
 
-std::span<const std::pair<std::int64_t, Row>> KeyedRows::find(std::int64_t key) const {
-  auto lo = std::lower_bound(entries.begin(), entries.end(), key,
-                             [](const auto& e, std::int64_t k) { return e.first < k; });
-  auto hi = std::upper_bound(lo, entries.end(), key,
-                             [](std::int64_t k, const auto& e) { return k < e.first; });
-  return {entries.data() + (lo - entries.begin()), static_cast<std::size_t>(hi - lo)};
+std::span<const Row> KeyedRows::find(std::int64_t key) const {
+  auto [lo, hi] = std::equal_range(keys.begin(), keys.end(), key);
+  return {rows.data() + (lo - keys.begin()), static_cast<std::size_t>(hi - lo)};
+}
+
+void KeyedRows::build(std::vector<std::pair<std::int64_t, Row>> pairs) {
+  std::sort(pairs.begin(), pairs.end());
+  keys.resize(pairs.size());
+  rows.resize(pairs.size());
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    keys[i] = pairs[i].first;
+    rows[i] = pairs[i].second;
+  }
 }
 
 const EventIndex::PreciseTime* EventIndex::precise_time(Row r) const {
@@ -126,18 +133,16 @@ void EventIndex::build_secondary_indices() {
     std::stable_sort(begin, end, [&](Row a, Row b) { return ts_ns_[a] < ts_ns_[b]; });
   }
 
-  by_correlation_.entries.clear();
-  by_external_id_.entries.clear();
+  std::vector<std::pair<std::int64_t, Row>> correlation, external;
   for (Row r = 0; r < n; ++r) {
     if (malformed_[r]) continue;
     EventKind k = kind_[r];
     bool is_flow = k == EventKind::kFlowStart || k == EventKind::kFlowEnd;
-    if (!is_flow && correlation_[r] != kNoId)
-      by_correlation_.entries.emplace_back(correlation_[r], r);
-    if (external_id_[r] != kNoId) by_external_id_.entries.emplace_back(external_id_[r], r);
+    if (!is_flow && correlation_[r] != kNoId) correlation.emplace_back(correlation_[r], r);
+    if (external_id_[r] != kNoId) external.emplace_back(external_id_[r], r);
   }
-  std::sort(by_correlation_.entries.begin(), by_correlation_.entries.end());
-  std::sort(by_external_id_.entries.begin(), by_external_id_.entries.end());
+  by_correlation_.build(std::move(correlation));
+  by_external_id_.build(std::move(external));
 
   first_ts_ns_ = std::numeric_limits<std::int64_t>::max();
   last_end_ns_ = std::numeric_limits<std::int64_t>::min();

@@ -33,10 +33,14 @@ struct RowGroups {
   }
 };
 
-// (key, row) pairs sorted by key then row, for id -> rows look-ups.
+// Rows sorted by (key, row), for id -> rows look-ups; keys and rows in two arrays (12 bytes an
+// entry instead of a padded 16-byte pair).
 struct KeyedRows {
-  std::vector<std::pair<std::int64_t, Row>> entries;
-  std::span<const std::pair<std::int64_t, Row>> find(std::int64_t key) const;
+  std::vector<std::int64_t> keys;
+  std::vector<Row> rows;
+  // Rows with this key, in file order.
+  std::span<const Row> find(std::int64_t key) const;
+  void build(std::vector<std::pair<std::int64_t, Row>> pairs);
 };
 
 // The frozen, columnar event store. Every entry of traceEvents has a row (also the ones that
@@ -100,10 +104,10 @@ class EventIndex {
   const std::vector<Stream>& streams() const { return streams_; }
   std::span<const Row> stream_rows(std::size_t stream) const { return by_stream_.group(stream); }
   // Runtime/driver launches and GPU events with a given correlation id (file order).
-  std::span<const std::pair<std::int64_t, Row>> rows_with_correlation(std::int64_t id) const {
+  std::span<const Row> rows_with_correlation(std::int64_t id) const {
     return by_correlation_.find(id);
   }
-  std::span<const std::pair<std::int64_t, Row>> rows_with_external_id(std::int64_t id) const {
+  std::span<const Row> rows_with_external_id(std::int64_t id) const {
     return by_external_id_.find(id);
   }
 
