@@ -1,0 +1,89 @@
+// Every real trace under ../shared/traces (TraceLens, HTA, agent unit cases: NVIDIA, AMD, MTIA,
+// CPU-only, multi-stream, graph replay, distributed) must read without skipped events, and the
+// derived products must satisfy their invariants.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "cli/trace_session.hpp"
+
+namespace fs = std::filesystem;
+using traceprism::index::EventKind;
+using traceprism::index::Row;
+
+namespace {
+
+const fs::path kTraces = fs::path(TRACEPRISM_SHARED_DIR) / "traces";
+
+struct TraceCase {
+  std::string name;
+  fs::path path;
+};
+
+std::vector<TraceCase> all_traces() {
+  std::vector<TraceCase> cases;
+  if (!fs::is_directory(kTraces)) return {{"shared_traces_absent", {}}};
+  for (const auto& entry : fs::recursive_directory_iterator(kTraces)) {
+    const std::string file = entry.path().filename().string();
+    const bool gz = file.size() > 8 && file.ends_with(".json.gz");
+    // Agent unit cases are trace.json, trace1.json, trace2.json.
+    const bool agent = file == "trace.json" || file == "trace1.json" || file == "trace2.json";
+    if (!entry.is_regular_file() || !(gz || agent)) continue;
+    std::string name = fs::relative(entry.path(), kTraces).string();
+    for (char& c : name) {
+      if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+    }
+    cases.push_back({name, entry.path()});
+  }
+  std::sort(cases.begin(), cases.end(), [](auto& a, auto& b) { return a.name < b.name; });
+  return cases;
+}
+
+class AllTraces : public ::testing::TestWithParam<TraceCase> {};
+
+TEST_P(AllTraces, ReadCleanlyAndModelsAreConsistent) {
+  const TraceCase& c = GetParam();
+  if (c.path.empty()) GTEST_SKIP() << kTraces << " is absent";
+  traceprism::cli::LoadOptions options;
+  options.quiet = true;
+  auto s = traceprism::cli::load_trace(c.path.string(), options);
+  const auto& x = s.file.index;
+  EXPECT_GT(x.size(), 0u);
+  EXPECT_EQ(x.stats().skipped_events(), 0u);
+
+  // Every linked GPU event was launched by a runtime or driver call that lists it.
+  for (EventKind k : {EventKind::kKernel, EventKind::kGpuMemcpy, EventKind::kGpuMemset}) {
+    for (Row g : x.rows_of_kind(k)) {
+      if (!s.links.linked(g)) continue;
+      auto launcher = static_cast<Row>(s.links.launcher(g));
+      ASSERT_TRUE(traceprism::index::is_runtime_kind(x.kind(launcher)));
+      auto launched = s.links.launched(launcher);
+      EXPECT_NE(std::find(launched.begin(), launched.end(), g), launched.end());
+    }
+  }
+  // A node's parent is on the same thread and encloses its start.
+  for (EventKind k : {EventKind::kCpuOp, EventKind::kCudaRuntime, EventKind::kCudaDriver}) {
+    for (Row r : x.rows_of_kind(k)) {
+      const auto p = s.tree.parent(r);
+      if (p < 0) continue;
+      const auto parent = static_cast<Row>(p);
+      EXPECT_EQ(x.pid(parent), x.pid(r));
+      EXPECT_EQ(x.tid(parent), x.tid(r));
+      EXPECT_LE(x.ts_us(parent), x.ts_us(r));
+    }
+  }
+  // Timeline identity (trace-format spec §4.5).
+  const auto& t = s.timeline;
+  EXPECT_NEAR(t.computation_us + t.exposed_comm_us + t.exposed_memcpy_us + t.idle_us, t.total_us,
+              1e-6 * std::max(1.0, t.total_us));
+  EXPECT_LE(t.exposed_comm_us, t.total_comm_us + 1e-9);
+  EXPECT_LE(t.exposed_memcpy_us, t.total_memcpy_us + 1e-9);
+  EXPECT_EQ(t.events, s.links.linked_count());
+}
+
+INSTANTIATE_TEST_SUITE_P(Shared, AllTraces, ::testing::ValuesIn(all_traces()),
+                         [](const auto& info) { return info.param.name; });
+
+}  // namespace
