@@ -182,6 +182,33 @@ TEST(Cli, UsageErrorsExit64AndHelpTeaches) {
   EXPECT_NE(version.out.find("traceprism "), std::string::npos);
 }
 
+TEST(Cli, ReadsCompressedStandardInput) {
+  traceprism::testing::TempDir dir;
+  traceprism::io::OutputFile f(dir.file("ok.json.zst"), traceprism::io::Compression::kZstd);
+  f.write(kValidTrace);
+  f.commit();
+  auto r = run_cli("inspect -q -", dir.file("ok.json.zst"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("(zstd)"), std::string::npos) << r.out;
+}
+
+TEST(Cli, PerfReportWritesTheTimelineSheet) {
+  traceprism::testing::TempDir dir;
+  auto path = dir.write("ok.json", kValidTrace);
+  auto r = run_cli("perf-report -q " + quote(path) + " -o " + quote(dir.file("out")));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(traceprism::testing::read_file(dir.file("out/gpu_timeline.csv")),
+            "type,time ms,percent\n"
+            "computation_time,0.03,100.0\n"
+            "exposed_comm_time,0.0,0.0\n"
+            "exposed_memcpy_time,0.0,0.0\n"
+            "busy_time,0.03,100.0\n"
+            "idle_time,0.0,0.0\n"
+            "total_time,0.03,100.0\n"
+            "total_comm_time,0.0,0.0\n"
+            "total_memcpy_time,0.0,0.0\n");
+}
+
 TEST(Cli, ReadsStandardInput) {
   traceprism::testing::TempDir dir;
   auto path = dir.write("ok.json", kValidTrace);

@@ -4,6 +4,7 @@
 
 #include "io/input_error.hpp"
 #include "io/output_file.hpp"
+#include "model/launch_links.hpp"
 #include "support/temp_dir.hpp"
 #include "support/trace_builder.hpp"
 
@@ -223,6 +224,23 @@ TEST(TraceReader, LegacyKinetoVocabularyIsNormalized) {
   EXPECT_EQ(x.kind(6), EventKind::kPythonFunction);
   EXPECT_EQ(x.stats().skipped_events(), 0u);
   EXPECT_GT(x.stats().count(ImportIssue::kLegacyNormalized), 0u);
+}
+
+TEST(TraceReader, LegacyTraceLinksItsKernel) {
+  traceprism::testing::TraceText t;
+  t.event(
+      R"({"ph": "X", "cat": "Runtime", "name": "cudaLaunchKernel", "pid": 5, "tid": 5, "ts": 110, "dur": 5, "args": {"correlation": 9}})");
+  t.event(
+      R"({"ph": "X", "cat": "Kernel", "name": "gemm", "pid": 0, "tid": "stream 7", "ts": 200, "dur": 30, "args": {"correlation": 9, "device": 0, "stream": 7}})");
+  t.event(
+      R"({"ph": "s", "cat": "async", "id": 9, "pid": 5, "tid": 5, "ts": 110, "name": "launch"})");
+  t.event(
+      R"({"ph": "f", "cat": "async", "id": 9, "pid": 0, "tid": "stream 7", "ts": 200, "name": "launch", "bp": "e"})");
+  traceprism::testing::TempDir dir;
+  auto file = read_trace(dir.write("t.json", t.str()));
+  auto links = traceprism::model::LaunchLinks::build(file.index);
+  EXPECT_EQ(links.linked_count(), 1u);
+  EXPECT_EQ(links.launcher(1), 0);
 }
 
 TEST(TraceReader, BareEventArrayIsAccepted) {
