@@ -47,6 +47,7 @@ struct TraceMetadata {
   // Filled from M events, keyed by pid and (pid, tid) as written (7 and "7" differ).
   std::map<IdRef, ProcessInfo> processes;
   std::map<std::pair<IdRef, IdRef>, std::string> thread_names;
+  std::map<std::pair<IdRef, IdRef>, std::int64_t> thread_sort_indices;
   bool bare_event_array = false;  // the document was a JSON array, not {"traceEvents": ...}
   bool legacy_format = false;     // PyTorch <= 1.9 vocabulary was normalized
 };

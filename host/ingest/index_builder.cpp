@@ -279,6 +279,8 @@ void IndexBuilder::record_metadata(const RawEvent& e) {
     meta.processes[pid].sort_index = e.sort_index;
   else if (what == "thread_name" && e.has_meta_name) {
     meta.thread_names[{pid, id_ref(e.tid)}] = e.meta_name;
+  } else if (what == "thread_sort_index" && e.sort_index != index::kNoId) {
+    meta.thread_sort_indices[{pid, id_ref(e.tid)}] = e.sort_index;
   }
   // Unknown M names are ignored (the reference crashes on them).
 }

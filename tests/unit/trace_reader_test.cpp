@@ -26,6 +26,8 @@ traceprism::testing::TraceText small_trace() {
   t.event(
       R"({"name": "thread_name", "ph": "M", "pid": 0, "tid": 7, "args": {"name": "stream 7 "}})");
   t.event(
+      R"({"name": "thread_sort_index", "ph": "M", "pid": 0, "tid": 7, "args": {"sort_index": 3}})");
+  t.event(
       R"json({"ph": "X", "cat": "Trace", "ts": 900, "dur": 2000, "pid": "Spans", "tid": "PyTorch Profiler", "name": "PyTorch Profiler (0)", "args": {"Op count": 0}})json");
   t.event(
       R"({"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 100, "tid": 100, "ts": 1001})");
@@ -39,7 +41,7 @@ TEST(TraceReader, ReadsEventsArgsAndTopLevelKeys) {
   traceprism::testing::TempDir dir;
   auto file = read_trace(dir.write("t.json", small_trace().str(kTop)));
   const auto& x = file.index;
-  ASSERT_EQ(x.size(), 10u);
+  ASSERT_EQ(x.size(), 11u);
   EXPECT_EQ(x.kind(0), EventKind::kCpuOp);
   EXPECT_EQ(x.ts_ns(0), 1000500);
   EXPECT_EQ(x.dur_ns(0), 100250);
@@ -69,7 +71,7 @@ TEST(TraceReader, ReadsEventsArgsAndTopLevelKeys) {
   EXPECT_TRUE(shapes->arg(2).is_list);
   EXPECT_EQ(shapes->arg(2).tensor_count, 2u);
 
-  EXPECT_EQ(x.id_string(x.pid(8)), "Spans");
+  EXPECT_EQ(x.id_string(x.pid(9)), "Spans");
   const auto& meta = x.metadata();
   ASSERT_EQ(meta.devices.size(), 1u);
   EXPECT_EQ(meta.devices[0].name, "NVIDIA H100 80GB HBM3");
@@ -80,6 +82,7 @@ TEST(TraceReader, ReadsEventsArgsAndTopLevelKeys) {
   EXPECT_EQ(meta.keys.count("metadata"), 0u);
   EXPECT_EQ(meta.processes.at(x.pid(0)).name, "python3");
   EXPECT_EQ(meta.thread_names.at({x.pid(2), x.tid(2)}), "stream 7 ");
+  EXPECT_EQ(meta.thread_sort_indices.at({x.pid(2), x.tid(2)}), 3);
   EXPECT_TRUE(x.stats().empty());
 }
 
@@ -116,7 +119,7 @@ TEST(TraceReader, GzipAndZstdAreDetectedByMagicBytes) {
     out.commit();
     auto file = read_trace(dir.file("trace.json"));
     EXPECT_EQ(file.compression, c);
-    EXPECT_EQ(file.index.size(), 10u);
+    EXPECT_EQ(file.index.size(), 11u);
     EXPECT_EQ(file.json_bytes, text.size());
   }
 }
