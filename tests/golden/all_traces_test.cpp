@@ -41,6 +41,11 @@ std::vector<TraceCase> all_traces() {
   return cases;
 }
 
+// gtest prints the parameter in failure messages: show the trace, not its bytes.
+void PrintTo(const TraceCase& c, std::ostream* os) {
+  *os << c.path;
+}
+
 class AllTraces : public ::testing::TestWithParam<TraceCase> {};
 
 TEST_P(AllTraces, ReadCleanlyAndModelsAreConsistent) {

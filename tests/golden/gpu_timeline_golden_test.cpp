@@ -111,6 +111,11 @@ bool close_enough(const std::string& expected, const std::string& actual, double
   return std::fabs(e - a) <= absolute || std::fabs(e - a) <= 1e-9 * std::fabs(e);
 }
 
+// gtest prints the parameter in failure messages: show the trace, not its bytes.
+void PrintTo(const GoldenCase& c, std::ostream* os) {
+  *os << c.trace;
+}
+
 class GpuTimelineGolden : public ::testing::TestWithParam<GoldenCase> {};
 
 TEST_P(GpuTimelineGolden, MatchesReference) {
