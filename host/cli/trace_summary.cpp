@@ -107,6 +107,19 @@ TraceSummary summarize(const TraceSession& session) {
     s.threads.push_back({pid, tid, name == x.metadata().thread_names.end() ? "" : name->second,
                          x.thread_rows(i).size()});
   }
+  std::map<std::string, TraceSummary::Copies> copies;
+  for (index::Row r : x.rows_of_kind(EventKind::kGpuMemcpy)) {
+    const index::GpuArgs* g = x.gpu_args(r);
+    if (!g) continue;
+    auto& c = copies[std::string(index::copy_direction_name(g->copy.direction))];
+    c.direction = index::copy_direction_name(g->copy.direction);
+    ++c.count;
+    c.bytes += g->bytes > 0 ? static_cast<std::uint64_t>(g->bytes) : 0;
+    if (g->copy.source == index::MemoryKind::kPageable ||
+        g->copy.destination == index::MemoryKind::kPageable)
+      ++c.pageable;
+  }
+  for (auto& [direction, c] : copies) s.copies.push_back(c);
   s.linked = session.links.linked_count();
   s.unlinked = session.links.unlinked_count();
   s.gpu_events = s.linked + s.unlinked;
@@ -173,6 +186,13 @@ std::string render_text(const TraceSummary& s) {
   for (auto& t : s.threads) {
     line("  pid " + t.pid + " tid " + t.tid + (t.name.empty() ? "" : " (" + t.name + ")") + ": " +
          std::to_string(t.events) + " events");
+  }
+  line("GPU copies");
+  if (s.copies.empty()) line("  (none)");
+  for (auto& c : s.copies) {
+    line("  " + c.direction + ": " + std::to_string(c.count) + " copies, " +
+         format("%.3f MB", static_cast<double>(c.bytes) / 1e6) +
+         (c.pageable ? ", " + std::to_string(c.pageable) + " to or from pageable memory" : ""));
   }
   line("");
   line("GPU events  " + std::to_string(s.gpu_events) + ": " + std::to_string(s.linked) +
@@ -253,6 +273,12 @@ std::string render_json(const TraceSummary& s) {
         json::object{{"pid", t.pid}, {"tid", t.tid}, {"name", t.name}, {"events", t.events}});
   }
   o["cpu_threads"] = std::move(threads);
+  json::object copies;
+  for (auto& c : s.copies) {
+    copies[c.direction] =
+        json::object{{"count", c.count}, {"bytes", c.bytes}, {"pageable", c.pageable}};
+  }
+  o["gpu_copies"] = std::move(copies);
   o["gpu_events"] = json::object{{"total", s.gpu_events},
                                  {"linked", s.linked},
                                  {"unlinked", s.unlinked},

@@ -24,6 +24,10 @@ struct TraceSummary {
     std::string pid, tid, name;
     std::uint64_t events;
   };
+  struct Copies {
+    std::string direction;  // HtoD, DtoH, ...
+    std::uint64_t count = 0, bytes = 0, pageable = 0;
+  };
   struct Issue {
     std::string name, description;
     std::uint64_t count;
@@ -40,6 +44,7 @@ struct TraceSummary {
   std::string distributed;  // "" when absent
   std::vector<Stream> streams;
   std::vector<Thread> threads;
+  std::vector<Copies> copies;  // gpu_memcpy events by direction
   std::uint64_t gpu_events = 0, linked = 0, unlinked = 0, graph_launches = 0;
   std::string link_key;
   std::uint64_t tree_nodes = 0, tree_dropped = 0, cpu_op_roots = 0;

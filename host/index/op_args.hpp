@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "index/memcpy_kind.hpp"
 #include "index/string_pool.hpp"
 
 namespace traceprism::index {
@@ -32,6 +33,7 @@ struct GpuArgs {
   std::int32_t registers_per_thread = -1;
   std::int32_t shared_memory = -1;
   std::int64_t bytes = -1;  // memcpy / memset size
+  CopyKind copy;            // gpu_memcpy only: direction and memory kinds, from the name
 };
 
 // Parsed `Input Dims`: per argument, zero or more tensors, each a list of dimensions.

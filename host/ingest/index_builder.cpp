@@ -249,6 +249,13 @@ void IndexBuilder::attach_details(Row row, const RawEvent& e) {
     if (e.shared_memory != index::kNoId)
       g.shared_memory = static_cast<std::int32_t>(e.shared_memory);
     g.bytes = e.bytes == index::kNoId ? -1 : e.bytes;
+    if (kind == EventKind::kGpuMemcpy) {
+      auto [it, inserted] = copy_kinds_.try_emplace(e.name);
+      if (inserted || !e.copy_kind.empty()) {
+        it->second = index::parse_copy_kind(x.strings_.view(e.name), e.copy_kind);
+      }
+      g.copy = it->second;
+    }
     x.detail_[row] = static_cast<std::int32_t>(x.gpu_args_.size());
     x.gpu_args_.push_back(g);
   } else if (kind == EventKind::kCpuOp &&

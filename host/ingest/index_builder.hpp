@@ -2,6 +2,7 @@
 
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "index/event_index.hpp"
@@ -52,6 +53,8 @@ class IndexBuilder {
 
   bool strict_;
   index::EventIndex index_;
+  // Copy kinds parsed once per distinct gpu_memcpy name.
+  std::unordered_map<index::StringId, index::CopyKind> copy_kinds_;
   // Most consecutive events share a pid and tid: remember the last two look-ups.
   struct IdCacheEntry {
     bool used = false;

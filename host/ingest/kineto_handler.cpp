@@ -305,6 +305,7 @@ KinetoHandler::Field KinetoHandler::arg_field(std::string_view key) {
       {"name", Field::kMetaName},
       {"labels", Field::kMetaLabels},
       {"sort_index", Field::kSortIndex},
+      {"kind", Field::kCopyKind},
   };
   for (const Entry& e : kArgs) {
     if (e.key.size() == key.size() && e.key == key) return e.field;
@@ -465,6 +466,8 @@ void KinetoHandler::assign_arg(Field field, ScalarType type, std::string_view te
     } else if (field == Field::kMetaLabels) {
       event_.meta_labels.assign(text);
       event_.has_meta_labels = true;
+    } else if (field == Field::kCopyKind) {
+      event_.copy_kind.assign(text);
     }
     return;
   }

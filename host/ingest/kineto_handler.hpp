@@ -109,6 +109,7 @@ class KinetoHandler {
     kMetaName,
     kMetaLabels,
     kSortIndex,
+    kCopyKind,
     // top level
     kTraceEvents,
     kDeviceProperties,

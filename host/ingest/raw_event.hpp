@@ -58,6 +58,7 @@ struct RawEvent {
   std::string input_dims, input_types, input_strides,
       concrete_inputs;                 // canonical JSON, "" = absent
   std::string meta_name, meta_labels;  // args.name / args.labels of M events
+  std::string copy_kind;               // args.kind of ROCm copies ("HtoD")
   bool has_meta_name = false, has_meta_labels = false;
 
   void reset(std::uint64_t index, std::uint64_t offset) {
@@ -78,6 +79,7 @@ struct RawEvent {
     concrete_inputs.clear();
     meta_name.clear();
     meta_labels.clear();
+    copy_kind.clear();
     has_meta_name = has_meta_labels = false;
   }
 };
