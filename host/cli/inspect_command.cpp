@@ -1,3 +1,4 @@
+#include <cstdio>
 #include <iostream>
 #include <memory>
 
@@ -30,6 +31,11 @@ void add_inspect_command(CLI::App& app) {
       TraceSession session = load_trace(options->trace, options->load);
       TraceSummary summary = summarize(session);
       std::cout << (options->json ? render_json(summary) : render_text(summary));
+      // Timings vary from run to run: they go to stderr so that stdout stays reproducible.
+      if (!options->load.quiet) {
+        std::fprintf(stderr, "read %.2f s, model %.2f s\n", summary.read_seconds,
+                     summary.model_seconds);
+      }
     } catch (const io::InputError& e) {
       print_error(e.what());
       throw CLI::RuntimeError(kExitBadInput);

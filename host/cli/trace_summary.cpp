@@ -224,8 +224,6 @@ std::string render_text(const TraceSummary& s) {
   row("total           ", t.total_us);
   row("total comm      ", t.total_comm_us);
   row("total memcpy    ", t.total_memcpy_us);
-  line("");
-  line(format("read %.2f s, model %.2f s", s.read_seconds, s.model_seconds));
   return out;
 }
 

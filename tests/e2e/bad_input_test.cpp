@@ -209,6 +209,18 @@ TEST(Cli, PerfReportWritesTheTimelineSheet) {
             "total_memcpy_time,0.0,0.0\n");
 }
 
+TEST(Cli, InspectOutputIsReproducible) {
+  traceprism::testing::TempDir dir;
+  auto path = dir.write("ok.json", kValidTrace);
+  for (const char* flags : {"", "--json "}) {
+    auto first = run_cli(std::string("inspect ") + flags + quote(path));
+    auto second = run_cli(std::string("inspect ") + flags + quote(path));
+    EXPECT_EQ(first.exit_code, 0);
+    EXPECT_FALSE(first.out.empty());
+    EXPECT_EQ(first.out, second.out);
+  }
+}
+
 TEST(Cli, ReadsStandardInput) {
   traceprism::testing::TempDir dir;
   auto path = dir.write("ok.json", kValidTrace);
