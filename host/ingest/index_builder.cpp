@@ -316,7 +316,6 @@ void IndexBuilder::add_event(RawEvent& e) {
     return skip(e, ImportIssue::kMissingFlowId, "expected a flow event to have an \"id\"");
   }
   if (e.dur.ns < 0) note_negative_duration(e);
-  if (e.legacy_external_id && e.external_id == index::kNoId) e.legacy_external_id = false;
 
   if (kind == EventKind::kEnd) {
     auto& stack = open_begins_[{id_ref(e.pid), id_ref(e.tid)}];
