@@ -91,11 +91,17 @@ void EventIndex::build_secondary_indices() {
   // Threads: every valid event that lives on a (pid, tid) row of the timeline.
   std::map<std::pair<IdRef, IdRef>, std::uint32_t> thread_ids;
   std::vector<std::uint32_t> thread_of(n, std::numeric_limits<std::uint32_t>::max());
+  std::pair<IdRef, IdRef> last_key{~IdRef{0}, ~IdRef{0}};  // consecutive rows share a thread
+  std::uint32_t last_id = 0;
   for (Row r = 0; r < n; ++r) {
     if (malformed_[r] || kind_[r] == EventKind::kMetadata || kind_[r] == EventKind::kEnd) continue;
-    auto [it, inserted] =
-        thread_ids.try_emplace({pid_[r], tid_[r]}, static_cast<std::uint32_t>(thread_ids.size()));
-    thread_of[r] = it->second;
+    const std::pair<IdRef, IdRef> key{pid_[r], tid_[r]};
+    if (key != last_key) {
+      auto [it, inserted] = thread_ids.try_emplace(key, static_cast<std::uint32_t>(thread_ids.size()));
+      last_key = key;
+      last_id = it->second;
+    }
+    thread_of[r] = last_id;
   }
   // Order threads by (pid ref, tid ref), i.e. by first appearance; remap ids accordingly.
   std::vector<std::uint32_t> remap(thread_ids.size());
