@@ -340,6 +340,39 @@ void IndexBuilder::add_event(RawEvent& e) {
   if (kind == EventKind::kMetadata) record_metadata(e);
 }
 
+void IndexBuilder::unify_numeric_string_ids() {
+  // Early Kineto wrote host tids as strings ("12345") on ops and runtime calls but as integers
+  // on flow starts. In such traces a string of digits means that number.
+  auto& x = index_;
+  std::vector<index::IdRef> remap(x.ids_.size());
+  bool any = false;
+  for (index::IdRef ref = 0; ref < remap.size(); ++ref) {
+    remap[ref] = ref;
+    const index::IdValue value = x.ids_.value(ref);  // copy: intern() below may grow the table
+    if (!value.is_string) continue;
+    std::string_view text = x.strings_.view(value.text);
+    std::int64_t number = 0;
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), number);
+    if (text.empty() || ec != std::errc() || ptr != text.data() + text.size()) continue;
+    remap[ref] = x.ids_.intern(index::IdValue{false, number, index::kNoString});
+    any = true;
+  }
+  if (!any) return;
+  for (auto& ref : x.pid_) ref = remap[ref];
+  for (auto& ref : x.tid_) ref = remap[ref];
+  auto& meta = x.metadata_;
+  decltype(meta.processes) processes;
+  for (auto& [pid, info] : meta.processes) processes[remap[pid]] = info;
+  meta.processes = std::move(processes);
+  decltype(meta.thread_names) names;
+  for (auto& [key, name] : meta.thread_names) names[{remap[key.first], remap[key.second]}] = name;
+  meta.thread_names = std::move(names);
+  decltype(meta.thread_sort_indices) sort_indices;
+  for (auto& [key, v] : meta.thread_sort_indices)
+    sort_indices[{remap[key.first], remap[key.second]}] = v;
+  meta.thread_sort_indices = std::move(sort_indices);
+}
+
 index::EventIndex IndexBuilder::freeze() {
   for (auto& [thread, rows] : open_begins_) {
     for (Row r : rows) {
@@ -352,6 +385,7 @@ index::EventIndex IndexBuilder::freeze() {
     }
   }
   open_begins_.clear();
+  if (index_.metadata_.legacy_format) unify_numeric_string_ids();
 
   // Parse each distinct Input Dims text once.
   auto& x = index_;

@@ -50,6 +50,7 @@ class IndexBuilder {
   index::IdRef id_ref(const IdField& field);
   void record_metadata(const RawEvent& e);
   void attach_details(index::Row row, const RawEvent& e);
+  void unify_numeric_string_ids();
 
   bool strict_;
   index::EventIndex index_;

@@ -4,6 +4,7 @@
 
 #include "io/input_error.hpp"
 #include "io/output_file.hpp"
+#include "model/call_tree.hpp"
 #include "model/launch_links.hpp"
 #include "support/temp_dir.hpp"
 #include "support/trace_builder.hpp"
@@ -244,6 +245,44 @@ TEST(TraceReader, LegacyTraceLinksItsKernel) {
   auto links = traceprism::model::LaunchLinks::build(file.index);
   EXPECT_EQ(links.linked_count(), 1u);
   EXPECT_EQ(links.launcher(1), 0);
+}
+
+// Early Kineto output (its ChromeTraceLogger): host tids as digit strings on ops and runtime
+// calls, integers on flow starts, "stream N" on the GPU side.
+TEST(TraceReader, LegacyDigitStringTidsAreNumbers) {
+  traceprism::testing::TraceText t;
+  t.event(
+      R"json({"name": "thread_name", "ph": "M", "ts": 1, "pid": 5, "tid": "77", "args": {"name": "thread 77 (python)"}})json");
+  t.event(
+      R"({"ph": "X", "cat": "Operator", "name": "aten::mm", "pid": 5, "tid": "77", "ts": 100, "dur": 50, "args": {"Device": 5, "External id": 3}})");
+  t.event(
+      R"({"ph": "X", "cat": "Runtime", "name": "cudaLaunchKernel", "pid": 5, "tid": "77", "ts": 110, "dur": 5, "args": {"cbid": 211, "correlation": 9, "external id": 3}})");
+  t.event(
+      R"({"ph": "s", "id": 9, "pid": 5, "tid": 77, "ts": 110, "cat": "async", "name": "launch"})");
+  t.event(
+      R"({"ph": "X", "cat": "Kernel", "name": "gemm", "pid": 0, "tid": "stream 7", "ts": 200, "dur": 30, "args": {"correlation": 9, "external id": 3, "device": 0, "stream": 7}})");
+  t.event(
+      R"({"ph": "f", "id": 9, "pid": 0, "tid": "stream 7", "ts": 200, "cat": "async", "name": "launch", "bp": "e"})");
+  traceprism::testing::TempDir dir;
+  auto file = read_trace(dir.write("t.json", t.str()));
+  const auto& x = file.index;
+  EXPECT_EQ(x.tid(1), x.tid(3));  // "77" on the op == 77 on the flow start
+  EXPECT_FALSE(x.ids().value(x.tid(1)).is_string);
+  EXPECT_EQ(x.metadata().thread_names.at({x.pid(1), x.tid(1)}), "thread 77 (python)");
+  auto tree = traceprism::model::CallTree::build(x);
+  EXPECT_EQ(tree.parent(2), 1);
+  EXPECT_EQ(traceprism::model::LaunchLinks::build(x).launcher(4), 2);
+}
+
+TEST(TraceReader, DigitStringTidsStayStringsInCurrentTraces) {
+  traceprism::testing::TraceText t;
+  t.event(
+      R"({"ph": "X", "cat": "cpu_op", "name": "a", "pid": 5, "tid": "77", "ts": 100, "dur": 50})");
+  t.event(R"({"ph": "X", "cat": "cpu_op", "name": "b", "pid": 5, "tid": 77, "ts": 110, "dur": 5})");
+  traceprism::testing::TempDir dir;
+  auto file = read_trace(dir.write("t.json", t.str()));
+  EXPECT_NE(file.index.tid(0),
+            file.index.tid(1));  // compared with their types, as the reference does
 }
 
 TEST(TraceReader, BareEventArrayIsAccepted) {
