@@ -124,6 +124,7 @@ TraceSummary summarize(const TraceSession& session) {
   s.unlinked = session.links.unlinked_count();
   s.gpu_events = s.linked + s.unlinked;
   s.graph_launches = session.links.graph_launches();
+  s.flowless = session.links.flowless();
   s.link_key =
       session.links.key() == model::LaunchLinks::Key::kCorrelation ? "correlation" : "External id";
   s.tree_nodes = session.tree.node_count();
@@ -195,9 +196,11 @@ std::string render_text(const TraceSummary& s) {
          (c.pageable ? ", " + std::to_string(c.pageable) + " to or from pageable memory" : ""));
   }
   line("");
-  line("GPU events  " + std::to_string(s.gpu_events) + ": " + std::to_string(s.linked) +
-       " linked to a launch, " + std::to_string(s.unlinked) + " unlinked (link id: " + s.link_key +
-       ", graph launches: " + std::to_string(s.graph_launches) + ")");
+  line(
+      "GPU events  " + std::to_string(s.gpu_events) + ": " + std::to_string(s.linked) +
+      " linked to a launch, " + std::to_string(s.unlinked) + " unlinked (link id: " + s.link_key +
+      ", graph launches: " + std::to_string(s.graph_launches) + ")" +
+      (s.flowless && s.gpu_events ? "; the trace has no launch flows, linked by correlation" : ""));
   line("call tree   " + std::to_string(s.tree_nodes) + " host events, " +
        std::to_string(s.cpu_op_roots) + " top-level cpu_ops, " + std::to_string(s.tree_dropped) +
        " dropped by the overlap rule");
@@ -277,11 +280,9 @@ std::string render_json(const TraceSummary& s) {
         json::object{{"count", c.count}, {"bytes", c.bytes}, {"pageable", c.pageable}};
   }
   o["gpu_copies"] = std::move(copies);
-  o["gpu_events"] = json::object{{"total", s.gpu_events},
-                                 {"linked", s.linked},
-                                 {"unlinked", s.unlinked},
-                                 {"graph_launches", s.graph_launches},
-                                 {"link_key", s.link_key}};
+  o["gpu_events"] = json::object{{"total", s.gpu_events},  {"linked", s.linked},
+                                 {"unlinked", s.unlinked}, {"graph_launches", s.graph_launches},
+                                 {"flowless", s.flowless}, {"link_key", s.link_key}};
   o["call_tree"] = json::object{
       {"host_events", s.tree_nodes}, {"cpu_op_roots", s.cpu_op_roots}, {"dropped", s.tree_dropped}};
   json::object issues;

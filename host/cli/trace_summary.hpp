@@ -47,6 +47,7 @@ struct TraceSummary {
   std::vector<Copies> copies;  // gpu_memcpy events by direction
   std::uint64_t gpu_events = 0, linked = 0, unlinked = 0, graph_launches = 0;
   std::string link_key;
+  bool flowless = false;
   std::uint64_t tree_nodes = 0, tree_dropped = 0, cpu_op_roots = 0;
   std::vector<Issue> issues;
   bool legacy_format = false;

@@ -42,6 +42,7 @@ class FlowHalves {
     if (it == entries_.begin() || std::prev(it)->first != id) return -1;
     return std::prev(it)->second;
   }
+  bool empty() const { return entries_.empty(); }
   std::vector<std::pair<std::int64_t, Row>> entries_;
 };
 
@@ -86,6 +87,11 @@ LaunchLinks LaunchLinks::build(const index::EventIndex& index) {
   const FlowHalves flow_start = collect_flows(index, EventKind::kFlowStart, ac2g);
   const FlowHalves flow_end = collect_flows(index, EventKind::kFlowEnd, ac2g);
 
+  // Some exporters (early Kineto, TensorBoard's test traces, hand-written tools) write no
+  // launch flows at all. The reference then links nothing; we link by correlation instead,
+  // which is one-to-one between a launch call and its GPU work.
+  links.flowless_ = flow_start.empty() && flow_end.empty();
+
   const index::StringId cuda_graph = index.strings().find("cudaGraphLaunch");
   const index::StringId hip_graph = index.strings().find("hipGraphLaunch");
   for (Row r : runtimes) {
@@ -96,6 +102,11 @@ LaunchLinks LaunchLinks::build(const index::EventIndex& index) {
     if (name != index::kNoString && (name == cuda_graph || name == hip_graph)) {
       ++links.graph_launches_;
       for (Row g : rows_with_key(id)) {
+        if (index::is_gpu_kind(index.kind(g))) links.targets_.push_back(g);
+      }
+    } else if (links.flowless_) {
+      if (index.correlation(r) == index::kNoId) continue;
+      for (Row g : index.rows_with_correlation(index.correlation(r))) {
         if (index::is_gpu_kind(index.kind(g))) links.targets_.push_back(g);
       }
     } else {

@@ -12,7 +12,8 @@ using index::Row;
 
 // Which runtime/driver call launched each GPU event (trace-format spec §3.4): through the ac2g
 // flow pair of the call's linking id, or, for cudaGraphLaunch/hipGraphLaunch, every GPU event
-// that carries the call's id. GPU events with no launcher are "unlinked".
+// that carries the call's id. In a trace without any ac2g flow, by correlation id alone.
+// GPU events with no launcher are "unlinked".
 class LaunchLinks {
  public:
   enum class Key : std::uint8_t { kCorrelation, kExternalId };
@@ -28,6 +29,8 @@ class LaunchLinks {
   std::size_t linked_count() const { return linked_count_; }
   std::size_t unlinked_count() const { return unlinked_count_; }
   std::size_t graph_launches() const { return graph_launches_; }
+  // The trace has no ac2g flows, so launches were linked by correlation id alone.
+  bool flowless() const { return flowless_; }
 
  private:
   std::vector<std::int32_t> launcher_;
@@ -43,6 +46,7 @@ class LaunchLinks {
   std::size_t linked_count_ = 0;
   std::size_t unlinked_count_ = 0;
   std::size_t graph_launches_ = 0;
+  bool flowless_ = false;
 };
 
 }  // namespace traceprism::model

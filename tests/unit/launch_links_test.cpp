@@ -1,0 +1,65 @@
+#include "model/launch_links.hpp"
+
+#include <gtest/gtest.h>
+
+#include "ingest/trace_reader.hpp"
+#include "support/temp_dir.hpp"
+#include "support/trace_builder.hpp"
+
+using traceprism::model::LaunchLinks;
+
+namespace {
+
+traceprism::index::EventIndex read(const std::string& text) {
+  traceprism::testing::TempDir dir;
+  return traceprism::ingest::read_trace(dir.write("t.json", text)).index;
+}
+
+// Without any ac2g flow (TensorBoard-era exporters), launches link by correlation id.
+TEST(LaunchLinks, TraceWithoutFlowsLinksByCorrelation) {
+  traceprism::testing::TraceText t;
+  t.x("cuda_runtime", "cudaLaunchKernel", "100", "5", R"({"correlation": 7, "External id": 1})");
+  t.x("kernel", "k1", "120", "10", R"({"correlation": 7, "External id": 1, "stream": 7})", "0",
+      "7");
+  t.x("cuda_runtime", "cudaMemcpyAsync", "130", "5", R"({"correlation": 8, "External id": 1})");
+  t.x("gpu_memcpy", "Memcpy HtoD (Pinned -> Device)", "140", "3",
+      R"({"correlation": 8, "stream": 7})", "0", "7");
+  t.x("kernel", "orphan", "150", "3", R"({"correlation": 99, "stream": 7})", "0", "7");
+  auto x = read(t.str());
+  auto links = LaunchLinks::build(x);
+  EXPECT_TRUE(links.flowless());
+  EXPECT_EQ(links.launcher(1), 0);
+  EXPECT_EQ(links.launcher(3), 2);
+  EXPECT_FALSE(links.linked(4));
+  EXPECT_EQ(links.linked_count(), 2u);
+}
+
+// With flows in the trace, a launch needs both halves of its own flow (reference parity).
+TEST(LaunchLinks, WithFlowsALaunchWithoutItsFlowStaysUnlinked) {
+  traceprism::testing::TraceText t;
+  t.launch("aten::mm", 100, 20, "k_with_flow", 130, 10, 7, 10);
+  t.x("cuda_runtime", "cudaLaunchKernel", "200", "5", R"({"correlation": 11})");
+  t.x("kernel", "k_without_flow", "220", "10", R"({"correlation": 11, "stream": 7})", "0", "7");
+  auto x = read(t.str());
+  auto links = LaunchLinks::build(x);
+  EXPECT_FALSE(links.flowless());
+  EXPECT_TRUE(links.linked(2));
+  EXPECT_FALSE(links.linked(6));
+}
+
+// The link key falls back to External id when the first launch call has no correlation.
+TEST(LaunchLinks, ExternalIdKeyWhenLaunchesLackCorrelation) {
+  traceprism::testing::TraceText t;
+  t.x("cuda_runtime", "cudaLaunchKernel", "100", "5", R"({"External id": 100})");
+  t.x("kernel", "k", "120", "10", R"({"External id": 100, "stream": 7})", "0", "7");
+  t.event(
+      R"({"ph": "s", "id": 100, "pid": 0, "tid": 7, "ts": 120, "cat": "ac2g", "name": "ac2g"})");
+  t.event(
+      R"({"ph": "f", "id": 100, "pid": 0, "tid": 7, "ts": 120, "cat": "ac2g", "name": "ac2g", "bp": "e"})");
+  auto x = read(t.str());
+  auto links = LaunchLinks::build(x);
+  EXPECT_EQ(links.key(), LaunchLinks::Key::kExternalId);
+  EXPECT_EQ(links.launcher(1), 0);
+}
+
+}  // namespace
