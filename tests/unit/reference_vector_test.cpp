@@ -3,7 +3,10 @@
 // unlinked kernel) and the GPU timeline.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "cli/trace_session.hpp"
+#include "model/kernel_launchers.hpp"
 #include "support/temp_dir.hpp"
 #include "support/trace_builder.hpp"
 
@@ -128,6 +131,31 @@ TEST_F(ReferenceVector, BleedingOpIsDroppedAndItsLaunchMovesToTheOuterOp) {
   EXPECT_EQ(tree.dropped_count(), 1u);
   // Every cpu_op but the dropped one is a root (none nests in another).
   EXPECT_EQ(tree.cpu_op_roots().size(), 6u);
+}
+
+TEST_F(ReferenceVector, KernelLaunchersMatchTheReferenceOpsSummary) {
+  const auto& x = session_.file.index;
+  auto launchers = traceprism::model::KernelLaunchers::build(x, session_.tree, session_.links);
+  std::map<std::string, std::pair<double, double>> times;  // direct, subtree (µs)
+  for (const auto& l : launchers.all()) {
+    auto& t = times[std::string(x.name(l.row))];
+    t.first += l.direct_busy_us;
+    t.second += l.subtree_busy_us;
+  }
+  const std::map<std::string, std::pair<double, double>> expected = {
+      {"aten::mm", {50, 50}},          {"aten::add", {40, 40}},  {"aten::copy_", {20, 20}},
+      {"c10d::allreduce_", {20, 100}}, {"my::custom", {15, 15}}, {"cudaGraphLaunch", {10, 10}},
+      {"aten::fill_", {0, 0}},
+  };
+  ASSERT_EQ(times.size(), expected.size());
+  for (const auto& [name, t] : expected) {
+    ASSERT_TRUE(times.count(name)) << name;
+    EXPECT_NEAR(times[name].first, t.first, 1e-9) << name;
+    EXPECT_NEAR(times[name].second, t.second, 1e-9) << name;
+  }
+  // Ordered by launcher start time.
+  EXPECT_EQ(x.name(launchers.all().front().row), "aten::mm");
+  EXPECT_EQ(x.name(launchers.all().back().row), "aten::fill_");
 }
 
 }  // namespace
