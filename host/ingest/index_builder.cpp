@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <limits>
+#include <new>
 
 #include "index/reference_time.hpp"
 
@@ -35,24 +36,30 @@ IndexBuilder::IndexBuilder(bool strict) : strict_(strict) {
 }
 
 void IndexBuilder::reserve_for(std::uint64_t json_bytes) {
-  // Real traces average 150-300 bytes per event; plan for the dense end.
+  // Real traces average 150-300 bytes per event; plan for the dense end. The cap keeps the
+  // reservation (about 1.8 GB of address space) safe under the kernel's overcommit heuristics;
+  // bigger traces grow the columns from there.
   constexpr std::uint64_t kBytesPerEvent = 120;
-  constexpr std::uint64_t kMaxReserved = std::uint64_t(1) << 28;
+  constexpr std::uint64_t kMaxReserved = std::uint64_t(1) << 25;
   const std::size_t rows =
       static_cast<std::size_t>(std::min(json_bytes / kBytesPerEvent, kMaxReserved));
   auto& x = index_;
-  x.ts_ns_.reserve(rows);
-  x.dur_ns_.reserve(rows);
-  x.kind_.reserve(rows);
-  x.phase_.reserve(rows);
-  x.malformed_.reserve(rows);
-  x.name_.reserve(rows);
-  x.category_.reserve(rows);
-  x.pid_.reserve(rows);
-  x.tid_.reserve(rows);
-  x.correlation_.reserve(rows);
-  x.external_id_.reserve(rows);
-  x.detail_.reserve(rows);
+  try {
+    x.ts_ns_.reserve(rows);
+    x.dur_ns_.reserve(rows);
+    x.kind_.reserve(rows);
+    x.phase_.reserve(rows);
+    x.malformed_.reserve(rows);
+    x.name_.reserve(rows);
+    x.category_.reserve(rows);
+    x.pid_.reserve(rows);
+    x.tid_.reserve(rows);
+    x.correlation_.reserve(rows);
+    x.external_id_.reserve(rows);
+    x.detail_.reserve(rows);
+  } catch (const std::bad_alloc&) {
+    // Only an optimisation: the columns grow on demand instead.
+  }
 }
 
 void IndexBuilder::note(const RawEvent& e, ImportIssue issue, std::string_view detail) {

@@ -13,7 +13,7 @@ struct ReadOptions {
   // Stop at the first malformed event instead of counting and skipping it.
   bool strict = false;
   // Deepest nesting of arrays/objects accepted (real traces need about 8).
-  std::size_t max_depth = 64;
+  std::size_t max_depth = 256;
   // Size of the decompressed chunks handed to the parser (tests use tiny ones to split tokens).
   std::size_t chunk_bytes = 4 << 20;
   // Called now and then with (file bytes consumed, file size or 0 when unknown).

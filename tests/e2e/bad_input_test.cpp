@@ -153,7 +153,7 @@ TEST_F(BadInput, DeeplyNestedJson) {
   std::string text =
       "{\"traceEvents\": [" + std::string(100000, '[') + std::string(100000, ']') + "]}";
   auto path = write("deep.json", text);
-  expect_clean_failure(inspect(path), path, "expected at most 64 levels of nested arrays/objects");
+  expect_clean_failure(inspect(path), path, "expected at most 256 levels of nested arrays/objects");
 }
 
 TEST_F(BadInput, Directory) {
