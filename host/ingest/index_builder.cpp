@@ -32,7 +32,9 @@ IndexBuilder::IndexBuilder(bool strict) : strict_(strict) {
           s.intern("Memcpy"),
           s.intern("Memset"),
           s.intern("Python"),
-          s.intern("async")};
+          s.intern("async"),
+          s.intern("xpu_runtime"),
+          s.intern("xpu_driver")};
 }
 
 void IndexBuilder::reserve_for(std::uint64_t json_bytes) {
@@ -172,10 +174,10 @@ EventKind IndexBuilder::classify(const RawEvent& e) const {
   }
   const auto c = e.category;
   if (c == cat_.cpu_op) return EventKind::kCpuOp;
-  if (c == cat_.cuda_runtime) return EventKind::kCudaRuntime;
+  if (c == cat_.cuda_runtime || c == cat_.xpu_runtime) return EventKind::kCudaRuntime;
   if (c == cat_.kernel) return EventKind::kKernel;
   if (c == cat_.python_function) return EventKind::kPythonFunction;
-  if (c == cat_.cuda_driver) return EventKind::kCudaDriver;
+  if (c == cat_.cuda_driver || c == cat_.xpu_driver) return EventKind::kCudaDriver;
   if (c == cat_.gpu_memcpy) return EventKind::kGpuMemcpy;
   if (c == cat_.gpu_memset) return EventKind::kGpuMemset;
   if (c == cat_.user_annotation) return EventKind::kUserAnnotation;

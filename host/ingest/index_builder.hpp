@@ -75,6 +75,8 @@ class IndexBuilder {
     // PyTorch <= 1.9
     index::StringId legacy_operator, legacy_runtime, legacy_kernel, legacy_memcpy, legacy_memset,
         legacy_python, legacy_async;
+    // Intel XPU (Level Zero / SYCL) launches: urEnqueueKernelLaunch, urEnqueueUSMMemcpy, ...
+    index::StringId xpu_runtime, xpu_driver;
   } cat_;
 };
 

@@ -34,6 +34,19 @@ TEST(LaunchLinks, TraceWithoutFlowsLinksByCorrelation) {
   EXPECT_EQ(links.linked_count(), 2u);
 }
 
+// Intel XPU traces launch through xpu_runtime calls (urEnqueueKernelLaunch).
+TEST(LaunchLinks, XpuRuntimeCallsLaunchKernels) {
+  traceprism::testing::TraceText t;
+  t.x("cpu_op", "aten::mm", "90", "40");
+  t.x("xpu_runtime", "urEnqueueKernelLaunch", "100", "1", R"({"correlation": 5, "External id": 2})");
+  t.x("kernel", "gemm_xpu_kernel", "1100", "10", R"({"correlation": 5})", "0", "99");
+  auto x = read(t.str());
+  EXPECT_EQ(x.kind(1), traceprism::index::EventKind::kCudaRuntime);
+  EXPECT_EQ(x.category(1), "xpu_runtime");
+  auto links = LaunchLinks::build(x);
+  EXPECT_EQ(links.launcher(2), 1);
+}
+
 // With flows in the trace, a launch needs both halves of its own flow (reference parity).
 TEST(LaunchLinks, WithFlowsALaunchWithoutItsFlowStaysUnlinked) {
   traceprism::testing::TraceText t;
