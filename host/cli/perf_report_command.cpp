@@ -29,6 +29,10 @@ void add_perf_report_command(CLI::App& app) {
   cmd->add_option("-o,--output", options->output_dir,
                   "Folder for the CSV files (created if missing)")
       ->required();
+  cmd->add_option("--micro-idle-threshold-us", options->load.micro_idle_threshold_us,
+                  "Split idle time into gaps shorter than this many µs (micro_idle_time) and the "
+                  "rest (macro_idle_time), like TraceLens --micro_idle_thresh_us")
+      ->check(CLI::PositiveNumber);
   cmd->footer("Example:\n  traceprism perf-report trace.json.gz -o trace_perf_report_csvs");
   cmd->callback([options] {
     TraceSession session;

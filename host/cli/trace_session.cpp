@@ -67,6 +67,7 @@ TraceSession load_trace(const std::string& path, const LoadOptions& options) {
   session.links = model::LaunchLinks::build(index);
   model::GpuTimelineOptions timeline;
   timeline.include_unlinked = options.include_unlinked;
+  timeline.micro_idle_threshold_us = options.micro_idle_threshold_us;
   session.timeline = model::compute_gpu_timeline(index, session.links, timeline);
   session.model_seconds = seconds_since(start);
   return session;

@@ -15,6 +15,7 @@ struct LoadOptions {
   bool strict = false;
   bool quiet = false;  // no progress line on stderr
   bool include_unlinked = false;
+  double micro_idle_threshold_us = 0;  // 0: one idle_time row
 };
 
 // A trace read and modelled: the index plus the host-side derived products every subcommand

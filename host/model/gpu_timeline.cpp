@@ -115,6 +115,14 @@ GpuTimeline compute_gpu_timeline(const index::EventIndex& index, const LaunchLin
   t.exposed_memcpy_us = total_length(subtract_intervals(subtract_intervals(copy, comp), comm));
   t.busy_us = total_length(busy);
   t.idle_us = t.total_us - t.busy_us;
+  if (options.micro_idle_threshold_us > 0) {
+    t.idle_split = true;
+    const std::vector<Span> span = {{busy.front().start, busy.back().end}};
+    for (const Span& gap : subtract_intervals(span, busy)) {
+      const double length = gap.end - gap.start;
+      (length < options.micro_idle_threshold_us ? t.micro_idle_us : t.macro_idle_us) += length;
+    }
+  }
   return t;
 }
 

@@ -17,6 +17,9 @@ GpuActivity classify_gpu_event(index::EventKind kind, std::string_view name);
 
 struct GpuTimelineOptions {
   bool include_unlinked = false;  // the reference counts only GPU events linked to a launch
+  // When > 0, idle time is split into gaps shorter than this (micro) and the rest (macro), as
+  // the reference's --micro_idle_thresh_us does.
+  double micro_idle_threshold_us = 0;
 };
 
 // Where GPU time goes, in reference microseconds (see reference_time.hpp).
@@ -29,7 +32,10 @@ struct GpuTimeline {
   double total_us = 0;
   double total_comm_us = 0;
   double total_memcpy_us = 0;
-  std::size_t events = 0;  // GPU events in the analysed set
+  std::size_t events = 0;   // GPU events in the analysed set
+  bool idle_split = false;  // micro/macro idle computed (micro_idle_threshold_us > 0)
+  double micro_idle_us = 0;
+  double macro_idle_us = 0;
 };
 
 GpuTimeline compute_gpu_timeline(const index::EventIndex& index, const LaunchLinks& links,

@@ -1,22 +1,28 @@
 #include "report/gpu_timeline_sheet.hpp"
 
 #include <utility>
+#include <vector>
 
 #include "report/python_format.hpp"
 
 namespace traceprism::report {
 
 std::string gpu_timeline_csv(const model::GpuTimeline& t) {
-  const std::pair<const char*, double> rows[] = {
+  std::vector<std::pair<const char*, double>> rows = {
       {"computation_time", t.computation_us},
       {"exposed_comm_time", t.exposed_comm_us},
       {"exposed_memcpy_time", t.exposed_memcpy_us},
       {"busy_time", t.busy_us},
-      {"idle_time", t.idle_us},
-      {"total_time", t.total_us},
-      {"total_comm_time", t.total_comm_us},
-      {"total_memcpy_time", t.total_memcpy_us},
   };
+  if (t.idle_split) {
+    rows.push_back({"micro_idle_time", t.micro_idle_us});
+    rows.push_back({"macro_idle_time", t.macro_idle_us});
+  } else {
+    rows.push_back({"idle_time", t.idle_us});
+  }
+  rows.push_back({"total_time", t.total_us});
+  rows.push_back({"total_comm_time", t.total_comm_us});
+  rows.push_back({"total_memcpy_time", t.total_memcpy_us});
   std::string csv = "type,time ms,percent\n";
   for (const auto& [type, us] : rows) {
     csv += type;

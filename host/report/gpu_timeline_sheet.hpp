@@ -7,7 +7,8 @@
 namespace traceprism::report {
 
 // The reference's `gpu_timeline` sheet as CSV text: columns type, time ms, percent; rows in
-// the reference order. percent is empty (NaN) when the total is 0.
+// the reference order (idle_time replaced by micro_idle_time and macro_idle_time when the
+// timeline was split). percent is empty (NaN) when the total is 0.
 std::string gpu_timeline_csv(const model::GpuTimeline& timeline);
 
 }  // namespace traceprism::report

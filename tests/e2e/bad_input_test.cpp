@@ -209,6 +209,21 @@ TEST(Cli, PerfReportWritesTheTimelineSheet) {
             "total_memcpy_time,0.0,0.0\n");
 }
 
+TEST(Cli, PerfReportSplitsIdleTimeOnRequest) {
+  traceprism::testing::TempDir dir;
+  auto path = dir.write("ok.json", kValidTrace);
+  auto r = run_cli("perf-report -q " + quote(path) + " -o " + quote(dir.file("out")) +
+                   " --micro-idle-threshold-us 5");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  auto csv = traceprism::testing::read_file(dir.file("out/gpu_timeline.csv"));
+  EXPECT_NE(csv.find("\nmicro_idle_time,0.0,0.0\nmacro_idle_time,0.0,0.0\n"), std::string::npos)
+      << csv;
+  EXPECT_EQ(csv.find("\nidle_time"), std::string::npos);
+  EXPECT_EQ(
+      run_cli("perf-report -q " + quote(path) + " -o x --micro-idle-threshold-us -1").exit_code,
+      64);
+}
+
 TEST(Cli, InspectOutputIsReproducible) {
   traceprism::testing::TempDir dir;
   auto path = dir.write("ok.json", kValidTrace);

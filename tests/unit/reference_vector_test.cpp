@@ -159,3 +159,21 @@ TEST_F(ReferenceVector, KernelLaunchersMatchTheReferenceOpsSummary) {
 }
 
 }  // namespace
+
+namespace {
+
+// Idle gaps of the §16 vector's linked GPU events (µs): 1260-1400 (140), 1415-1600 (185),
+// 1605-1606 (1), 1611-1760 (149), 1780-1900 (120), 2000-2150 (150): 745 in all.
+TEST(ReferenceVectorIdle, MicroAndMacroSplit) {
+  traceprism::testing::TempDir dir;
+  traceprism::cli::LoadOptions options;
+  options.quiet = true;
+  options.micro_idle_threshold_us = 130;
+  auto s = traceprism::cli::load_trace(dir.write("v.json", reference_vector()), options);
+  EXPECT_TRUE(s.timeline.idle_split);
+  EXPECT_NEAR(s.timeline.micro_idle_us, 1 + 120, 1e-9);
+  EXPECT_NEAR(s.timeline.macro_idle_us, 140 + 185 + 149 + 150, 1e-9);
+  EXPECT_NEAR(s.timeline.micro_idle_us + s.timeline.macro_idle_us, s.timeline.idle_us, 1e-9);
+}
+
+}  // namespace
