@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "cli/trace_session.hpp"
+#include "support/shared_traces.hpp"
 
 namespace fs = std::filesystem;
 using traceprism::index::EventKind;
@@ -15,7 +16,7 @@ using traceprism::index::Row;
 
 namespace {
 
-const fs::path kTraces = fs::path(TRACEPRISM_SHARED_DIR) / "traces";
+const fs::path kTraces = traceprism::testing::shared_traces();
 
 struct TraceCase {
   std::string name;
@@ -32,9 +33,7 @@ std::vector<TraceCase> all_traces() {
     const bool agent = file == "trace.json" || file == "trace1.json" || file == "trace2.json";
     if (!entry.is_regular_file() || !(gz || agent)) continue;
     std::string name = fs::relative(entry.path(), kTraces).string();
-    for (char& c : name) {
-      if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-    }
+    name = traceprism::testing::test_name(name);
     cases.push_back({name, entry.path()});
   }
   std::sort(cases.begin(), cases.end(), [](auto& a, auto& b) { return a.name < b.name; });

@@ -14,13 +14,14 @@
 
 #include "cli/trace_session.hpp"
 #include "report/gpu_timeline_sheet.hpp"
+#include "support/shared_traces.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kTraces = fs::path(TRACEPRISM_SHARED_DIR) / "traces";
+const fs::path kTraces = traceprism::testing::shared_traces();
 
 struct GoldenCase {
   std::string name;  // test name
@@ -46,9 +47,7 @@ std::vector<GoldenCase> find_cases() {
     auto add = [&](const fs::path& csv, const std::string& kind) {
       if (!fs::exists(csv)) return;
       std::string name = fs::relative(dir, root).string() + "_" + stem + "_" + kind;
-      for (char& c : name) {
-        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-      }
+      name = traceprism::testing::test_name(name);
       cases.push_back({name, entry.path(), csv});
     };
     add(dir / (stem + "_perf_report_csvs") / "gpu_timeline.csv", "regression");
@@ -72,9 +71,7 @@ std::vector<GoldenCase> find_cases() {
               : dir / "expected" / ("perf_report_" + stem + "_csvs") / "gpu_timeline.csv";
       if (!fs::exists(csv)) continue;
       std::string name = "agent_unit_" + dir.filename().string() + "_" + stem;
-      for (char& c : name) {
-        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-      }
+      name = traceprism::testing::test_name(name);
       cases.push_back({name, entry.path(), csv});
     }
   }

@@ -5,13 +5,14 @@
 #include <filesystem>
 
 #include "cli/trace_session.hpp"
+#include "support/shared_traces.hpp"
 
 namespace fs = std::filesystem;
 using traceprism::index::EventKind;
 
 namespace {
 
-const fs::path kTraceDir = fs::path(TRACEPRISM_SHARED_DIR) / "traces" / "tracelens";
+const fs::path kTraceDir = traceprism::testing::shared_traces() / "tracelens";
 
 traceprism::cli::TraceSession load(const fs::path& trace) {
   traceprism::cli::LoadOptions options;

@@ -11,13 +11,14 @@
 #include "cli/trace_session.hpp"
 #include "model/kernel_launchers.hpp"
 #include "support/csv.hpp"
+#include "support/shared_traces.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kTraces = fs::path(TRACEPRISM_SHARED_DIR) / "traces";
+const fs::path kTraces = traceprism::testing::shared_traces();
 
 struct OpsCase {
   std::string name;
@@ -41,9 +42,7 @@ std::vector<OpsCase> find_cases() {
         entry.path().parent_path() / (stem + "_perf_report_csvs") / "ops_summary.csv";
     if (!fs::exists(golden)) continue;
     std::string name = fs::relative(entry.path().parent_path(), root).string() + "_" + stem;
-    for (char& c : name) {
-      if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-    }
+    name = traceprism::testing::test_name(name);
     cases.push_back({name, entry.path(), golden});
   }
   std::sort(cases.begin(), cases.end(), [](auto& a, auto& b) { return a.name < b.name; });
