@@ -47,8 +47,14 @@ void add_perf_report_command(CLI::App& app) {
       std::cerr << "warning: " << session.file.path << ": skipped " << stats.skipped_events()
                 << " malformed events; run 'traceprism inspect' for the reasons.\n";
     }
+    std::error_code ec;
+    std::filesystem::create_directories(options->output_dir, ec);
+    if (ec || !std::filesystem::is_directory(options->output_dir)) {
+      print_error(options->output_dir + ": cannot create the output folder: " +
+                  (ec ? ec.message() : std::string("a file of that name exists")) + ".");
+      throw CLI::RuntimeError(kExitOutput);
+    }
     try {
-      std::filesystem::create_directories(options->output_dir);
       const std::string path =
           (std::filesystem::path(options->output_dir) / "gpu_timeline.csv").string();
       io::write_file_atomically(path, report::gpu_timeline_csv(session.timeline));

@@ -224,6 +224,16 @@ TEST(Cli, PerfReportSplitsIdleTimeOnRequest) {
       64);
 }
 
+TEST(Cli, PerfReportIntoAFileIsAnOutputError) {
+  traceprism::testing::TempDir dir;
+  auto path = dir.write("ok.json", kValidTrace);
+  auto blocker = dir.write("not_a_folder", "x");
+  auto r = run_cli("perf-report -q " + quote(path) + " -o " + quote(blocker));
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.err.rfind("error: " + blocker + ": cannot create the output folder", 0), 0u) << r.err;
+  EXPECT_EQ(traceprism::testing::read_file(blocker), "x");  // nothing overwritten
+}
+
 TEST(Cli, InspectOutputIsReproducible) {
   traceprism::testing::TempDir dir;
   auto path = dir.write("ok.json", kValidTrace);
