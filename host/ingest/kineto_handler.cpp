@@ -472,46 +472,34 @@ void KinetoHandler::assign_arg(Field field, ScalarType type, std::string_view te
     return;
   }
   if (type != ScalarType::kNumber) return;
+  // Integer args and the RawEvent member each one fills.
+  struct IntegerArg {
+    Field field;
+    std::int64_t RawEvent::*member;
+  };
+  static constexpr IntegerArg kIntegerArgs[] = {
+      {Field::kCorrelation, &RawEvent::correlation},
+      {Field::kExternalId, &RawEvent::external_id},
+      {Field::kDevice, &RawEvent::device},
+      {Field::kStream, &RawEvent::stream},
+      {Field::kRegisters, &RawEvent::registers_per_thread},
+      {Field::kSharedMemory, &RawEvent::shared_memory},
+      {Field::kBytes, &RawEvent::bytes},
+      {Field::kSequenceNumber, &RawEvent::sequence_number},
+      {Field::kFwdThreadId, &RawEvent::fwd_thread_id},
+      {Field::kSortIndex, &RawEvent::sort_index},
+  };
   std::int64_t* target = nullptr;
-  switch (field) {
-    case Field::kCorrelation:
-      target = &event_.correlation;
-      break;
-    case Field::kExternalId:
+  if (field == Field::kLegacyExternalId) {
+    // "external id" (PyTorch <= 1.9) only when "External id" did not come first.
+    if (event_.external_id == index::kNoId) {
       target = &event_.external_id;
-      break;
-    case Field::kLegacyExternalId:
-      if (event_.external_id == index::kNoId) {
-        target = &event_.external_id;
-        event_.legacy_external_id = true;
-      }
-      break;
-    case Field::kDevice:
-      target = &event_.device;
-      break;
-    case Field::kStream:
-      target = &event_.stream;
-      break;
-    case Field::kRegisters:
-      target = &event_.registers_per_thread;
-      break;
-    case Field::kSharedMemory:
-      target = &event_.shared_memory;
-      break;
-    case Field::kBytes:
-      target = &event_.bytes;
-      break;
-    case Field::kSequenceNumber:
-      target = &event_.sequence_number;
-      break;
-    case Field::kFwdThreadId:
-      target = &event_.fwd_thread_id;
-      break;
-    case Field::kSortIndex:
-      target = &event_.sort_index;
-      break;
-    default:
-      break;
+      event_.legacy_external_id = true;
+    }
+  } else {
+    for (const IntegerArg& arg : kIntegerArgs) {
+      if (arg.field == field) target = &(event_.*arg.member);
+    }
   }
   if (target) {
     std::int64_t v = 0;
