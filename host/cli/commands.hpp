@@ -7,6 +7,8 @@ namespace traceprism::cli {
 // Exit codes shared by every subcommand.
 enum ExitCode : int {
   kExitOk = 0,
+  kExitFindings = 1,   // analyze --fail-on: a finding at or above the severity
+  kExitPlugin = 4,     // analyze --strict: a plugin was refused or an analyzer failed
   kExitBadInput = 2,   // the trace (or another input) cannot be read
   kExitUsage = 64,     // wrong command line (CLI11 reports it)
   kExitOutput = 3,     // an output could not be written
@@ -14,7 +16,9 @@ enum ExitCode : int {
 };
 
 // Each subcommand registers itself on the app and runs through the callback it installs.
+void add_analyze_command(CLI::App& app);
 void add_inspect_command(CLI::App& app);
+void add_plugins_command(CLI::App& app);
 void add_perf_report_command(CLI::App& app);
 void add_synth_command(CLI::App& app);
 

@@ -77,6 +77,15 @@ class EventIndex {
   // Parsed Input Dims of a cpu_op (nullptr when absent or unparsable).
   const InputShapes* input_shapes(Row r) const;
 
+  // Whole columns, for the plugin ABI's zero-copy views (abi.h traceprism_event_columns_v1).
+  const std::vector<std::int64_t>& ts_column() const { return ts_ns_; }
+  const std::vector<std::int64_t>& dur_column() const { return dur_ns_; }
+  const std::vector<EventKind>& kind_column() const { return kind_; }
+  const std::vector<StringId>& name_column() const { return name_; }
+  const std::vector<StringId>& category_column() const { return category_; }
+  const std::vector<std::int64_t>& correlation_column() const { return correlation_; }
+  const std::vector<std::int64_t>& external_id_column() const { return external_id_; }
+
   // --- tables ------------------------------------------------------------------------------
   const StringPool& strings() const { return strings_; }
   const IdTable& ids() const { return ids_; }

@@ -25,6 +25,8 @@ class CallTree {
   static CallTree build(const index::EventIndex& index, const CallTreeOptions& options = {});
 
   std::int32_t parent(Row r) const { return parent_[r]; }
+  // parent() of every row (kNoParent for roots and rows outside the tree).
+  const std::vector<std::int32_t>& parent_column() const { return parent_; }
   std::span<const Row> children(Row r) const {
     return {children_.rows.data() + children_.offsets[r],
             children_.offsets[r + 1] - children_.offsets[r]};

@@ -23,6 +23,8 @@ class LaunchLinks {
   // Launching runtime row of a GPU event, or -1.
   std::int32_t launcher(Row gpu_row) const { return launcher_[gpu_row]; }
   bool linked(Row gpu_row) const { return launcher_[gpu_row] >= 0; }
+  // launcher() of every row (-1 for rows that are not linked GPU events).
+  const std::vector<std::int32_t>& launcher_column() const { return launcher_; }
   // GPU events launched by a runtime row (flow target, or a graph's events in file order).
   std::span<const Row> launched(Row runtime_row) const;
   Key key() const { return key_; }

@@ -1,0 +1,244 @@
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "cli/plugin_loading.hpp"
+#include "cli/trace_session.hpp"
+#include "config/run_config.hpp"
+#include "io/input_error.hpp"
+#include "io/output_file.hpp"
+#include "model/kernel_launchers.hpp"
+#include "report/analysis_report.hpp"
+#include "report/gpu_timeline_sheet.hpp"
+#include "report/json_writer.hpp"
+
+namespace traceprism::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct AnalyzeOptions {
+  std::string trace;
+  std::string output_dir;
+  std::string platform = "auto";
+  std::string config_file;
+  std::vector<std::string> enable, disable, plugin_dirs;
+  int jobs = 0;
+  std::string fail_on;
+  bool dump_config = false;
+  LoadOptions load;
+};
+
+std::string default_output_dir(const std::string& trace) {
+  std::string name = fs::path(trace).filename().string();
+  for (const char* ext : {".gz", ".zst", ".json"})
+    if (name.size() > std::strlen(ext) && name.ends_with(ext)) name.resize(name.size() - std::strlen(ext));
+  return (trace == "-" ? std::string("stdin") : name) + "_analysis";
+}
+
+config::RunConfig effective_config(const AnalyzeOptions& o) {
+  config::RunConfig cfg = config::default_config();
+  if (!o.config_file.empty()) config::merge_config(cfg, config::load_config_file(o.config_file));
+  for (const auto& g : o.enable) cfg.analyzer_globs.push_back(g);
+  for (const auto& g : o.disable) cfg.analyzer_globs.push_back("-" + g);
+  if (!o.fail_on.empty()) cfg.fail_on = o.fail_on;
+  return cfg;
+}
+
+// The effective configuration, with every loaded analyzer's options at their effective values.
+std::string dump_config(const config::RunConfig& cfg, const plugins::PluginRegistry& registry) {
+  report::JsonWriter w;
+  w.begin_object();
+  std::string globs;
+  for (const auto& g : cfg.analyzer_globs) globs += (globs.empty() ? "" : ",") + g;
+  w.key("analyzers").value(globs);
+  std::map<std::string, std::string> options = cfg.options;
+  for (const auto& p : registry.plugins())
+    for (std::uint32_t i = 0; i < p.info->analyzer_count; ++i) {
+      const auto& a = p.info->analyzers[i];
+      for (std::uint32_t o = 0; o < a.option_count; ++o)
+        options.emplace(std::string(a.name) + "." + a.options[o].name,
+                        a.options[o].default_value ? a.options[o].default_value : "");
+    }
+  w.key("options").begin_object();
+  for (const auto& [k, v] : options) w.key(k).value(v);
+  w.end_object();
+  w.key("report").begin_object().key("fail_on").value(cfg.fail_on).end_object();
+  w.key("_enabled").begin_array();
+  for (const auto& p : registry.plugins())
+    for (std::uint32_t i = 0; i < p.info->analyzer_count; ++i)
+      if (cfg.enabled(p.info->analyzers[i].name)) w.value(p.info->analyzers[i].name);
+  w.end_array();
+  w.end_object();
+  return w.str();
+}
+
+platform::PlatformInfo choose_platform(const std::string& requested, const index::EventIndex& index) {
+  platform::PlatformInfo p;
+  if (!index.metadata().devices.empty()) p.device_name = index.metadata().devices.front().name;
+  // Platform files with peak numbers arrive with the roofline work; until then a name is a label.
+  if (requested != "auto") p.name = requested;
+  return p;
+}
+
+void find_top_category(report::AnalysisReport& r, const plugins::RunProducts& products) {
+  const auto* ops = products.op_instances();
+  std::map<std::string, double> busy;
+  for (std::size_t i = 0; i < ops->count; ++i) {
+    std::string name(products.string(ops->category_id[i]));
+    busy[name.empty() ? "other" : name] += ops->direct_busy_us[i];
+  }
+  double best = 0;
+  for (const auto& [name, us] : busy)
+    if (us > best) best = us, r.top_category = name;
+  if (r.timeline.computation_us > 0) r.top_category_percent = best / r.timeline.computation_us * 100;
+}
+
+int severity_threshold_exit(const config::RunConfig& cfg, const report::RankedFindings& f) {
+  report::Severity threshold;
+  if (cfg.fail_on == "none" || !report::parse_severity(cfg.fail_on, threshold)) return kExitOk;
+  for (auto t : {report::Tier::kCompute, report::Tier::kFusion, report::Tier::kSystem})
+    for (const auto& x : f.tier(t))
+      if (x.severity >= threshold) return kExitFindings;
+  return kExitOk;
+}
+
+void write_outputs(const std::string& dir, const report::AnalysisReport& r) {
+  std::error_code ec;
+  fs::create_directories(fs::path(dir) / "perf_report_csvs", ec);
+  if (ec || !fs::is_directory(fs::path(dir) / "perf_report_csvs"))
+    throw std::runtime_error(dir + ": cannot create the output folder: " +
+                          (ec ? ec.message() : std::string("a file of that name exists")) + ".");
+  io::write_file_atomically((fs::path(dir) / "perf_report_csvs" / "gpu_timeline.csv").string(),
+                            report::gpu_timeline_csv(r.timeline));
+  io::write_file_atomically((fs::path(dir) / "findings.json").string(), report::findings_json(r));
+  io::write_file_atomically((fs::path(dir) / "analysis.md").string(), report::analysis_markdown(r));
+}
+
+int run_analyze(const AnalyzeOptions& o) {
+  config::RunConfig cfg;
+  try {
+    cfg = effective_config(o);
+  } catch (const config::ConfigError& e) {
+    print_error(e.what());
+    return kExitUsage;
+  }
+  plugins::PluginRegistry registry;
+  load_plugins(registry, o.plugin_dirs);
+  if (o.dump_config) {
+    std::cout << dump_config(cfg, registry);
+    return kExitOk;
+  }
+  if (o.trace.empty()) {
+    print_error("analyze needs a TRACE argument (or --dump-config).");
+    return kExitUsage;
+  }
+  for (const auto& r : registry.refused()) std::cerr << "warning: plugin refused: " << r.reason << "\n";
+  if (o.load.strict && !registry.refused().empty()) {
+    print_error("--strict: " + std::to_string(registry.refused().size()) + " plugin(s) refused.");
+    return kExitPlugin;
+  }
+
+  TraceSession session;
+  try {
+    session = load_trace(o.trace, o.load);
+  } catch (const io::InputError& e) {
+    print_error(e.what());
+    return kExitBadInput;
+  }
+  const index::EventIndex& index = session.file.index;
+  auto launchers = model::KernelLaunchers::build(index, session.tree, session.links);
+  plugins::RunProducts products(index, session.tree, session.links, session.timeline, launchers);
+
+  report::AnalysisReport r;
+  r.trace_path = o.trace;
+  r.index = &index;
+  r.timeline = session.timeline;
+  r.platform = choose_platform(o.platform, index);
+  r.refused_plugins = registry.refused();
+  schedule::GraphInputs inputs{&registry, &cfg, &r.platform, &r.trace_path, o.jobs};
+  r.graph = schedule::run_analysis_graph(inputs, products);
+  r.findings = report::rank_findings(r.graph.analyzers);
+  find_top_category(r, products);
+
+  const std::string dir = o.output_dir.empty() ? default_output_dir(o.trace) : o.output_dir;
+  try {
+    write_outputs(dir, r);
+  } catch (const std::exception& e) {
+    print_error(e.what());
+    return kExitOutput;
+  }
+  std::size_t failed = 0;
+  for (const auto& a : r.graph.analyzers) {
+    if (a.status != report::AnalyzerStatus::kFailed) continue;
+    ++failed;
+    std::cerr << "warning: analyzer " << a.name << " failed: " << a.error << "\n";
+  }
+  if (!o.load.quiet)
+    std::cout << "wrote " << (fs::path(dir) / "analysis.md").string() << " ("
+              << r.findings.compute.size() << " compute, " << r.findings.fusion.size()
+              << " fusion, " << r.findings.system.size() << " system findings), findings.json, "
+              << "perf_report_csvs/\n";
+  if (o.load.strict && failed > 0) {
+    print_error("--strict: " + std::to_string(failed) + " analyzer(s) failed.");
+    return kExitPlugin;
+  }
+  return severity_threshold_exit(cfg, r.findings);
+}
+
+}  // namespace
+
+void add_analyze_command(CLI::App& app) {
+  auto o = std::make_shared<AnalyzeOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "analyze",
+      "Analyze a trace with every enabled analyzer plugin and write the ranked report:\n"
+      "  DIR/analysis.md        the report (executive summary, compute / fusion / system P-items)\n"
+      "  DIR/findings.json      every finding with numbers and evidence (docs/report-format.md)\n"
+      "  DIR/perf_report_csvs/  TraceLens-compatible perf report sheets\n"
+      "Outputs are written atomically; the trace is never modified.");
+  cmd->add_option("TRACE", o->trace, "Trace file (.json, .json.gz, .json.zst) or - for stdin");
+  cmd->add_flag("--strict", o->load.strict,
+                "Stop at the first malformed event, refused plugin or failed analyzer");
+  cmd->add_flag("--include-unlinked", o->load.include_unlinked,
+                "Count GPU events without a launching host call in the GPU timeline");
+  cmd->add_flag("-q,--quiet", o->load.quiet, "No progress line and no summary");
+  cmd->add_option("-o,--output", o->output_dir,
+                  "Output folder (created if missing; default: <trace name>_analysis)");
+  cmd->add_option("--platform", o->platform,
+                  "GPU the roofline numbers come from: a platform name, or auto (from the\n"
+                  "trace's deviceProperties)")
+      ->capture_default_str();
+  cmd->add_option("--config", o->config_file,
+                  "JSON file merged over config/default.json: {\"analyzers\": \"*,-memcpy\",\n"
+                  "\"options\": {\"cpu-idle.IdleThresholdPercent\": \"20\"}}")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--enable", o->enable, "Enable analyzers matching this glob (repeatable)");
+  cmd->add_option("--disable", o->disable, "Disable analyzers matching this glob (repeatable)");
+  add_plugin_dir_option(*cmd, o->plugin_dirs);
+  cmd->add_option("-j,--jobs", o->jobs, "Analyzer threads (default: all cores); output is "
+                                        "identical for any value")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--fail-on", o->fail_on,
+                  "Exit with status 1 when a finding has this severity or higher")
+      ->check(CLI::IsMember({"none", "info", "warning", "critical"}));
+  cmd->add_flag("--dump-config", o->dump_config,
+                "Print the effective configuration (globs, every option with its value) and exit");
+  cmd->footer(
+      "Examples:\n"
+      "  traceprism analyze trace.json.gz -o report\n"
+      "  traceprism analyze trace.json.gz --disable 'memcpy' --jobs 4\n"
+      "  traceprism analyze --dump-config > my-config.json\n"
+      "Exit status: 0 ok, 1 --fail-on matched, 2 unreadable trace, 3 output not writable,\n"
+      "4 --strict and a plugin was refused or an analyzer failed, 64 usage.");
+  cmd->callback([o] {
+    int code = run_analyze(*o);
+    if (code != kExitOk) throw CLI::RuntimeError(code);
+  });
+}
+
+}  // namespace traceprism::cli

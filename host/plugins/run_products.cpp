@@ -1,0 +1,141 @@
+#include "plugins/run_products.hpp"
+
+#include <algorithm>
+
+namespace traceprism::plugins {
+namespace {
+
+// The ABI's kind numbers are the index's EventKind values; keep them in step.
+static_assert(static_cast<int>(index::EventKind::kCpuOp) == TRACEPRISM_KIND_CPU_OP);
+static_assert(static_cast<int>(index::EventKind::kCudaRuntime) == TRACEPRISM_KIND_RUNTIME);
+static_assert(static_cast<int>(index::EventKind::kCudaDriver) == TRACEPRISM_KIND_DRIVER);
+static_assert(static_cast<int>(index::EventKind::kKernel) == TRACEPRISM_KIND_KERNEL);
+static_assert(static_cast<int>(index::EventKind::kGpuMemcpy) == TRACEPRISM_KIND_MEMCPY);
+static_assert(static_cast<int>(index::EventKind::kGpuMemset) == TRACEPRISM_KIND_MEMSET);
+static_assert(static_cast<int>(index::EventKind::kCudaSync) == TRACEPRISM_KIND_CUDA_SYNC);
+static_assert(static_cast<int>(index::EventKind::kOther) == TRACEPRISM_KIND_OTHER);
+static_assert(index::kEventKindCount == TRACEPRISM_KIND_COUNT);
+static_assert(sizeof(index::EventKind) == sizeof(std::uint8_t));
+static_assert(sizeof(index::StringId) == sizeof(std::uint32_t));
+
+std::uint8_t gpu_class_of(model::GpuActivity a) {
+  switch (a) {
+    case model::GpuActivity::kComputation: return TRACEPRISM_GPU_COMPUTATION;
+    case model::GpuActivity::kCommunication: return TRACEPRISM_GPU_COMMUNICATION;
+    case model::GpuActivity::kMemcpy: return TRACEPRISM_GPU_MEMCPY;
+  }
+  return TRACEPRISM_GPU_NONE;
+}
+
+// int32 columns with -1 for "none" read as uint32 columns with TRACEPRISM_NO_ROW.
+const std::uint32_t* as_rows(const std::vector<std::int32_t>& v) {
+  static_assert(static_cast<std::uint32_t>(-1) == TRACEPRISM_NO_ROW);
+  return reinterpret_cast<const std::uint32_t*>(v.data());
+}
+
+}  // namespace
+
+RunProducts::RunProducts(const index::EventIndex& index, const model::CallTree& tree,
+                         const model::LaunchLinks& links, const model::GpuTimeline& timeline,
+                         const model::KernelLaunchers& launchers)
+    : index_(index), timeline_(timeline), launchers_(launchers) {
+  const std::size_t n = index.size();
+  thread_.assign(n, TRACEPRISM_NO_ROW);
+  for (std::size_t t = 0; t < index.threads().size(); ++t)
+    for (index::Row r : index.thread_rows(t)) thread_[r] = static_cast<std::uint32_t>(t);
+  device_.assign(n, -1);
+  stream_.assign(n, -1);
+  gpu_class_.assign(n, TRACEPRISM_GPU_NONE);
+  for (index::Row r = 0; r < n; ++r) {
+    if (!index::is_gpu_kind(index.kind(r)) || !index.valid(r)) continue;
+    thread_[r] = TRACEPRISM_NO_ROW;
+    if (const index::GpuArgs* g = index.gpu_args(r)) {
+      device_[r] = g->device;
+      stream_[r] = g->stream;
+    }
+    gpu_class_[r] = gpu_class_of(model::classify_gpu_event(index.kind(r), index.name(r)));
+  }
+
+  columns_.struct_size = sizeof(columns_);
+  columns_.count = n;
+  columns_.ts_ns = index.ts_column().data();
+  columns_.dur_ns = index.dur_column().data();
+  columns_.kind = reinterpret_cast<const std::uint8_t*>(index.kind_column().data());
+  columns_.name_id = index.name_column().data();
+  columns_.cat_id = index.category_column().data();
+  columns_.thread = thread_.data();
+  columns_.device = device_.data();
+  columns_.stream = stream_.data();
+  columns_.correlation = index.correlation_column().data();
+  columns_.external_id = index.external_id_column().data();
+  columns_.parent = as_rows(tree.parent_column());
+  columns_.launcher = as_rows(links.launcher_column());
+  columns_.gpu_class = gpu_class_.data();
+
+  for (int k = 0; k < index::kEventKindCount; ++k) {
+    auto rows = index.rows_of_kind(static_cast<index::EventKind>(k));
+    auto& sorted = sorted_by_kind_[k];
+    sorted.assign(rows.begin(), rows.end());
+    std::stable_sort(sorted.begin(), sorted.end(), [&](index::Row a, index::Row b) {
+      return index.ts_ns(a) != index.ts_ns(b) ? index.ts_ns(a) < index.ts_ns(b) : a < b;
+    });
+  }
+
+  for (const model::KernelLauncher& op : launchers.all()) {
+    op_row_.push_back(op.row);
+    op_direct_busy_.push_back(op.direct_busy_us);
+    op_subtree_busy_.push_back(op.subtree_busy_us);
+    op_kernel_begin_.push_back(static_cast<std::uint32_t>(op_kernel_rows_.size()));
+    op_kernel_count_.push_back(static_cast<std::uint32_t>(op.kernels.size()));
+    op_kernel_rows_.insert(op_kernel_rows_.end(), op.kernels.begin(), op.kernels.end());
+  }
+  set_op_model_outputs({});
+}
+
+std::string_view RunProducts::string(index::StringId id) const {
+  const std::size_t pool = index_.strings().size();
+  if (id < pool) return index_.strings().view(id);
+  if (id - pool < extra_strings_.size()) return extra_strings_[id - pool];
+  return {};
+}
+
+index::StringId RunProducts::find_string(std::string_view text) const {
+  if (index::StringId id = index_.strings().find(text); id != index::kNoString) return id;
+  for (std::size_t i = 0; i < extra_strings_.size(); ++i)
+    if (extra_strings_[i] == text)
+      return static_cast<index::StringId>(index_.strings().size() + i);
+  return index::kNoString;
+}
+
+void RunProducts::set_op_model_outputs(std::vector<OpModelOutput> outputs) {
+  const std::size_t n = op_row_.size();
+  outputs.resize(n);
+  extra_strings_.clear();
+  auto intern = [&](const std::string& text) -> index::StringId {
+    if (text.empty()) return index::kNoString;
+    if (index::StringId id = find_string(text); id != index::kNoString) return id;
+    extra_strings_.push_back(text);
+    return static_cast<index::StringId>(index_.strings().size() + extra_strings_.size() - 1);
+  };
+  op_category_.resize(n);
+  op_flops_.resize(n);
+  op_bytes_.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    op_category_[i] = intern(outputs[i].category);
+    op_flops_[i] = outputs[i].flops;
+    op_bytes_[i] = outputs[i].bytes;
+  }
+  op_table_.struct_size = sizeof(op_table_);
+  op_table_.count = n;
+  op_table_.row = op_row_.data();
+  op_table_.direct_busy_us = op_direct_busy_.data();
+  op_table_.subtree_busy_us = op_subtree_busy_.data();
+  op_table_.kernel_begin = op_kernel_begin_.data();
+  op_table_.kernel_count = op_kernel_count_.data();
+  op_table_.kernel_rows = op_kernel_rows_.data();
+  op_table_.category_id = op_category_.data();
+  op_table_.flops = op_flops_.data();
+  op_table_.bytes = op_bytes_.data();
+}
+
+}  // namespace traceprism::plugins

@@ -1,0 +1,72 @@
+#pragma once
+
+#include <traceprism/abi.h>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "index/event_index.hpp"
+#include "model/call_tree.hpp"
+#include "model/gpu_timeline.hpp"
+#include "model/kernel_launchers.hpp"
+#include "model/launch_links.hpp"
+
+namespace traceprism::plugins {
+
+// What a plugin's op model said about one op instance (phase 1).
+struct OpModelOutput {
+  std::string category;  // empty: no model claimed the op
+  double flops = -1;
+  double bytes = -1;
+};
+
+// Everything the host API shows plugins during one run, built once before the graph starts and
+// read-only afterwards, so analyzers on any thread read it without locks. Views point into the
+// index and the model products where the layouts already match, and into columns built here
+// where they do not.
+class RunProducts {
+ public:
+  RunProducts(const index::EventIndex& index, const model::CallTree& tree,
+              const model::LaunchLinks& links, const model::GpuTimeline& timeline,
+              const model::KernelLaunchers& launchers);
+  RunProducts(const RunProducts&) = delete;
+  RunProducts& operator=(const RunProducts&) = delete;
+
+  const index::EventIndex& index() const { return index_; }
+  const model::KernelLaunchers& launchers() const { return launchers_; }
+  const traceprism_event_columns_v1* columns() const { return &columns_; }
+  const std::vector<index::Row>& rows_of_kind(int kind) const { return sorted_by_kind_[kind]; }
+  const model::GpuTimeline& timeline() const { return timeline_; }
+  const traceprism_op_instances_v1* op_instances() const { return &op_table_; }
+
+  // Strings of the index plus the ones the host made during the run (op categories); ids of
+  // the latter follow the index's.
+  std::string_view string(index::StringId id) const;
+  index::StringId find_string(std::string_view text) const;
+
+  // Phase 1 results, one per op instance (launchers().all() order); set before analyzers run.
+  void set_op_model_outputs(std::vector<OpModelOutput> outputs);
+
+ private:
+  const index::EventIndex& index_;
+  const model::GpuTimeline& timeline_;
+  const model::KernelLaunchers& launchers_;
+
+  std::vector<std::uint32_t> thread_;
+  std::vector<std::int32_t> device_;
+  std::vector<std::int32_t> stream_;
+  std::vector<std::uint8_t> gpu_class_;
+  traceprism_event_columns_v1 columns_{};
+  std::array<std::vector<index::Row>, index::kEventKindCount> sorted_by_kind_;
+
+  std::vector<std::uint32_t> op_row_, op_kernel_begin_, op_kernel_count_, op_kernel_rows_;
+  std::vector<double> op_direct_busy_, op_subtree_busy_, op_flops_, op_bytes_;
+  std::vector<std::uint32_t> op_category_;
+  std::vector<std::string> extra_strings_;
+  traceprism_op_instances_v1 op_table_{};
+};
+
+}  // namespace traceprism::plugins

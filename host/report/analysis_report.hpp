@@ -1,0 +1,36 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "index/event_index.hpp"
+#include "model/gpu_timeline.hpp"
+#include "platform/platform_info.hpp"
+#include "plugins/plugin_registry.hpp"
+#include "report/ranker.hpp"
+#include "schedule/analysis_graph.hpp"
+
+namespace traceprism::report {
+
+// Everything the writers render for one analysed trace.
+struct AnalysisReport {
+  std::string trace_path;
+  const index::EventIndex* index = nullptr;
+  model::GpuTimeline timeline;
+  platform::PlatformInfo platform;
+  std::vector<plugins::RefusedPlugin> refused_plugins;
+  schedule::GraphResult graph;
+  RankedFindings findings;
+  // The op category with the most direct kernel time, and that time as % of computation time.
+  std::string top_category;
+  double top_category_percent = 0;
+};
+
+// findings.json (schema documented in docs/report-format.md).
+inline constexpr int kFindingsSchemaVersion = 1;
+std::string findings_json(const AnalysisReport& report);
+
+// analysis.md, with the structure and markers of analysis-rules.md §10.
+std::string analysis_markdown(const AnalysisReport& report);
+
+}  // namespace traceprism::report

@@ -1,0 +1,189 @@
+#include <filesystem>
+
+#include "report/analysis_report.hpp"
+#include "report/json_writer.hpp"
+
+namespace traceprism::report {
+namespace {
+
+void write_gpu_utilization(JsonWriter& w, const model::GpuTimeline& t) {
+  auto pct = [&](double us) { return t.total_us > 0 ? us / t.total_us * 100 : 0.0; };
+  w.key("gpu_utilization").begin_object();
+  w.key("total_time_ms").value(t.total_us / 1e3);
+  w.key("computation_time_percent").value(pct(t.computation_us));
+  w.key("exposed_comm_time_percent").value(pct(t.exposed_comm_us));
+  w.key("exposed_memcpy_time_percent").value(pct(t.exposed_memcpy_us));
+  w.key("idle_time_percent").value(pct(t.idle_us));
+  w.key("gpu_events").value(static_cast<std::uint64_t>(t.events));
+  w.end_object();
+}
+
+void write_data_quality(JsonWriter& w, const index::EventIndex& index) {
+  const index::ImportStats& stats = index.stats();
+  w.key("data_quality").begin_object();
+  w.key("events").value(static_cast<std::uint64_t>(index.size()));
+  w.key("skipped_events").value(stats.skipped_events());
+  w.key("import_issues").begin_array();
+  for (int i = 0; i < index::kImportIssueCount; ++i) {
+    auto issue = static_cast<index::ImportIssue>(i);
+    if (stats.count(issue) == 0) continue;
+    w.begin_object();
+    w.key("issue").value(index::import_issue_name(issue));
+    w.key("count").value(stats.count(issue));
+    w.key("description").value(index::import_issue_description(issue));
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+}
+
+void write_impact(JsonWriter& w, const Finding& f) {
+  w.key("impact").begin_object();
+  switch (f.impact_kind) {
+    case ImpactKind::kNotQuantifiable: w.key("kind").value("not_quantifiable"); break;
+    case ImpactKind::kQuantified: w.key("kind").value("quantified"); break;
+    case ImpactKind::kHeuristic: w.key("kind").value("heuristic"); break;
+  }
+  if (f.impact_kind != ImpactKind::kNotQuantifiable) {
+    w.key("low").value(f.impact_low);
+    w.key("mid").value(f.impact_mid);
+    w.key("high").value(f.impact_high);
+  }
+  w.end_object();
+}
+
+void write_evidence(JsonWriter& w, const Finding& f, const index::EventIndex& index) {
+  w.key("evidence").begin_array();
+  for (std::uint32_t r : f.rows) {
+    w.begin_object();
+    w.key("row").value(static_cast<std::uint64_t>(r));
+    w.key("name").value(index.name(r));
+    w.key("ts_us").value(index.ts_us(r));
+    w.key("dur_us").value(static_cast<double>(index.dur_ns(r)) / 1e3);
+    w.end_object();
+  }
+  w.end_array();
+}
+
+void write_finding(JsonWriter& w, const Finding& f, const index::EventIndex& index) {
+  w.begin_object();
+  w.key("id").value(std::string(tier_name(f.tier)) + "-p" + std::to_string(f.rank));
+  w.key("tier").value(tier_name(f.tier));
+  w.key("rank").value(f.rank);
+  w.key("analyzer").value(f.analyzer);
+  w.key("plugin").value(f.plugin);
+  w.key("plugin_version").value(f.plugin_version);
+  w.key("category").value(f.category);
+  w.key("key").value(f.key);
+  w.key("severity").value(severity_name(f.severity));
+  w.key("title").value(f.title);
+  w.key("insight").value(f.insight);
+  w.key("action").value(f.action);
+  w.key("identification").value(f.identification);
+  w.key("reasoning").value(f.reasoning);
+  w.key("resolution").value(f.resolution);
+  w.key("library").value(f.library);
+  write_impact(w, f);
+  if (f.share_percent >= 0) w.key("share_percent").value(f.share_percent);
+  else w.key("share_percent").null();
+  if (f.confidence >= 0) w.key("confidence").value(f.confidence);
+  else w.key("confidence").null();
+  write_evidence(w, f, index);
+  w.key("metrics").begin_object();
+  for (const auto& [k, v] : f.metrics) w.key(k).value(v);
+  w.end_object();
+  w.key("tables").begin_array();
+  for (const DataTable& t : f.tables) {
+    w.begin_object();
+    w.key("title").value(t.title);
+    w.key("columns").begin_array();
+    for (const auto& c : t.columns) w.value(c);
+    w.end_array();
+    w.key("rows").begin_array();
+    for (const auto& row : t.rows) {
+      w.begin_array();
+      for (const auto& c : row) w.value(c);
+      w.end_array();
+    }
+    w.end_array();
+    w.end_object();
+  }
+  w.end_array();
+  w.key("doc").value("docs/analyzers/" + f.plugin + "/" + f.analyzer + ".md");
+  w.end_object();
+}
+
+}  // namespace
+
+std::string findings_json(const AnalysisReport& r) {
+  JsonWriter w;
+  w.begin_object();
+  w.key("schema_version").value(kFindingsSchemaVersion);
+  w.key("tool").begin_object();
+  w.key("name").value("traceprism");
+  w.key("version").value(TRACEPRISM_VERSION);
+  w.key("abi").value(std::to_string(TRACEPRISM_ABI_MAJOR) + "." + std::to_string(TRACEPRISM_ABI_MINOR));
+  w.end_object();
+  w.key("trace").begin_object();
+  w.key("path").value(r.trace_path);
+  w.end_object();
+  w.key("platform").begin_object();
+  w.key("name").value(r.platform.name);
+  w.key("device_name").value(r.platform.device_name);
+  w.end_object();
+  write_data_quality(w, *r.index);
+  write_gpu_utilization(w, r.timeline);
+
+  w.key("plugins_refused").begin_array();
+  for (const auto& p : r.refused_plugins) {
+    w.begin_object();
+    w.key("path").value(p.path.string());
+    w.key("reason").value(p.reason);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("op_models").begin_array();
+  for (const auto& m : r.graph.op_models) {
+    w.begin_object();
+    w.key("name").value(m.name);
+    w.key("plugin").value(m.plugin);
+    w.key("claimed").value(static_cast<std::uint64_t>(m.claimed));
+    w.key("modelled").value(static_cast<std::uint64_t>(m.modelled));
+    w.key("failed").value(static_cast<std::uint64_t>(m.failed));
+    w.end_object();
+  }
+  w.end_array();
+  w.key("analyzers").begin_array();
+  for (const AnalyzerOutcome& a : r.graph.analyzers) {
+    w.begin_object();
+    w.key("name").value(a.name);
+    w.key("plugin").value(a.plugin);
+    w.key("version").value(a.plugin_version);
+    w.key("status").value(analyzer_status_name(a.status));
+    if (!a.error.empty()) w.key("error").value(a.error);
+    w.key("findings").value(static_cast<std::uint64_t>(a.findings.size()));
+    if (a.refused_findings) w.key("refused_findings").value(static_cast<std::uint64_t>(a.refused_findings));
+    w.key("log").begin_array();
+    for (const LogLine& l : a.log)
+      w.value(std::string(l.level >= 2 ? "warning: " : l.level == 1 ? "info: " : "debug: ") + l.message);
+    w.end_array();
+    w.end_object();
+  }
+  w.end_array();
+  w.key("figures").begin_object();
+  for (const AnalyzerOutcome& a : r.graph.analyzers) {
+    if (a.figures.empty()) continue;
+    w.key(a.name).begin_object();
+    for (const auto& [k, v] : a.figures) w.key(k).value(v);
+    w.end_object();
+  }
+  w.end_object();
+  w.key("findings").begin_array();
+  for (Tier t : {Tier::kCompute, Tier::kFusion, Tier::kSystem})
+    for (const Finding& f : r.findings.tier(t)) write_finding(w, f, *r.index);
+  w.end_array();
+  w.end_object();
+  return w.str();
+}
+
+}  // namespace traceprism::report

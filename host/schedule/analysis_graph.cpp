@@ -1,0 +1,254 @@
+#include "schedule/analysis_graph.hpp"
+
+#include <oneapi/tbb/flow_graph.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_arena.h>
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <memory>
+
+#include "plugins/host_api.hpp"
+
+namespace traceprism::schedule {
+namespace {
+
+namespace flow = oneapi::tbb::flow;
+using report::AnalyzerOutcome;
+using report::AnalyzerStatus;
+
+struct AnalyzerSlot {
+  const plugins::LoadedPlugin* plugin = nullptr;
+  const traceprism_analyzer_v1* analyzer = nullptr;
+  AnalyzerOutcome outcome;
+  std::vector<std::size_t> depends_on;  // slot indices of enabled dependencies
+};
+
+traceprism_run_ctx make_context(const GraphInputs& in, const plugins::RunProducts& products,
+                                std::string owner) {
+  traceprism_run_ctx ctx;
+  ctx.products = &products;
+  ctx.config = in.config;
+  ctx.platform = in.platform;
+  ctx.trace_path = in.trace_path;
+  ctx.owner = std::move(owner);
+  return ctx;
+}
+
+void run_analyzer(const GraphInputs& in, const plugins::RunProducts& products, AnalyzerSlot& slot) {
+  AnalyzerOutcome& out = slot.outcome;
+  if (out.status != AnalyzerStatus::kOk) return;  // failed or skipped before the run
+  traceprism_run_ctx ctx = make_context(in, products, out.name);
+  ctx.analyzer = slot.analyzer;
+  ctx.outcome = &out;
+  std::int32_t status = TRACEPRISM_ERROR;
+  try {
+    status = slot.analyzer->run(&ctx, plugins::host_api(), slot.analyzer->user);
+  } catch (const std::exception& e) {
+    // The SDK wrapper catches inside the plugin; this is for plugins written without it.
+    out.error = std::string("unhandled exception: ") + e.what();
+  } catch (...) {
+    out.error = "unhandled exception";
+  }
+  switch (status) {
+    case TRACEPRISM_OK:
+      out.error.clear();
+      break;
+    case TRACEPRISM_SKIPPED:
+      out.status = AnalyzerStatus::kSkipped;
+      if (out.error.empty()) out.error = "not applicable to this trace";
+      break;
+    case TRACEPRISM_ERROR:
+      out.status = AnalyzerStatus::kFailed;
+      if (out.error.empty()) out.error = "returned an error without a message";
+      break;
+    default:
+      out.status = AnalyzerStatus::kFailed;
+      out.error = "returned the unknown status " + std::to_string(status);
+  }
+  // A failed analyzer's findings are not trusted.
+  if (out.status == AnalyzerStatus::kFailed) out.findings.clear();
+}
+
+bool claims(const char* pattern, std::string_view op) {
+  std::string_view p(pattern);
+  if (!p.empty() && p.back() == '*') return op.substr(0, p.size() - 1) == p.substr(0, p.size() - 1);
+  return op == p;
+}
+
+// Phase 1: every op instance is offered to the first op model (in load order) claiming its name.
+std::vector<plugins::OpModelOutput> run_op_models(const GraphInputs& in,
+                                                  const plugins::RunProducts& products,
+                                                  std::vector<OpModelOutcome>& outcomes) {
+  struct Model {
+    const traceprism_op_model_v1* model;
+    std::size_t outcome;
+  };
+  std::vector<Model> models;
+  for (const auto& plugin : in.registry->plugins())
+    for (std::uint32_t i = 0; i < plugin.info->op_model_count; ++i) {
+      models.push_back({&plugin.info->op_models[i], outcomes.size()});
+      outcomes.push_back({plugin.info->op_models[i].name, plugin.info->name});
+    }
+  const auto* table = products.op_instances();
+  std::vector<plugins::OpModelOutput> results(table->count);
+  if (models.empty()) return results;
+
+  const auto& index = products.index();
+  std::vector<int> chosen(table->count, -1);
+  std::map<index::StringId, int> by_name;  // op names repeat: decide once per name
+  for (std::size_t i = 0; i < table->count; ++i) {
+    index::StringId name = index.name_id(table->row[i]);
+    auto [it, fresh] = by_name.emplace(name, -1);
+    if (fresh)
+      for (std::size_t m = 0; m < models.size() && it->second < 0; ++m)
+        for (const char* const* p = models[m].model->op_names; *p; ++p)
+          if (claims(*p, index.name(table->row[i]))) {
+            it->second = static_cast<int>(m);
+            break;
+          }
+    chosen[i] = it->second;
+  }
+
+  std::vector<std::int32_t> status(table->count, TRACEPRISM_SKIPPED);
+  std::vector<std::string> categories(table->count);
+  oneapi::tbb::parallel_for(std::size_t(0), static_cast<std::size_t>(table->count), [&](std::size_t i) {
+    if (chosen[i] < 0) return;
+    const Model& m = models[chosen[i]];
+    traceprism_run_ctx ctx = make_context(in, products, m.model->name);
+    traceprism_op_model_result_v1 out{};
+    out.struct_size = sizeof(out);
+    out.flops = -1;
+    out.bytes = -1;
+    try {
+      status[i] = m.model->model(&ctx, plugins::host_api(), table->row[i], &out, m.model->user);
+    } catch (...) {
+      status[i] = TRACEPRISM_ERROR;
+    }
+    if (status[i] == TRACEPRISM_OK) {
+      results[i].category.assign(out.category.data ? out.category.data : "", out.category.size);
+      results[i].flops = out.flops;
+      results[i].bytes = out.bytes;
+    }
+  });
+  for (std::size_t i = 0; i < table->count; ++i) {
+    if (chosen[i] < 0) continue;
+    OpModelOutcome& o = outcomes[models[chosen[i]].outcome];
+    ++o.claimed;
+    if (status[i] == TRACEPRISM_OK) ++o.modelled;
+    else if (status[i] != TRACEPRISM_SKIPPED) ++o.failed;
+  }
+  return results;
+}
+
+// Resolves depends_on into slot indices; marks analyzers with unknown dependencies or in a
+// cycle as failed.
+void resolve_dependencies(std::vector<AnalyzerSlot>& slots) {
+  std::map<std::string, std::size_t> by_name;
+  for (std::size_t i = 0; i < slots.size(); ++i) by_name[slots[i].outcome.name] = i;
+  for (AnalyzerSlot& slot : slots) {
+    if (slot.outcome.status != AnalyzerStatus::kOk || !slot.analyzer->depends_on) continue;
+    for (const char* const* d = slot.analyzer->depends_on; *d; ++d) {
+      auto it = by_name.find(*d);
+      if (it == by_name.end()) {
+        slot.outcome.status = AnalyzerStatus::kFailed;
+        slot.outcome.error = std::string("depends on '") + *d + "', which no loaded plugin provides";
+        break;
+      }
+      // A disabled dependency is simply not waited for.
+      if (slots[it->second].outcome.status != AnalyzerStatus::kDisabled)
+        slot.depends_on.push_back(it->second);
+    }
+  }
+  // Cycle check by depth-first search (0 = new, 1 = on the stack, 2 = done).
+  std::vector<int> state(slots.size(), 0);
+  std::vector<std::size_t> stack;
+  std::function<bool(std::size_t)> visit = [&](std::size_t i) {
+    if (state[i] == 1) {
+      auto from = std::find(stack.begin(), stack.end(), i);
+      std::string path;
+      for (auto it = from; it != stack.end(); ++it) path += slots[*it].outcome.name + " -> ";
+      path += slots[i].outcome.name;
+      for (auto it = from; it != stack.end(); ++it) {
+        slots[*it].outcome.status = AnalyzerStatus::kFailed;
+        slots[*it].outcome.error = "is part of a dependency cycle: " + path;
+      }
+      return true;
+    }
+    if (state[i] == 2) return false;
+    state[i] = 1;
+    stack.push_back(i);
+    for (std::size_t d : slots[i].depends_on) visit(d);
+    stack.pop_back();
+    state[i] = 2;
+    return false;
+  };
+  for (std::size_t i = 0; i < slots.size(); ++i) visit(i);
+  // Edges into failed analyzers are dropped; failed ones are never run anyway.
+  for (AnalyzerSlot& slot : slots)
+    if (slot.outcome.status == AnalyzerStatus::kFailed) slot.depends_on.clear();
+}
+
+}  // namespace
+
+GraphResult run_analysis_graph(const GraphInputs& in, plugins::RunProducts& products) {
+  std::vector<AnalyzerSlot> slots;
+  for (const auto& plugin : in.registry->plugins())
+    for (std::uint32_t i = 0; i < plugin.info->analyzer_count; ++i) {
+      const traceprism_analyzer_v1& a = plugin.info->analyzers[i];
+      AnalyzerSlot slot;
+      slot.plugin = &plugin;
+      slot.analyzer = &a;
+      slot.outcome.name = a.name;
+      slot.outcome.plugin = plugin.info->name;
+      slot.outcome.plugin_version = plugin.info->version ? plugin.info->version : "";
+      slot.outcome.summary = a.summary ? a.summary : "";
+      if (!in.config->enabled(a.name)) {
+        slot.outcome.status = AnalyzerStatus::kDisabled;
+        slot.outcome.error = "disabled by the configuration";
+      }
+      slots.push_back(std::move(slot));
+    }
+  std::sort(slots.begin(), slots.end(), [](const AnalyzerSlot& a, const AnalyzerSlot& b) {
+    return a.outcome.name < b.outcome.name;
+  });
+  resolve_dependencies(slots);
+
+  GraphResult result;
+  const int threads = in.jobs > 0 ? in.jobs : oneapi::tbb::task_arena::automatic;
+  oneapi::tbb::task_arena arena(threads);
+  arena.execute([&] {
+    flow::graph g;
+    flow::broadcast_node<flow::continue_msg> start(g);
+    flow::continue_node<flow::continue_msg> op_models(g, [&](const flow::continue_msg&) {
+      try {
+        products.set_op_model_outputs(run_op_models(in, products, result.op_models));
+      } catch (...) {
+        products.set_op_model_outputs({});  // analyzers still run, without op metrics
+      }
+    });
+    flow::make_edge(start, op_models);
+    std::vector<std::unique_ptr<flow::continue_node<flow::continue_msg>>> nodes;
+    for (AnalyzerSlot& slot : slots)
+      nodes.push_back(std::make_unique<flow::continue_node<flow::continue_msg>>(
+          g, [&in, &products, &slot](const flow::continue_msg&) {
+            try {
+              run_analyzer(in, products, slot);
+            } catch (...) {
+              slot.outcome.status = AnalyzerStatus::kFailed;
+              slot.outcome.error = "the host failed while running it";
+            }
+          }));
+    for (std::size_t i = 0; i < slots.size(); ++i) {
+      if (slots[i].depends_on.empty()) flow::make_edge(op_models, *nodes[i]);
+      for (std::size_t d : slots[i].depends_on) flow::make_edge(*nodes[d], *nodes[i]);
+    }
+    start.try_put(flow::continue_msg());
+    g.wait_for_all();
+  });
+  for (AnalyzerSlot& slot : slots) result.analyzers.push_back(std::move(slot.outcome));
+  return result;
+}
+
+}  // namespace traceprism::schedule

@@ -1,0 +1,43 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "config/run_config.hpp"
+#include "platform/platform_info.hpp"
+#include "plugins/plugin_registry.hpp"
+#include "plugins/run_products.hpp"
+#include "report/finding.hpp"
+
+namespace traceprism::schedule {
+
+// How one op model fared over the op instances it claimed.
+struct OpModelOutcome {
+  std::string name;
+  std::string plugin;
+  std::size_t claimed = 0;  // op instances it was asked about
+  std::size_t modelled = 0;
+  std::size_t failed = 0;   // returned an error or threw
+};
+
+struct GraphResult {
+  std::vector<report::AnalyzerOutcome> analyzers;  // every loaded analyzer, sorted by name
+  std::vector<OpModelOutcome> op_models;           // in load order
+};
+
+struct GraphInputs {
+  const plugins::PluginRegistry* registry = nullptr;
+  const config::RunConfig* config = nullptr;
+  const platform::PlatformInfo* platform = nullptr;
+  const std::string* trace_path = nullptr;
+  int jobs = 0;  // threads; 0 = all cores
+};
+
+// Runs one analysis as a oneTBB flow graph (plugin-sdk.md §6.8): op models (phase 1) -> the
+// op-metrics join -> enabled analyzers, linked along their depends_on -> done. Every node body
+// is isolated: an analyzer that fails, throws or returns an unknown status is reported as failed
+// and the others finish. Results land in per-analyzer slots, so the output does not depend on
+// `jobs` or on thread timing.
+GraphResult run_analysis_graph(const GraphInputs& inputs, plugins::RunProducts& products);
+
+}  // namespace traceprism::schedule

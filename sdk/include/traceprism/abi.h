@@ -1,0 +1,322 @@
+/* traceprism plugin ABI, major version 1.
+ *
+ * The one boundary between the traceprism host and its plugins. C99, fixed-width types, no enums
+ * in structs, no bool, no bitfields, so a plugin built by any C or C++ compiler loads into any
+ * 1.x host.
+ *
+ * Versioning rules (docs/abi-versioning.md):
+ *  - A breaking change bumps TRACEPRISM_ABI_MAJOR; the host loads only plugins of its own major.
+ *  - Within a major, structs only grow at the end and every addition bumps TRACEPRISM_ABI_MINOR;
+ *    the host loads plugins built for its minor or an older one.
+ *  - Every struct starts with `struct_size`; a reader uses a trailing field only when the size
+ *    says it is there. The first three fields of traceprism_plugin_v1 never change, across majors.
+ *  - Nothing crosses as a C++ type and nothing throws across: plugins return status codes, the
+ *    host deep-copies everything a plugin hands it, and host pointers are valid during the call
+ *    that returned them (host tables: for the whole run).
+ */
+#ifndef TRACEPRISM_ABI_H
+#define TRACEPRISM_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TRACEPRISM_ABI_MAJOR 1
+#define TRACEPRISM_ABI_MINOR 0
+
+#if defined(_WIN32)
+#define TRACEPRISM_EXPORT __declspec(dllexport)
+#else
+#define TRACEPRISM_EXPORT __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- status codes, returned by plugin callbacks and some host functions ------------------ */
+#define TRACEPRISM_OK 0
+#define TRACEPRISM_ERROR 1   /* failed; the message given to set_error is reported            */
+#define TRACEPRISM_SKIPPED 2 /* not applicable to this trace (e.g. no GPU events)             */
+#define TRACEPRISM_ABSENT 3  /* host function: the requested value does not exist             */
+
+#define TRACEPRISM_NO_ROW 0xFFFFFFFFu
+#define TRACEPRISM_NO_STRING 0u /* string id 0 is the empty/null string                        */
+
+/* ---- event kinds (traceprism_event_columns_v1.kind) -------------------------------------- */
+#define TRACEPRISM_KIND_CPU_OP 0              /* cat cpu_op: ATen / dispatcher ops             */
+#define TRACEPRISM_KIND_PYTHON_FUNCTION 1     /* python_function: frames and nn.Module spans   */
+#define TRACEPRISM_KIND_USER_ANNOTATION 2     /* ProfilerStep#N, record_function ranges        */
+#define TRACEPRISM_KIND_GPU_USER_ANNOTATION 3 /* GPU-side spans of annotations                 */
+#define TRACEPRISM_KIND_RUNTIME 4             /* CUDA / HIP runtime API calls                  */
+#define TRACEPRISM_KIND_DRIVER 5              /* cuLaunchKernel and other driver calls         */
+#define TRACEPRISM_KIND_KERNEL 6
+#define TRACEPRISM_KIND_MEMCPY 7
+#define TRACEPRISM_KIND_MEMSET 8
+#define TRACEPRISM_KIND_CUDA_SYNC 9 /* synchronization spans recorded by newer Kineto        */
+#define TRACEPRISM_KIND_FLOW_START 10
+#define TRACEPRISM_KIND_FLOW_END 11
+#define TRACEPRISM_KIND_INSTANT 12
+#define TRACEPRISM_KIND_COUNTER 13
+#define TRACEPRISM_KIND_METADATA 14
+#define TRACEPRISM_KIND_END 15 /* ph E rows; the pair became one complete event on the B row */
+#define TRACEPRISM_KIND_OTHER 16
+#define TRACEPRISM_KIND_COUNT 17
+
+/* ---- GPU activity classes (traceprism_event_columns_v1.gpu_class) ------------------------ */
+#define TRACEPRISM_GPU_NONE 0 /* not a GPU event                                              */
+#define TRACEPRISM_GPU_COMPUTATION 1
+#define TRACEPRISM_GPU_COMMUNICATION 2 /* NCCL / RCCL collectives                              */
+#define TRACEPRISM_GPU_MEMCPY 3
+
+/* ---- copy directions and memory kinds (traceprism_gpu_args_v1) --------------------------- */
+#define TRACEPRISM_COPY_UNKNOWN 0
+#define TRACEPRISM_COPY_HTOD 1
+#define TRACEPRISM_COPY_DTOH 2
+#define TRACEPRISM_COPY_DTOD 3
+#define TRACEPRISM_COPY_HTOH 4
+#define TRACEPRISM_COPY_PTOP 5
+#define TRACEPRISM_MEMORY_UNKNOWN 0
+#define TRACEPRISM_MEMORY_PAGEABLE 1
+#define TRACEPRISM_MEMORY_PINNED 2
+#define TRACEPRISM_MEMORY_DEVICE 3
+#define TRACEPRISM_MEMORY_HOST 4
+#define TRACEPRISM_MEMORY_MANAGED 5
+#define TRACEPRISM_MEMORY_ARRAY 6
+
+/* ---- findings ---------------------------------------------------------------------------- */
+#define TRACEPRISM_TIER_COMPUTE 1 /* per-kernel efficiency                                     */
+#define TRACEPRISM_TIER_FUSION 2  /* kernel fusion opportunities                               */
+#define TRACEPRISM_TIER_SYSTEM 3  /* idle GPU, host overhead, memcpy, communication            */
+
+#define TRACEPRISM_SEVERITY_INFO 0
+#define TRACEPRISM_SEVERITY_WARNING 1
+#define TRACEPRISM_SEVERITY_CRITICAL 2
+
+#define TRACEPRISM_IMPACT_NOT_QUANTIFIABLE 0 /* impact_* fields are ignored                   */
+#define TRACEPRISM_IMPACT_QUANTIFIED 1       /* projected from a model (roofline gap, ...)    */
+#define TRACEPRISM_IMPACT_HEURISTIC 2        /* derived from a time share, no model           */
+
+#define TRACEPRISM_LOG_DEBUG 0
+#define TRACEPRISM_LOG_INFO 1
+#define TRACEPRISM_LOG_WARNING 2
+
+/* A string as pointer + length; never NUL-dependent. */
+typedef struct traceprism_str {
+  const char* data;
+  size_t size;
+} traceprism_str;
+
+typedef struct traceprism_run_ctx traceprism_run_ctx; /* opaque, host-owned, one per callback */
+
+/* The event index as struct-of-arrays; every array has `count` entries and row i is the i-th
+ * entry of the trace's traceEvents (file order). Times are integer nanoseconds. */
+typedef struct traceprism_event_columns_v1 {
+  uint32_t struct_size;
+  uint32_t reserved;
+  uint64_t count;
+  const int64_t* ts_ns;
+  const int64_t* dur_ns;
+  const uint8_t* kind;      /* TRACEPRISM_KIND_*                                                */
+  const uint32_t* name_id;  /* string ids, see traceprism_host_api_v1.string                    */
+  const uint32_t* cat_id;
+  const uint32_t* thread;   /* host rows: index of the (pid, tid) thread; GPU rows: NO_ROW      */
+  const int32_t* device;    /* GPU rows: device index; others -1                                */
+  const int32_t* stream;    /* GPU rows: stream id; others -1                                   */
+  const int64_t* correlation; /* runtime and GPU rows; 0 when absent                            */
+  const int64_t* external_id; /* 0 when absent                                                  */
+  const uint32_t* parent;   /* enclosing host event in the call tree, or NO_ROW                 */
+  const uint32_t* launcher; /* GPU rows: the runtime/driver call that launched it, or NO_ROW    */
+  const uint8_t* gpu_class; /* TRACEPRISM_GPU_*                                                 */
+} traceprism_event_columns_v1;
+
+/* Launch geometry and copy details of one GPU event (host API gpu_args). */
+typedef struct traceprism_gpu_args_v1 {
+  uint32_t struct_size;
+  int32_t device;
+  int32_t stream;
+  int32_t grid[3];
+  int32_t block[3];
+  int32_t registers_per_thread; /* -1 when absent                                               */
+  int32_t shared_memory;        /* -1 when absent                                               */
+  int32_t copy_direction;       /* TRACEPRISM_COPY_*                                            */
+  int32_t copy_source;          /* TRACEPRISM_MEMORY_*                                          */
+  int32_t copy_destination;     /* TRACEPRISM_MEMORY_*                                          */
+  int32_t reserved;
+  int64_t bytes; /* memcpy / memset size, -1 when absent                                        */
+} traceprism_gpu_args_v1;
+
+/* Where GPU time goes over the trace span (the perf report's gpu_timeline), in microseconds
+ * computed exactly as the reference does. */
+typedef struct traceprism_timeline_v1 {
+  uint32_t struct_size;
+  uint32_t reserved;
+  uint64_t gpu_event_count;
+  double total_us;          /* first GPU start to last GPU end                                  */
+  double busy_us;           /* union of all GPU intervals                                       */
+  double idle_us;           /* total - busy                                                     */
+  double computation_us;    /* union of computation intervals                                   */
+  double exposed_comm_us;   /* communication not under computation                              */
+  double exposed_memcpy_us; /* memcpy not under computation or communication                    */
+  double total_comm_us;     /* union of communication intervals                                */
+  double total_memcpy_us;   /* union of memcpy intervals                                        */
+} traceprism_timeline_v1;
+
+/* Op instances: the host events that own GPU work (one per launching op call), with their
+ * kernels and busy times; columns of `count` entries. `category_id` is the op category that a
+ * phase-1 op model assigned (string id; TRACEPRISM_NO_STRING when no model claimed the op). */
+typedef struct traceprism_op_instances_v1 {
+  uint32_t struct_size;
+  uint32_t reserved;
+  uint64_t count;
+  const uint32_t* row;
+  const double* direct_busy_us;  /* union of the op's own GPU events                            */
+  const double* subtree_busy_us; /* union of every GPU event below the op                       */
+  const uint32_t* kernel_begin;  /* range into kernel_rows                                      */
+  const uint32_t* kernel_count;
+  const uint32_t* kernel_rows;
+  const uint32_t* category_id;
+  const double* flops;           /* from the op model; -1 when unknown                          */
+  const double* bytes;           /* from the op model; -1 when unknown                          */
+} traceprism_op_instances_v1;
+
+typedef struct traceprism_metric_v1 {
+  traceprism_str key;
+  double value;
+} traceprism_metric_v1;
+
+/* A data table attached to a finding: `column_count` names, `row_count` rows of cells, row-major. */
+typedef struct traceprism_table_v1 {
+  uint32_t struct_size;
+  uint32_t column_count;
+  uint64_t row_count;
+  traceprism_str title;
+  const traceprism_str* columns;
+  const traceprism_str* cells;
+} traceprism_table_v1;
+
+/* One finding. The host deep-copies it on emit and stamps the analyzer and plugin. */
+typedef struct traceprism_finding_v1 {
+  uint32_t struct_size;
+  int32_t tier;        /* TRACEPRISM_TIER_*                                                      */
+  int32_t severity;    /* TRACEPRISM_SEVERITY_*                                                  */
+  int32_t impact_kind; /* TRACEPRISM_IMPACT_*                                                    */
+  traceprism_str category; /* "cpu_idle", "memcpy", "gemm", ...                                  */
+  traceprism_str key;      /* stable id within the analyzer ("d2h"); orders ties, dedupes        */
+  traceprism_str title;
+  traceprism_str insight;  /* one sentence: what was seen, with its numbers                     */
+  traceprism_str action;   /* one or two sentences: what to do                                   */
+  traceprism_str identification;
+  traceprism_str reasoning;
+  traceprism_str resolution;
+  traceprism_str library;  /* GEMM library, backend, ...; empty when not applicable              */
+  double impact_low;  /* % of end-to-end time recoverable, when quantified                       */
+  double impact_mid;
+  double impact_high;
+  double share_percent; /* % of end-to-end time the issue covers; ranks unquantified findings; <0 unknown */
+  double confidence;    /* 0..1; <0 unknown                                                      */
+  const uint32_t* rows; /* evidence event rows                                                   */
+  uint32_t row_count;
+  uint32_t metric_count;
+  const traceprism_metric_v1* metrics;
+  uint32_t table_count;
+  uint32_t reserved;
+  const traceprism_table_v1* tables;
+} traceprism_finding_v1;
+
+/* Functions the host offers to plugins; host-owned, valid for the whole process. */
+typedef struct traceprism_host_api_v1 {
+  uint32_t struct_size;
+  uint32_t abi_major;
+  uint32_t abi_minor;
+  uint32_t reserved;
+  /* Event index and strings (valid for the whole run). */
+  const traceprism_event_columns_v1* (*events)(const traceprism_run_ctx* ctx);
+  traceprism_str (*string)(const traceprism_run_ctx* ctx, uint32_t id);
+  uint32_t (*find_string)(const traceprism_run_ctx* ctx, traceprism_str text); /* NO_STRING if absent */
+  /* Rows of one kind, sorted by (ts, row). */
+  const uint32_t* (*rows_of_kind)(const traceprism_run_ctx* ctx, int32_t kind, uint64_t* count);
+  int32_t (*gpu_args)(const traceprism_run_ctx* ctx, uint32_t row, traceprism_gpu_args_v1* out);
+  /* Derived products. timeline returns TRACEPRISM_SKIPPED when the trace has no GPU events. */
+  int32_t (*timeline)(const traceprism_run_ctx* ctx, traceprism_timeline_v1* out);
+  const traceprism_op_instances_v1* (*op_instances)(const traceprism_run_ctx* ctx);
+  /* Run settings. option: the analyzer's own option by local name; data == NULL when unset. */
+  traceprism_str (*option)(const traceprism_run_ctx* ctx, traceprism_str local_name);
+  int32_t (*platform_number)(const traceprism_run_ctx* ctx, traceprism_str key, double* out);
+  /* Trace facts by key ("trace.path", "device.name", "platform.name"); data == NULL if unknown. */
+  traceprism_str (*trace_info)(const traceprism_run_ctx* ctx, traceprism_str key);
+  /* Results. emit returns TRACEPRISM_ERROR (and drops the finding) when it is malformed. */
+  int32_t (*emit)(traceprism_run_ctx* ctx, const traceprism_finding_v1* finding);
+  /* Figures that describe the trace whether or not anything is wrong (findings.json
+   * "figures"), e.g. {"gpu_utilization.idle_time_percent", 47.62}. */
+  void (*record)(traceprism_run_ctx* ctx, const traceprism_metric_v1* figures, uint32_t count);
+  void (*log)(traceprism_run_ctx* ctx, int32_t level, traceprism_str message);
+  void (*set_error)(traceprism_run_ctx* ctx, traceprism_str message);
+  /* ---- minor 1+: append below this line only ---- */
+} traceprism_host_api_v1;
+
+typedef struct traceprism_option_v1 {
+  const char* name;          /* local name, CamelCase: "IdleThresholdPercent"                  */
+  const char* default_value; /* as text, the way config files write it                         */
+  const char* description;
+} traceprism_option_v1;
+
+/* Phase 1: an op model claims op names and describes an op instance's work. */
+typedef struct traceprism_op_model_result_v1 {
+  uint32_t struct_size;
+  uint32_t param_count;
+  traceprism_str category;     /* "GEMM", "SDPA_fwd", ...                                       */
+  traceprism_str compute_spec; /* "matrix_bf16", "vector_fp32", ...                             */
+  double flops;                /* -1 when unknown                                               */
+  double bytes;                /* -1 when unknown                                               */
+  const traceprism_metric_v1* params; /* parameters (M, N, K, ...) for the perf report          */
+} traceprism_op_model_result_v1;
+
+typedef struct traceprism_op_model_v1 {
+  uint32_t struct_size;
+  uint32_t reserved;
+  const char* name;               /* kebab-case, unique like analyzer names                      */
+  const char* summary;
+  const char* const* op_names;    /* NULL-terminated; an entry ending in '*' claims a prefix     */
+  /* Fill `out` (struct_size set by the host) for the op instance at `row`; return OK, SKIPPED
+   * (this instance is not modelled) or ERROR. Strings in `out` must stay valid until return. */
+  int32_t (*model)(const traceprism_run_ctx* ctx, const traceprism_host_api_v1* api, uint32_t row,
+                   traceprism_op_model_result_v1* out, void* user);
+  void* user;
+} traceprism_op_model_v1;
+
+/* Phase 2: an analyzer reads the index and the derived products and emits findings. */
+typedef struct traceprism_analyzer_v1 {
+  uint32_t struct_size;
+  uint32_t option_count;
+  const char* name;               /* "cpu-idle": unique, kebab-case                              */
+  const char* summary;            /* one line for `traceprism plugins`                           */
+  const char* const* depends_on;  /* NULL-terminated analyzer names, or NULL                     */
+  const traceprism_option_v1* options;
+  int32_t (*run)(traceprism_run_ctx* ctx, const traceprism_host_api_v1* api, void* user);
+  void* user;
+} traceprism_analyzer_v1;
+
+typedef struct traceprism_plugin_v1 {
+  uint32_t struct_size; /* these three fields are frozen across every major version             */
+  uint32_t abi_major;
+  uint32_t abi_minor;
+  uint32_t analyzer_count;
+  const char* name;
+  const char* version;
+  const traceprism_analyzer_v1* analyzers;
+  uint32_t op_model_count;
+  uint32_t reserved;
+  const traceprism_op_model_v1* op_models;
+} traceprism_plugin_v1;
+
+#define TRACEPRISM_PLUGIN_QUERY_SYMBOL "traceprism_plugin_query_v1"
+
+/* The one symbol a plugin exports. Takes nothing, so the host reads the ABI numbers before
+ * calling anything else. */
+TRACEPRISM_EXPORT const traceprism_plugin_v1* traceprism_plugin_query_v1(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TRACEPRISM_ABI_H */

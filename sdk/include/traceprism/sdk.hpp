@@ -1,0 +1,509 @@
+// traceprism SDK: the header-only C++17 wrapper over abi.h that plugin authors write against.
+//
+//   class MyAnalyzer : public traceprism::Analyzer {
+//    public:
+//     explicit MyAnalyzer(traceprism::Context& ctx) : limit_(ctx.option("Limit", 10.0)) {}
+//     traceprism::Status run(traceprism::Context& ctx) override;
+//   };
+//   static constexpr traceprism_option_v1 kMyOptions[] = {{"Limit", "10", "What it limits."}};
+//   TRACEPRISM_ANALYZERS(traceprism::analyzer<MyAnalyzer>("my-analyzer", "One line.", kMyOptions));
+//   TRACEPRISM_PLUGIN("my_plugin", "1.0.0");
+//
+// The wrapper is compiled into the plugin; only the C structs of abi.h cross the boundary.
+// Every exception thrown by an analyzer is caught here and reported as the analyzer's failure.
+#pragma once
+
+#include <traceprism/abi.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <exception>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+// The lowest host minor version this plugin needs (traceprism_add_plugin(... ABI_MINOR n)).
+#ifndef TRACEPRISM_PLUGIN_ABI_MINOR
+#define TRACEPRISM_PLUGIN_ABI_MINOR TRACEPRISM_ABI_MINOR
+#endif
+
+namespace traceprism {
+
+using Row = std::uint32_t;
+using StringId = std::uint32_t;
+inline constexpr Row kNoRow = TRACEPRISM_NO_ROW;
+inline constexpr StringId kNoString = TRACEPRISM_NO_STRING;
+
+enum class Status : std::int32_t {
+  kOk = TRACEPRISM_OK,
+  kError = TRACEPRISM_ERROR,
+  kSkipped = TRACEPRISM_SKIPPED
+};
+
+enum class Kind : std::uint8_t {
+  kCpuOp = TRACEPRISM_KIND_CPU_OP,
+  kPythonFunction = TRACEPRISM_KIND_PYTHON_FUNCTION,
+  kUserAnnotation = TRACEPRISM_KIND_USER_ANNOTATION,
+  kGpuUserAnnotation = TRACEPRISM_KIND_GPU_USER_ANNOTATION,
+  kRuntime = TRACEPRISM_KIND_RUNTIME,
+  kDriver = TRACEPRISM_KIND_DRIVER,
+  kKernel = TRACEPRISM_KIND_KERNEL,
+  kMemcpy = TRACEPRISM_KIND_MEMCPY,
+  kMemset = TRACEPRISM_KIND_MEMSET,
+  kCudaSync = TRACEPRISM_KIND_CUDA_SYNC,
+  kOther = TRACEPRISM_KIND_OTHER,
+};
+
+enum class GpuClass : std::uint8_t {
+  kNone = TRACEPRISM_GPU_NONE,
+  kComputation = TRACEPRISM_GPU_COMPUTATION,
+  kCommunication = TRACEPRISM_GPU_COMMUNICATION,
+  kMemcpy = TRACEPRISM_GPU_MEMCPY,
+};
+
+enum class Tier : std::int32_t {
+  kCompute = TRACEPRISM_TIER_COMPUTE,
+  kFusion = TRACEPRISM_TIER_FUSION,
+  kSystem = TRACEPRISM_TIER_SYSTEM,
+};
+
+enum class Severity : std::int32_t {
+  kInfo = TRACEPRISM_SEVERITY_INFO,
+  kWarning = TRACEPRISM_SEVERITY_WARNING,
+  kCritical = TRACEPRISM_SEVERITY_CRITICAL,
+};
+
+inline traceprism_str to_str(std::string_view s) { return {s.data(), s.size()}; }
+inline std::string_view to_view(traceprism_str s) {
+  return s.data ? std::string_view(s.data, s.size) : std::string_view();
+}
+
+template <class T>
+struct Span {  // std::span is C++20; plugins may be C++17
+  const T* first = nullptr;
+  std::size_t count = 0;
+  const T* begin() const { return first; }
+  const T* end() const { return first + count; }
+  std::size_t size() const { return count; }
+  bool empty() const { return count == 0; }
+  const T& operator[](std::size_t i) const { return first[i]; }
+};
+
+// Read-only view of the event columns; pointers are valid for the whole run.
+class EventView {
+ public:
+  EventView(const traceprism_event_columns_v1* c, const traceprism_run_ctx* ctx,
+            const traceprism_host_api_v1* api)
+      : c_(c), ctx_(ctx), api_(api) {}
+  std::size_t size() const { return static_cast<std::size_t>(c_->count); }
+  std::int64_t ts_ns(Row r) const { return c_->ts_ns[r]; }
+  std::int64_t dur_ns(Row r) const { return c_->dur_ns[r]; }
+  std::int64_t end_ns(Row r) const { return c_->ts_ns[r] + c_->dur_ns[r]; }
+  double ts_us(Row r) const { return static_cast<double>(c_->ts_ns[r]) / 1000.0; }
+  double dur_us(Row r) const { return static_cast<double>(c_->dur_ns[r]) / 1000.0; }
+  Kind kind(Row r) const { return static_cast<Kind>(c_->kind[r]); }
+  StringId name_id(Row r) const { return c_->name_id[r]; }
+  std::string_view name(Row r) const { return to_view(api_->string(ctx_, c_->name_id[r])); }
+  std::string_view category(Row r) const { return to_view(api_->string(ctx_, c_->cat_id[r])); }
+  Row thread(Row r) const { return c_->thread[r]; }
+  std::int32_t device(Row r) const { return c_->device[r]; }
+  std::int32_t stream(Row r) const { return c_->stream[r]; }
+  std::int64_t correlation(Row r) const { return c_->correlation[r]; }
+  std::int64_t external_id(Row r) const { return c_->external_id[r]; }
+  Row parent(Row r) const { return c_->parent[r]; }
+  Row launcher(Row r) const { return c_->launcher[r]; }
+  GpuClass gpu_class(Row r) const { return static_cast<GpuClass>(c_->gpu_class[r]); }
+  const traceprism_event_columns_v1& columns() const { return *c_; }
+
+ private:
+  const traceprism_event_columns_v1* c_;
+  const traceprism_run_ctx* ctx_;
+  const traceprism_host_api_v1* api_;
+};
+
+struct GpuArgs : traceprism_gpu_args_v1 {};
+struct Timeline : traceprism_timeline_v1 {};
+
+class OpInstances {
+ public:
+  explicit OpInstances(const traceprism_op_instances_v1* t) : t_(t) {}
+  std::size_t size() const { return t_ ? static_cast<std::size_t>(t_->count) : 0; }
+  Row row(std::size_t i) const { return t_->row[i]; }
+  double direct_busy_us(std::size_t i) const { return t_->direct_busy_us[i]; }
+  double subtree_busy_us(std::size_t i) const { return t_->subtree_busy_us[i]; }
+  Span<std::uint32_t> kernels(std::size_t i) const {
+    return {t_->kernel_rows + t_->kernel_begin[i], t_->kernel_count[i]};
+  }
+  StringId category_id(std::size_t i) const { return t_->category_id[i]; }
+  double flops(std::size_t i) const { return t_->flops[i]; }
+  double bytes(std::size_t i) const { return t_->bytes[i]; }
+
+ private:
+  const traceprism_op_instances_v1* t_;
+};
+
+// A data table for a finding; cells are copied by the host on emit.
+class Table {
+ public:
+  Table(std::string title, std::vector<std::string> columns)
+      : title_(std::move(title)), columns_(std::move(columns)) {}
+  Table& row(std::vector<std::string> cells) {
+    cells.resize(columns_.size());
+    for (auto& c : cells) cells_.push_back(std::move(c));
+    return *this;
+  }
+  std::size_t row_count() const { return columns_.empty() ? 0 : cells_.size() / columns_.size(); }
+
+ private:
+  friend class FindingBuilder;
+  std::string title_;
+  std::vector<std::string> columns_;
+  std::vector<std::string> cells_;
+};
+
+class Context;
+
+// Collects one finding; emit() hands it to the host, which copies it.
+class FindingBuilder {
+ public:
+  FindingBuilder(Context& ctx, Tier tier, std::string category, std::string title)
+      : ctx_(ctx), tier_(tier), category_(std::move(category)), title_(std::move(title)) {}
+  FindingBuilder& key(std::string v) { key_ = std::move(v); return *this; }
+  FindingBuilder& severity(Severity v) { severity_ = v; return *this; }
+  FindingBuilder& insight(std::string v) { insight_ = std::move(v); return *this; }
+  FindingBuilder& action(std::string v) { action_ = std::move(v); return *this; }
+  FindingBuilder& identification(std::string v) { identification_ = std::move(v); return *this; }
+  FindingBuilder& reasoning(std::string v) { reasoning_ = std::move(v); return *this; }
+  FindingBuilder& resolution(std::string v) { resolution_ = std::move(v); return *this; }
+  FindingBuilder& library(std::string v) { library_ = std::move(v); return *this; }
+  FindingBuilder& impact(double low, double mid, double high, bool heuristic = false) {
+    impact_kind_ = heuristic ? TRACEPRISM_IMPACT_HEURISTIC : TRACEPRISM_IMPACT_QUANTIFIED;
+    low_ = low, mid_ = mid, high_ = high;
+    return *this;
+  }
+  FindingBuilder& share_percent(double v) { share_ = v; return *this; }
+  FindingBuilder& confidence(double v) { confidence_ = v; return *this; }
+  FindingBuilder& evidence(Row r) { rows_.push_back(r); return *this; }
+  template <class Rows>
+  FindingBuilder& evidence_rows(const Rows& rows) {
+    for (Row r : rows) rows_.push_back(r);
+    return *this;
+  }
+  FindingBuilder& metric(std::string key, double value) {
+    metrics_.emplace_back(std::move(key), value);
+    return *this;
+  }
+  FindingBuilder& table(Table t) { tables_.push_back(std::move(t)); return *this; }
+  // Returns false when the host refused the finding (it logs why).
+  bool emit();
+
+ private:
+  Context& ctx_;
+  Tier tier_;
+  Severity severity_ = Severity::kWarning;
+  std::int32_t impact_kind_ = TRACEPRISM_IMPACT_NOT_QUANTIFIABLE;
+  std::string category_, key_, title_, insight_, action_, identification_, reasoning_,
+      resolution_, library_;
+  double low_ = 0, mid_ = 0, high_ = 0, share_ = -1, confidence_ = -1;
+  std::vector<Row> rows_;
+  std::vector<std::pair<std::string, double>> metrics_;
+  std::vector<Table> tables_;
+};
+
+// What an analyzer sees of the host during one run.
+class Context {
+ public:
+  Context(traceprism_run_ctx* ctx, const traceprism_host_api_v1* api) : ctx_(ctx), api_(api) {}
+
+  EventView events() const { return EventView(api_->events(ctx_), ctx_, api_); }
+  std::string_view string(StringId id) const { return to_view(api_->string(ctx_, id)); }
+  StringId find_string(std::string_view text) const { return api_->find_string(ctx_, to_str(text)); }
+  Span<Row> rows(Kind kind) const {
+    std::uint64_t n = 0;
+    const Row* r = api_->rows_of_kind(ctx_, static_cast<std::int32_t>(kind), &n);
+    return {r, static_cast<std::size_t>(n)};
+  }
+  std::optional<GpuArgs> gpu_args(Row r) const {
+    GpuArgs out{};
+    out.struct_size = sizeof(traceprism_gpu_args_v1);
+    if (api_->gpu_args(ctx_, r, &out) != TRACEPRISM_OK) return std::nullopt;
+    return out;
+  }
+  std::optional<Timeline> timeline() const {
+    Timeline out{};
+    out.struct_size = sizeof(traceprism_timeline_v1);
+    if (api_->timeline(ctx_, &out) != TRACEPRISM_OK) return std::nullopt;
+    return out;
+  }
+  OpInstances op_instances() const { return OpInstances(api_->op_instances(ctx_)); }
+
+  // Options: the value configured for this analyzer, or `fallback` when unset or unparsable
+  // (a bad value is logged, never fatal).
+  std::string option(std::string_view name, const char* fallback) const {
+    traceprism_str v = api_->option(ctx_, to_str(name));
+    return v.data ? std::string(v.data, v.size) : std::string(fallback);
+  }
+  double option(std::string_view name, double fallback) const {
+    traceprism_str v = api_->option(ctx_, to_str(name));
+    if (!v.data) return fallback;
+    std::string text(v.data, v.size);
+    char* end = nullptr;
+    double parsed = std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(parsed)) {
+      warn("option " + std::string(name) + " = '" + text + "' is not a number; using the default");
+      return fallback;
+    }
+    return parsed;
+  }
+  std::int64_t option(std::string_view name, std::int64_t fallback) const {
+    traceprism_str v = api_->option(ctx_, to_str(name));
+    if (!v.data) return fallback;
+    std::int64_t parsed = 0;
+    auto [ptr, ec] = std::from_chars(v.data, v.data + v.size, parsed);
+    if (ec != std::errc() || ptr != v.data + v.size) {
+      warn("option " + std::string(name) + " = '" + std::string(v.data, v.size) +
+           "' is not an integer; using the default");
+      return fallback;
+    }
+    return parsed;
+  }
+  std::int64_t option(std::string_view name, int fallback) const {
+    return option(name, static_cast<std::int64_t>(fallback));
+  }
+  bool option(std::string_view name, bool fallback) const {
+    traceprism_str v = api_->option(ctx_, to_str(name));
+    if (!v.data) return fallback;
+    std::string_view s(v.data, v.size);
+    if (s == "true" || s == "1") return true;
+    if (s == "false" || s == "0") return false;
+    warn("option " + std::string(name) + " = '" + std::string(s) +
+         "' is not true/false; using the default");
+    return fallback;
+  }
+
+  std::optional<double> platform_number(std::string_view key) const {
+    double out = 0;
+    if (api_->platform_number(ctx_, to_str(key), &out) != TRACEPRISM_OK) return std::nullopt;
+    return out;
+  }
+  std::optional<std::string> trace_info(std::string_view key) const {
+    traceprism_str v = api_->trace_info(ctx_, to_str(key));
+    if (!v.data) return std::nullopt;
+    return std::string(v.data, v.size);
+  }
+
+  FindingBuilder report(Tier tier, std::string category, std::string title) {
+    return FindingBuilder(*this, tier, std::move(category), std::move(title));
+  }
+  // A figure for findings.json "figures", recorded whether or not a finding is emitted.
+  void record(std::string_view key, double value) {
+    traceprism_metric_v1 m{to_str(key), value};
+    api_->record(ctx_, &m, 1);
+  }
+  void info(std::string_view message) const { log(TRACEPRISM_LOG_INFO, message); }
+  void warn(std::string_view message) const { log(TRACEPRISM_LOG_WARNING, message); }
+  void debug(std::string_view message) const { log(TRACEPRISM_LOG_DEBUG, message); }
+  // Fails the run with this message (return Status::kError after calling it).
+  Status fail(std::string_view message) {
+    api_->set_error(ctx_, to_str(message));
+    return Status::kError;
+  }
+
+  traceprism_run_ctx* raw() const { return ctx_; }
+  const traceprism_host_api_v1* api() const { return api_; }
+
+ private:
+  void log(std::int32_t level, std::string_view message) const {
+    api_->log(ctx_, level, to_str(message));
+  }
+  traceprism_run_ctx* ctx_;
+  const traceprism_host_api_v1* api_;
+};
+
+inline bool FindingBuilder::emit() {
+  std::vector<traceprism_metric_v1> metrics;
+  metrics.reserve(metrics_.size());
+  for (const auto& [k, v] : metrics_) metrics.push_back({to_str(k), v});
+  std::vector<std::vector<traceprism_str>> columns(tables_.size()), cells(tables_.size());
+  std::vector<traceprism_table_v1> tables;
+  for (std::size_t t = 0; t < tables_.size(); ++t) {
+    for (const auto& c : tables_[t].columns_) columns[t].push_back(to_str(c));
+    for (const auto& c : tables_[t].cells_) cells[t].push_back(to_str(c));
+    traceprism_table_v1 table{};
+    table.struct_size = sizeof(traceprism_table_v1);
+    table.column_count = static_cast<std::uint32_t>(columns[t].size());
+    table.row_count = tables_[t].row_count();
+    table.title = to_str(tables_[t].title_);
+    table.columns = columns[t].data();
+    table.cells = cells[t].data();
+    tables.push_back(table);
+  }
+  traceprism_finding_v1 f{};
+  f.struct_size = sizeof(traceprism_finding_v1);
+  f.tier = static_cast<std::int32_t>(tier_);
+  f.severity = static_cast<std::int32_t>(severity_);
+  f.impact_kind = impact_kind_;
+  f.category = to_str(category_);
+  f.key = to_str(key_);
+  f.title = to_str(title_);
+  f.insight = to_str(insight_);
+  f.action = to_str(action_);
+  f.identification = to_str(identification_);
+  f.reasoning = to_str(reasoning_);
+  f.resolution = to_str(resolution_);
+  f.library = to_str(library_);
+  f.impact_low = low_;
+  f.impact_mid = mid_;
+  f.impact_high = high_;
+  f.share_percent = share_;
+  f.confidence = confidence_;
+  f.rows = rows_.data();
+  f.row_count = static_cast<std::uint32_t>(rows_.size());
+  f.metric_count = static_cast<std::uint32_t>(metrics.size());
+  f.metrics = metrics.data();
+  f.table_count = static_cast<std::uint32_t>(tables.size());
+  f.tables = tables.data();
+  return ctx_.api()->emit(ctx_.raw(), &f) == TRACEPRISM_OK;
+}
+
+// Base class of every analyzer. A fresh instance is made for each run, so members are per run.
+// Derive, give it a constructor taking Context& (to read options) or none, and override run().
+class Analyzer {
+ public:
+  virtual ~Analyzer() = default;
+  virtual Status run(Context& ctx) = 0;
+};
+
+// What an op model returns for one op instance.
+struct OpModelResult {
+  std::string category;
+  std::string compute_spec;
+  double flops = -1;
+  double bytes = -1;
+  std::vector<std::pair<std::string, double>> params;
+};
+
+namespace detail {
+
+inline void report_exception(traceprism_run_ctx* ctx, const traceprism_host_api_v1* api,
+                             const char* what) {
+  std::string message = std::string("unhandled exception: ") + what;
+  api->set_error(ctx, to_str(message));
+}
+
+template <class T>
+std::int32_t run_analyzer(traceprism_run_ctx* ctx, const traceprism_host_api_v1* api, void*) {
+  try {
+    Context context(ctx, api);
+    if constexpr (std::is_constructible_v<T, Context&>) {
+      T analyzer(context);
+      return static_cast<std::int32_t>(analyzer.run(context));
+    } else {
+      T analyzer;
+      return static_cast<std::int32_t>(analyzer.run(context));
+    }
+  } catch (const std::exception& e) {
+    report_exception(ctx, api, e.what());
+  } catch (...) {
+    report_exception(ctx, api, "(not a std::exception)");
+  }
+  return TRACEPRISM_ERROR;
+}
+
+// An op model function: Status fn(const Context&, Row, OpModelResult&).
+using OpModelFn = Status (*)(const Context&, Row, OpModelResult&);
+
+template <OpModelFn Fn>
+std::int32_t run_op_model(const traceprism_run_ctx* ctx, const traceprism_host_api_v1* api, Row row,
+                          traceprism_op_model_result_v1* out, void*) {
+  try {
+    // The callback does not write to the host through this context; the cast only lets the
+    // read-only accessors be shared with analyzers.
+    const Context context(const_cast<traceprism_run_ctx*>(ctx), api);
+    thread_local OpModelResult result;
+    thread_local std::vector<traceprism_metric_v1> params;
+    result = OpModelResult{};
+    Status status = Fn(context, row, result);
+    if (status != Status::kOk) return static_cast<std::int32_t>(status);
+    params.clear();
+    for (const auto& [k, v] : result.params) params.push_back({to_str(k), v});
+    out->category = to_str(result.category);
+    out->compute_spec = to_str(result.compute_spec);
+    out->flops = result.flops;
+    out->bytes = result.bytes;
+    out->params = params.data();
+    out->param_count = static_cast<std::uint32_t>(params.size());
+    return TRACEPRISM_OK;
+  } catch (...) {
+    return TRACEPRISM_ERROR;
+  }
+}
+
+}  // namespace detail
+
+// Describes an analyzer class for TRACEPRISM_ANALYZERS. `depends_on` is a NULL-terminated
+// array of analyzer names, or nullptr.
+template <class T>
+constexpr traceprism_analyzer_v1 analyzer(const char* name, const char* summary,
+                                          const char* const* depends_on = nullptr) {
+  return {sizeof(traceprism_analyzer_v1), 0, name, summary, depends_on, nullptr,
+          &detail::run_analyzer<T>, nullptr};
+}
+template <class T, std::size_t N>
+constexpr traceprism_analyzer_v1 analyzer(const char* name, const char* summary,
+                                          const traceprism_option_v1 (&options)[N],
+                                          const char* const* depends_on = nullptr) {
+  return {sizeof(traceprism_analyzer_v1), static_cast<std::uint32_t>(N), name, summary,
+          depends_on, options, &detail::run_analyzer<T>, nullptr};
+}
+
+// Describes an op model for TRACEPRISM_OP_MODELS. `op_names` is NULL-terminated.
+template <detail::OpModelFn Fn>
+constexpr traceprism_op_model_v1 op_model(const char* name, const char* summary,
+                                          const char* const* op_names) {
+  return {sizeof(traceprism_op_model_v1), 0, name, summary, op_names, &detail::run_op_model<Fn>,
+          nullptr};
+}
+
+}  // namespace traceprism
+
+// The plugin's analyzers, in a static table (constant-initialized: no static constructors).
+#define TRACEPRISM_ANALYZERS(...) \
+  static constexpr traceprism_analyzer_v1 traceprism_plugin_analyzers_[] = {__VA_ARGS__}
+
+// The plugin's op models, if it has any.
+#define TRACEPRISM_OP_MODELS(...) \
+  static constexpr traceprism_op_model_v1 traceprism_plugin_op_models_[] = {__VA_ARGS__}
+
+#define TRACEPRISM_DEFINE_QUERY_(NAME, VERSION, OP_MODEL_COUNT, OP_MODELS)                      \
+  static constexpr traceprism_plugin_v1 traceprism_plugin_info_ = {                             \
+      sizeof(traceprism_plugin_v1),                                                             \
+      TRACEPRISM_ABI_MAJOR,                                                                     \
+      TRACEPRISM_PLUGIN_ABI_MINOR,                                                              \
+      static_cast<std::uint32_t>(sizeof(traceprism_plugin_analyzers_) /                         \
+                                 sizeof(traceprism_plugin_analyzers_[0])),                      \
+      NAME,                                                                                     \
+      VERSION,                                                                                  \
+      traceprism_plugin_analyzers_,                                                             \
+      OP_MODEL_COUNT,                                                                           \
+      0,                                                                                        \
+      OP_MODELS};                                                                               \
+  extern "C" TRACEPRISM_EXPORT const traceprism_plugin_v1* traceprism_plugin_query_v1(void) {   \
+    return &traceprism_plugin_info_;                                                            \
+  }
+
+// Defines the exported query function of a plugin made of the TRACEPRISM_ANALYZERS table.
+#define TRACEPRISM_PLUGIN(NAME, VERSION) TRACEPRISM_DEFINE_QUERY_(NAME, VERSION, 0u, nullptr)
+
+// Same, for a plugin that also has a TRACEPRISM_OP_MODELS table.
+#define TRACEPRISM_PLUGIN_WITH_OP_MODELS(NAME, VERSION)                               \
+  TRACEPRISM_DEFINE_QUERY_(NAME, VERSION,                                             \
+                           static_cast<std::uint32_t>(                                \
+                               sizeof(traceprism_plugin_op_models_) /                 \
+                               sizeof(traceprism_plugin_op_models_[0])),              \
+                           traceprism_plugin_op_models_)
