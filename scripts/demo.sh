@@ -30,8 +30,18 @@ echo
 echo "== traceprism perf-report $trace -o $report_dir"
 "$bin" perf-report "$trace" -o "$report_dir"
 
+analysis_dir="$demo_dir/analysis"
+echo
+echo "== traceprism analyze $trace -o $analysis_dir"
+"$bin" analyze "$trace" -o "$analysis_dir"
+
+echo
+echo "== top of $analysis_dir/analysis.md"
+sed -n '1,16p' "$analysis_dir/analysis.md"
+
 echo
 echo "demo: outputs"
+echo "  analysis:    $PWD/$analysis_dir/analysis.md, findings.json, perf_report_csvs/"
 echo "  trace:       $PWD/$trace"
 echo "  perf report: $PWD/$report_dir/"
 for f in "$report_dir"/*; do

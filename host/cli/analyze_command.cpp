@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
@@ -92,10 +93,15 @@ void find_top_category(report::AnalysisReport& r, const plugins::RunProducts& pr
     std::string name(products.string(ops->category_id[i]));
     busy[name.empty() ? "other" : name] += ops->direct_busy_us[i];
   }
-  double best = 0;
-  for (const auto& [name, us] : busy)
+  double best = 0, all = 0;
+  for (const auto& [name, us] : busy) {
+    all += us;
     if (us > best) best = us, r.top_category = name;
-  if (r.timeline.computation_us > 0) r.top_category_percent = best / r.timeline.computation_us * 100;
+  }
+  // The reference divides by computation time; op time also holds copies and overlapping
+  // kernels, so the larger of the two keeps the share a share (docs/compatibility.md).
+  const double denominator = std::max(r.timeline.computation_us, all);
+  if (denominator > 0) r.top_category_percent = best / denominator * 100;
 }
 
 int severity_threshold_exit(const config::RunConfig& cfg, const report::RankedFindings& f) {

@@ -192,7 +192,7 @@ std::string analysis_markdown(const AnalysisReport& r) {
   if (f.compute.empty())
     md << "✅ No compute kernel optimization opportunities identified. All categories are within "
           "target performance bounds.\n\n";
-  for (const Finding& x : f.compute) write_card(md, x);
+  write_cards(md, f.compute);
 
   md << "---\n\n## Kernel Fusion Opportunities (Experimental)\n\n"
      << "> **Note:** Kernel fusion analysis is experimental. impact_score projections estimate the "
@@ -201,7 +201,7 @@ std::string analysis_markdown(const AnalysisReport& r) {
         "have perf models are not reported. Actual recoverable time depends on implementation "
         "feasibility and interaction effects.\n\n";
   if (f.fusion.empty()) md << "No kernel fusion opportunities detected.\n\n";
-  for (const Finding& x : f.fusion) write_card(md, x);
+  write_cards(md, f.fusion);
 
   md << "---\n\n## System-Level Optimizations\n\n"
      << "> **Note:** System-level analysis is exploratory. The patterns and recommendations below "
@@ -212,7 +212,7 @@ std::string analysis_markdown(const AnalysisReport& r) {
     md << "✅ No system-level bottlenecks detected. GPU activity breakdown shows "
        << percent_of_total(r.timeline, r.timeline.computation_us)
        << "% computation, with negligible memcpy and communication overhead.\n\n";
-  for (const Finding& x : f.system) write_card(md, x);
+  write_cards(md, f.system);
 
   md << "---\n\n## Detailed Analysis\n\n### Compute Kernel Insights\n\n";
   if (f.compute.empty())
