@@ -37,7 +37,8 @@ struct AnalyzeOptions {
 std::string default_output_dir(const std::string& trace) {
   std::string name = fs::path(trace).filename().string();
   for (const char* ext : {".gz", ".zst", ".json"})
-    if (name.size() > std::strlen(ext) && name.ends_with(ext)) name.resize(name.size() - std::strlen(ext));
+    if (name.size() > std::strlen(ext) && name.ends_with(ext))
+      name.resize(name.size() - std::strlen(ext));
   return (trace == "-" ? std::string("stdin") : name) + "_analysis";
 }
 
@@ -78,7 +79,8 @@ std::string dump_config(const config::RunConfig& cfg, const plugins::PluginRegis
   return w.str();
 }
 
-platform::PlatformInfo choose_platform(const std::string& requested, const index::EventIndex& index) {
+platform::PlatformInfo choose_platform(const std::string& requested,
+                                       const index::EventIndex& index) {
   platform::PlatformInfo p;
   if (!index.metadata().devices.empty()) p.device_name = index.metadata().devices.front().name;
   // Platform files with peak numbers arrive with the roofline work; until then a name is a label.
@@ -118,7 +120,7 @@ void write_outputs(const std::string& dir, const report::AnalysisReport& r) {
   fs::create_directories(fs::path(dir) / "perf_report_csvs", ec);
   if (ec || !fs::is_directory(fs::path(dir) / "perf_report_csvs"))
     throw std::runtime_error(dir + ": cannot create the output folder: " +
-                          (ec ? ec.message() : std::string("a file of that name exists")) + ".");
+                             (ec ? ec.message() : std::string("a file of that name exists")) + ".");
   io::write_file_atomically((fs::path(dir) / "perf_report_csvs" / "gpu_timeline.csv").string(),
                             report::gpu_timeline_csv(r.timeline));
   io::write_file_atomically((fs::path(dir) / "findings.json").string(), report::findings_json(r));
@@ -143,7 +145,8 @@ int run_analyze(const AnalyzeOptions& o) {
     print_error("analyze needs a TRACE argument (or --dump-config).");
     return kExitUsage;
   }
-  for (const auto& r : registry.refused()) std::cerr << "warning: plugin refused: " << r.reason << "\n";
+  for (const auto& r : registry.refused())
+    std::cerr << "warning: plugin refused: " << r.reason << "\n";
   if (o.load.strict && !registry.refused().empty()) {
     print_error("--strict: " + std::to_string(registry.refused().size()) + " plugin(s) refused.");
     return kExitPlugin;
@@ -226,8 +229,9 @@ void add_analyze_command(CLI::App& app) {
   cmd->add_option("--enable", o->enable, "Enable analyzers matching this glob (repeatable)");
   cmd->add_option("--disable", o->disable, "Disable analyzers matching this glob (repeatable)");
   add_plugin_dir_option(*cmd, o->plugin_dirs);
-  cmd->add_option("-j,--jobs", o->jobs, "Analyzer threads (default: all cores); output is "
-                                        "identical for any value")
+  cmd->add_option("-j,--jobs", o->jobs,
+                  "Analyzer threads (default: all cores); output is "
+                  "identical for any value")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--fail-on", o->fail_on,
                   "Exit with status 1 when a finding has this severity or higher")

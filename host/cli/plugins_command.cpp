@@ -10,8 +10,8 @@ namespace {
 
 void print_plugin(const plugins::LoadedPlugin& p) {
   const traceprism_plugin_v1& info = *p.info;
-  std::cout << info.name << " " << (info.version ? info.version : "") << "  (ABI "
-            << info.abi_major << "." << info.abi_minor << ", " << p.path.string() << ")\n";
+  std::cout << info.name << " " << (info.version ? info.version : "") << "  (ABI " << info.abi_major
+            << "." << info.abi_minor << ", " << p.path.string() << ")\n";
   for (std::uint32_t i = 0; i < info.analyzer_count; ++i) {
     const traceprism_analyzer_v1& a = info.analyzers[i];
     std::cout << "  analyzer " << a.name << ": " << (a.summary ? a.summary : "") << "\n";

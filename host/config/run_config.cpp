@@ -37,8 +37,7 @@ std::string option_text(const boost::json::value& v, const std::string& source,
     std::string text = boost::json::serialize(v);
     return text;
   }
-  throw ConfigError(source + ": option '" + key +
-                    "' must be a string, a number or true/false.");
+  throw ConfigError(source + ": option '" + key + "' must be a string, a number or true/false.");
 }
 
 }  // namespace
@@ -96,8 +95,7 @@ RunConfig parse_config(std::string_view text, const std::string& source) {
       for (const auto& [name, v] : value.get_object()) {
         std::string k(name);
         if (k.find('.') == std::string::npos)
-          throw ConfigError(source + ": option '" + k +
-                            "' must be written '<analyzer>.<Option>'.");
+          throw ConfigError(source + ": option '" + k + "' must be written '<analyzer>.<Option>'.");
         config.options[k] = option_text(v, source, k);
       }
     } else if (key == "report") {
@@ -128,7 +126,9 @@ RunConfig load_config_file(const std::string& path) {
   return parse_config(text.str(), path);
 }
 
-RunConfig default_config() { return parse_config(kDefaultConfig, "config/default.json"); }
+RunConfig default_config() {
+  return parse_config(kDefaultConfig, "config/default.json");
+}
 
 void merge_config(RunConfig& base, const RunConfig& overlay) {
   base.analyzer_globs.insert(base.analyzer_globs.end(), overlay.analyzer_globs.begin(),

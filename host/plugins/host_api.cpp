@@ -12,10 +12,14 @@ using report::Finding;
 std::string_view view(traceprism_str s) {
   return s.data ? std::string_view(s.data, s.size) : std::string_view();
 }
-traceprism_str str(std::string_view s) { return {s.data(), s.size()}; }
+traceprism_str str(std::string_view s) {
+  return {s.data(), s.size()};
+}
 
 // A string from a plugin is usable when it has data or is empty.
-bool valid(traceprism_str s) { return s.data || s.size == 0; }
+bool valid(traceprism_str s) {
+  return s.data || s.size == 0;
+}
 
 const traceprism_event_columns_v1* api_events(const traceprism_run_ctx* ctx) {
   return ctx->products->columns();
@@ -62,7 +66,7 @@ std::int32_t api_gpu_args(const traceprism_run_ctx* ctx, std::uint32_t row,
   out->copy_direction = static_cast<std::int32_t>(g->copy.direction);
   out->copy_source = static_cast<std::int32_t>(g->copy.source);
   out->copy_destination = static_cast<std::int32_t>(g->copy.destination);
-  out->reserved = 0;
+  out->reserved[0] = out->reserved[1] = 0;
   out->bytes = g->bytes;
   return TRACEPRISM_OK;
 }
@@ -94,7 +98,8 @@ traceprism_str api_option(const traceprism_run_ctx* ctx, traceprism_str local_na
   // Unset in the configuration: the default the analyzer declared, so both agree.
   if (const traceprism_analyzer_v1* a = ctx->analyzer)
     for (std::uint32_t i = 0; i < a->option_count; ++i)
-      if (a->options[i].name && view(local_name) == a->options[i].name && a->options[i].default_value)
+      if (a->options[i].name && view(local_name) == a->options[i].name &&
+          a->options[i].default_value)
         return str(a->options[i].default_value);
   return {nullptr, 0};
 }
@@ -131,7 +136,8 @@ std::string copy_finding(const traceprism_run_ctx* ctx, const traceprism_finding
     return "finding tier " + std::to_string(in.tier) + " is not 1, 2 or 3";
   if (in.severity < TRACEPRISM_SEVERITY_INFO || in.severity > TRACEPRISM_SEVERITY_CRITICAL)
     return "finding severity " + std::to_string(in.severity) + " is unknown";
-  if (in.impact_kind < TRACEPRISM_IMPACT_NOT_QUANTIFIABLE || in.impact_kind > TRACEPRISM_IMPACT_HEURISTIC)
+  if (in.impact_kind < TRACEPRISM_IMPACT_NOT_QUANTIFIABLE ||
+      in.impact_kind > TRACEPRISM_IMPACT_HEURISTIC)
     return "finding impact kind " + std::to_string(in.impact_kind) + " is unknown";
   for (traceprism_str s : {in.category, in.key, in.title, in.insight, in.action, in.identification,
                            in.reasoning, in.resolution, in.library})
@@ -271,6 +277,8 @@ const traceprism_host_api_v1 kHostApi = {
 
 }  // namespace
 
-const traceprism_host_api_v1* host_api() { return &kHostApi; }
+const traceprism_host_api_v1* host_api() {
+  return &kHostApi;
+}
 
 }  // namespace traceprism::plugins

@@ -17,8 +17,8 @@ struct traceprism_run_ctx {
   const traceprism::config::RunConfig* config = nullptr;
   const traceprism::platform::PlatformInfo* platform = nullptr;
   const std::string* trace_path = nullptr;
-  std::string owner;                                  // analyzer / op model name (option prefix)
-  const traceprism_analyzer_v1* analyzer = nullptr;   // for declared option defaults
+  std::string owner;                                 // analyzer / op model name (option prefix)
+  const traceprism_analyzer_v1* analyzer = nullptr;  // for declared option defaults
   traceprism::report::AnalyzerOutcome* outcome = nullptr;  // null for op models (read-only)
 };
 

@@ -13,7 +13,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
+std::string quoted(const fs::path& p) {
+  return "'" + p.string() + "'";
+}
 
 bool is_shared_library(const fs::path& p) {
   const auto ext = p.extension();
@@ -55,9 +57,8 @@ std::string PluginRegistry::check_tables(const fs::path& file,
   for (std::uint32_t i = 0; i < info.analyzer_count; ++i) {
     const traceprism_analyzer_v1& a = info.analyzers[i];
     if (a.struct_size < kMinAnalyzerSize)
-      return who + ": analyzer #" + std::to_string(i + 1) + " is " +
-             std::to_string(a.struct_size) + " bytes; ABI 1.0 needs at least " +
-             std::to_string(kMinAnalyzerSize);
+      return who + ": analyzer #" + std::to_string(i + 1) + " is " + std::to_string(a.struct_size) +
+             " bytes; ABI 1.0 needs at least " + std::to_string(kMinAnalyzerSize);
     std::string name = a.name ? a.name : "";
     if (!is_kebab_case(name))
       return who + ": analyzer name '" + name +
@@ -104,10 +105,10 @@ bool PluginRegistry::load_file(const fs::path& file) {
                             std::to_string(info->abi_major) + ".x; this host speaks " +
                             std::to_string(TRACEPRISM_ABI_MAJOR) + ".x");
   if (info->abi_minor > TRACEPRISM_ABI_MINOR) {
-    const std::string host = std::to_string(TRACEPRISM_ABI_MAJOR) + "." +
-                             std::to_string(TRACEPRISM_ABI_MINOR);
-    return refuse(file, quoted(file) + " needs traceprism ABI >= " +
-                            std::to_string(info->abi_major) + "." +
+    const std::string host =
+        std::to_string(TRACEPRISM_ABI_MAJOR) + "." + std::to_string(TRACEPRISM_ABI_MINOR);
+    return refuse(file, quoted(file) +
+                            " needs traceprism ABI >= " + std::to_string(info->abi_major) + "." +
                             std::to_string(info->abi_minor) + "; this host provides " + host +
                             "; upgrade traceprism or rebuild the plugin against SDK " + host);
   }
@@ -140,7 +141,8 @@ std::vector<fs::path> default_plugin_dirs() {
   fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) {
     fs::path bin = exe.parent_path();
-    for (fs::path candidate : {bin / "plugins", bin.parent_path() / "lib" / "traceprism" / "plugins"})
+    for (fs::path candidate :
+         {bin / "plugins", bin.parent_path() / "lib" / "traceprism" / "plugins"})
       if (fs::is_directory(candidate, ec)) dirs.push_back(candidate);
   }
   if (const char* env = std::getenv("TRACEPRISM_PLUGIN_PATH")) {

@@ -11,8 +11,10 @@
 
 namespace traceprism::plugins {
 
-// A plugin that passed the handshake. The library stays loaded as long as the registry lives:
-// nothing is ever unloaded before exit (plugin-sdk.md §6.5).
+// A plugin that passed the handshake. The library stays loaded as long as the registry lives
+// (the shared_library destructor unloads it), so a command creates the registry first and
+// destroys it last, after the graph, the findings and the report (plugin-sdk.md §6.5);
+// everything a plugin handed over has been deep-copied by then.
 struct LoadedPlugin {
   std::filesystem::path path;
   boost::dll::shared_library library;
@@ -44,7 +46,8 @@ class PluginRegistry {
 
  private:
   bool refuse(const std::filesystem::path& file, std::string reason);
-  std::string check_tables(const std::filesystem::path& file, const traceprism_plugin_v1& info) const;
+  std::string check_tables(const std::filesystem::path& file,
+                           const traceprism_plugin_v1& info) const;
 
   std::vector<LoadedPlugin> plugins_;
   std::vector<RefusedPlugin> refused_;

@@ -20,9 +20,12 @@ static_assert(sizeof(index::StringId) == sizeof(std::uint32_t));
 
 std::uint8_t gpu_class_of(model::GpuActivity a) {
   switch (a) {
-    case model::GpuActivity::kComputation: return TRACEPRISM_GPU_COMPUTATION;
-    case model::GpuActivity::kCommunication: return TRACEPRISM_GPU_COMMUNICATION;
-    case model::GpuActivity::kMemcpy: return TRACEPRISM_GPU_MEMCPY;
+    case model::GpuActivity::kComputation:
+      return TRACEPRISM_GPU_COMPUTATION;
+    case model::GpuActivity::kCommunication:
+      return TRACEPRISM_GPU_COMMUNICATION;
+    case model::GpuActivity::kMemcpy:
+      return TRACEPRISM_GPU_MEMCPY;
   }
   return TRACEPRISM_GPU_NONE;
 }
@@ -102,8 +105,7 @@ std::string_view RunProducts::string(index::StringId id) const {
 index::StringId RunProducts::find_string(std::string_view text) const {
   if (index::StringId id = index_.strings().find(text); id != index::kNoString) return id;
   for (std::size_t i = 0; i < extra_strings_.size(); ++i)
-    if (extra_strings_[i] == text)
-      return static_cast<index::StringId>(index_.strings().size() + i);
+    if (extra_strings_[i] == text) return static_cast<index::StringId>(index_.strings().size() + i);
   return index::kNoString;
 }
 

@@ -20,15 +20,20 @@ std::string percent_of_total(const model::GpuTimeline& t, double us) {
 std::string cell(std::string_view text) {
   std::string out;
   for (char c : text) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n') out += "<br>";
-    else out += c;
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n')
+      out += "<br>";
+    else
+      out += c;
   }
   return out.empty() ? "—" : out;
 }
 
 // Severity icons by position within a tier (analysis-rules.md §5.5).
-const char* icon(int rank) { return rank == 1 ? "🔴" : rank == 2 ? "🟡" : "🟢"; }
+const char* icon(int rank) {
+  return rank == 1 ? "🔴" : rank == 2 ? "🟡" : "🟢";
+}
 
 std::string heading(const Finding& f) {
   std::string h = std::string(icon(f.rank)) + " P" + std::to_string(f.rank) + ": " + f.title;
@@ -43,7 +48,7 @@ std::string anchor(const Finding& f) {
 }
 
 const char* tier_label(Tier t) {
-  return t == Tier::kCompute ? "Compute kernel insights"
+  return t == Tier::kCompute  ? "Compute kernel insights"
          : t == Tier::kFusion ? "Kernel fusion insights"
                               : "System-level insights";
 }
@@ -84,7 +89,15 @@ void write_card(std::ostringstream& md, const Finding& f) {
   md << "**Action**: " << f.action << "\n\n";
   write_impact_marker(md, f);
   md << "→ *See [Detailed Analysis: " << tier_label(f.tier) << " > P" << f.rank << "](#"
-     << anchor(f) << ") for details*\n\n---\n\n";
+     << anchor(f) << ") for details*\n\n";
+}
+
+// Cards of one tier, separated by rules as in the reference template.
+void write_cards(std::ostringstream& md, const std::vector<Finding>& findings) {
+  for (std::size_t i = 0; i < findings.size(); ++i) {
+    if (i > 0) md << "---\n\n";
+    write_card(md, findings[i]);
+  }
 }
 
 void write_detail(std::ostringstream& md, const Finding& f) {
@@ -126,7 +139,8 @@ void write_summary(std::ostringstream& md, const AnalysisReport& r) {
     md << "The trace has no GPU activity linked to a host launch, so GPU utilization cannot be "
           "measured; the host-side analyzers still ran.";
   } else {
-    md << "Over " << fixed(t.total_us / 1e3) << " ms from the first to the last GPU activity, the GPU "
+    md << "Over " << fixed(t.total_us / 1e3)
+       << " ms from the first to the last GPU activity, the GPU "
        << "computes " << percent_of_total(t, t.computation_us) << "% of the time and is idle "
        << percent_of_total(t, t.idle_us) << "%; exposed communication takes "
        << percent_of_total(t, t.exposed_comm_us) << "% and exposed memory copies "
@@ -135,7 +149,7 @@ void write_summary(std::ostringstream& md, const AnalysisReport& r) {
   std::size_t total = f.compute.size() + f.fusion.size() + f.system.size();
   md << " The analysis found " << f.compute.size() << " compute, " << f.fusion.size()
      << " fusion and " << f.system.size() << " system-level item" << (total == 1 ? "" : "s") << ".";
-  const Finding* first = !f.compute.empty() ? &f.compute.front()
+  const Finding* first = !f.compute.empty()  ? &f.compute.front()
                          : !f.system.empty() ? &f.system.front()
                          : !f.fusion.empty() ? &f.fusion.front()
                                              : nullptr;
@@ -161,7 +175,8 @@ void write_warnings(std::ostringstream& md, const AnalysisReport& r) {
   md << "## Warnings\n\n";
   if (!failed.empty()) {
     md << "| Analysis | Tier | Error Summary |\n|----------|------|---------------|\n";
-    for (const auto* a : failed) md << "| " << cell(a->name) << " | Analyzer | " << cell(a->error) << " |\n";
+    for (const auto* a : failed)
+      md << "| " << cell(a->name) << " | Analyzer | " << cell(a->error) << " |\n";
     md << "\nThese are excluded from the recommendations below.\n\n";
   }
   if (!r.refused_plugins.empty()) {
@@ -196,7 +211,8 @@ std::string analysis_markdown(const AnalysisReport& r) {
 
   md << "---\n\n## Kernel Fusion Opportunities (Experimental)\n\n"
      << "> **Note:** Kernel fusion analysis is experimental. impact_score projections estimate the "
-        "recoverable fraction of E2E with 85% memory/compute pipeline overlap. Kernels without perf "
+        "recoverable fraction of E2E with 85% memory/compute pipeline overlap. Kernels without "
+        "perf "
         "models use their measured trace time as-is. Candidates where fewer than 75% of kernels "
         "have perf models are not reported. Actual recoverable time depends on implementation "
         "feasibility and interaction effects.\n\n";

@@ -4,18 +4,24 @@ namespace traceprism::report {
 
 std::string_view tier_name(Tier t) {
   switch (t) {
-    case Tier::kCompute: return "compute";
-    case Tier::kFusion: return "fusion";
-    case Tier::kSystem: return "system";
+    case Tier::kCompute:
+      return "compute";
+    case Tier::kFusion:
+      return "fusion";
+    case Tier::kSystem:
+      return "system";
   }
   return "system";
 }
 
 std::string_view severity_name(Severity s) {
   switch (s) {
-    case Severity::kInfo: return "info";
-    case Severity::kWarning: return "warning";
-    case Severity::kCritical: return "critical";
+    case Severity::kInfo:
+      return "info";
+    case Severity::kWarning:
+      return "warning";
+    case Severity::kCritical:
+      return "critical";
   }
   return "warning";
 }
@@ -31,10 +37,14 @@ bool parse_severity(std::string_view text, Severity& out) {
 
 std::string_view analyzer_status_name(AnalyzerStatus s) {
   switch (s) {
-    case AnalyzerStatus::kOk: return "ok";
-    case AnalyzerStatus::kSkipped: return "skipped";
-    case AnalyzerStatus::kFailed: return "failed";
-    case AnalyzerStatus::kDisabled: return "disabled";
+    case AnalyzerStatus::kOk:
+      return "ok";
+    case AnalyzerStatus::kSkipped:
+      return "skipped";
+    case AnalyzerStatus::kFailed:
+      return "failed";
+    case AnalyzerStatus::kDisabled:
+      return "disabled";
   }
   return "failed";
 }

@@ -40,9 +40,15 @@ void write_data_quality(JsonWriter& w, const index::EventIndex& index) {
 void write_impact(JsonWriter& w, const Finding& f) {
   w.key("impact").begin_object();
   switch (f.impact_kind) {
-    case ImpactKind::kNotQuantifiable: w.key("kind").value("not_quantifiable"); break;
-    case ImpactKind::kQuantified: w.key("kind").value("quantified"); break;
-    case ImpactKind::kHeuristic: w.key("kind").value("heuristic"); break;
+    case ImpactKind::kNotQuantifiable:
+      w.key("kind").value("not_quantifiable");
+      break;
+    case ImpactKind::kQuantified:
+      w.key("kind").value("quantified");
+      break;
+    case ImpactKind::kHeuristic:
+      w.key("kind").value("heuristic");
+      break;
   }
   if (f.impact_kind != ImpactKind::kNotQuantifiable) {
     w.key("low").value(f.impact_low);
@@ -84,10 +90,14 @@ void write_finding(JsonWriter& w, const Finding& f, const index::EventIndex& ind
   w.key("resolution").value(f.resolution);
   w.key("library").value(f.library);
   write_impact(w, f);
-  if (f.share_percent >= 0) w.key("share_percent").value(f.share_percent);
-  else w.key("share_percent").null();
-  if (f.confidence >= 0) w.key("confidence").value(f.confidence);
-  else w.key("confidence").null();
+  if (f.share_percent >= 0)
+    w.key("share_percent").value(f.share_percent);
+  else
+    w.key("share_percent").null();
+  if (f.confidence >= 0)
+    w.key("confidence").value(f.confidence);
+  else
+    w.key("confidence").null();
   write_evidence(w, f, index);
   w.key("metrics").begin_object();
   for (const auto& [k, v] : f.metrics) w.key(k).value(v);
@@ -122,7 +132,8 @@ std::string findings_json(const AnalysisReport& r) {
   w.key("tool").begin_object();
   w.key("name").value("traceprism");
   w.key("version").value(TRACEPRISM_VERSION);
-  w.key("abi").value(std::to_string(TRACEPRISM_ABI_MAJOR) + "." + std::to_string(TRACEPRISM_ABI_MINOR));
+  w.key("abi").value(std::to_string(TRACEPRISM_ABI_MAJOR) + "." +
+                     std::to_string(TRACEPRISM_ABI_MINOR));
   w.end_object();
   w.key("trace").begin_object();
   w.key("path").value(r.trace_path);
@@ -162,10 +173,14 @@ std::string findings_json(const AnalysisReport& r) {
     w.key("status").value(analyzer_status_name(a.status));
     if (!a.error.empty()) w.key("error").value(a.error);
     w.key("findings").value(static_cast<std::uint64_t>(a.findings.size()));
-    if (a.refused_findings) w.key("refused_findings").value(static_cast<std::uint64_t>(a.refused_findings));
+    if (a.refused_findings)
+      w.key("refused_findings").value(static_cast<std::uint64_t>(a.refused_findings));
     w.key("log").begin_array();
     for (const LogLine& l : a.log)
-      w.value(std::string(l.level >= 2 ? "warning: " : l.level == 1 ? "info: " : "debug: ") + l.message);
+      w.value(std::string(l.level >= 2   ? "warning: "
+                          : l.level == 1 ? "info: "
+                                         : "debug: ") +
+              l.message);
     w.end_array();
     w.end_object();
   }

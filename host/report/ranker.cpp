@@ -7,7 +7,9 @@
 namespace traceprism::report {
 namespace {
 
-bool quantified(const Finding& f) { return f.impact_kind != ImpactKind::kNotQuantifiable; }
+bool quantified(const Finding& f) {
+  return f.impact_kind != ImpactKind::kNotQuantifiable;
+}
 
 bool ranks_before(const Finding& a, const Finding& b) {
   if (a.tier == Tier::kSystem) {
@@ -35,7 +37,9 @@ RankedFindings rank_findings(const std::vector<AnalyzerOutcome>& outcomes) {
         ++out.duplicates_dropped;
         continue;
       }
-      (f.tier == Tier::kCompute ? out.compute : f.tier == Tier::kFusion ? out.fusion : out.system)
+      (f.tier == Tier::kCompute  ? out.compute
+       : f.tier == Tier::kFusion ? out.fusion
+                                 : out.system)
           .push_back(f);
     }
   }

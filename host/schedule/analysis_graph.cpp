@@ -113,31 +113,34 @@ std::vector<plugins::OpModelOutput> run_op_models(const GraphInputs& in,
 
   std::vector<std::int32_t> status(table->count, TRACEPRISM_SKIPPED);
   std::vector<std::string> categories(table->count);
-  oneapi::tbb::parallel_for(std::size_t(0), static_cast<std::size_t>(table->count), [&](std::size_t i) {
-    if (chosen[i] < 0) return;
-    const Model& m = models[chosen[i]];
-    traceprism_run_ctx ctx = make_context(in, products, m.model->name);
-    traceprism_op_model_result_v1 out{};
-    out.struct_size = sizeof(out);
-    out.flops = -1;
-    out.bytes = -1;
-    try {
-      status[i] = m.model->model(&ctx, plugins::host_api(), table->row[i], &out, m.model->user);
-    } catch (...) {
-      status[i] = TRACEPRISM_ERROR;
-    }
-    if (status[i] == TRACEPRISM_OK) {
-      results[i].category.assign(out.category.data ? out.category.data : "", out.category.size);
-      results[i].flops = out.flops;
-      results[i].bytes = out.bytes;
-    }
-  });
+  oneapi::tbb::parallel_for(
+      std::size_t(0), static_cast<std::size_t>(table->count), [&](std::size_t i) {
+        if (chosen[i] < 0) return;
+        const Model& m = models[chosen[i]];
+        traceprism_run_ctx ctx = make_context(in, products, m.model->name);
+        traceprism_op_model_result_v1 out{};
+        out.struct_size = sizeof(out);
+        out.flops = -1;
+        out.bytes = -1;
+        try {
+          status[i] = m.model->model(&ctx, plugins::host_api(), table->row[i], &out, m.model->user);
+        } catch (...) {
+          status[i] = TRACEPRISM_ERROR;
+        }
+        if (status[i] == TRACEPRISM_OK) {
+          results[i].category.assign(out.category.data ? out.category.data : "", out.category.size);
+          results[i].flops = out.flops;
+          results[i].bytes = out.bytes;
+        }
+      });
   for (std::size_t i = 0; i < table->count; ++i) {
     if (chosen[i] < 0) continue;
     OpModelOutcome& o = outcomes[models[chosen[i]].outcome];
     ++o.claimed;
-    if (status[i] == TRACEPRISM_OK) ++o.modelled;
-    else if (status[i] != TRACEPRISM_SKIPPED) ++o.failed;
+    if (status[i] == TRACEPRISM_OK)
+      ++o.modelled;
+    else if (status[i] != TRACEPRISM_SKIPPED)
+      ++o.failed;
   }
   return results;
 }
@@ -153,7 +156,8 @@ void resolve_dependencies(std::vector<AnalyzerSlot>& slots) {
       auto it = by_name.find(*d);
       if (it == by_name.end()) {
         slot.outcome.status = AnalyzerStatus::kFailed;
-        slot.outcome.error = std::string("depends on '") + *d + "', which no loaded plugin provides";
+        slot.outcome.error =
+            std::string("depends on '") + *d + "', which no loaded plugin provides";
         break;
       }
       // A disabled dependency is simply not waited for.

@@ -17,7 +17,7 @@ struct OpModelOutcome {
   std::string plugin;
   std::size_t claimed = 0;  // op instances it was asked about
   std::size_t modelled = 0;
-  std::size_t failed = 0;   // returned an error or threw
+  std::size_t failed = 0;  // returned an error or threw
 };
 
 struct GraphResult {

@@ -21,7 +21,9 @@ std::string read(const fs::path& p) {
   return s.str();
 }
 
-void write(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
+void write(const fs::path& p, const std::string& text) {
+  std::ofstream(p, std::ios::binary) << text;
+}
 
 // Two kernels 100 µs apart with 10 µs of work each: the GPU is idle ~83% of the span.
 std::string idle_trace() {
@@ -58,9 +60,9 @@ class Analyze : public ::testing::Test {
   }
   int analyze(const fs::path& t, const fs::path& out, const std::string& flags = "",
               std::string* output = nullptr) {
-    return run_cli("analyze -q " + shell_quote(t.string()) + " -o " + shell_quote(out.string()) +
-                       " " + flags,
-                   output);
+    return run_cli(
+        "analyze -q " + shell_quote(t.string()) + " -o " + shell_quote(out.string()) + " " + flags,
+        output);
   }
   TempDir dir_;
 };
@@ -92,13 +94,14 @@ TEST_F(Analyze, IdleGpuGivesTheSystemItemWithMarkers) {
     }
   EXPECT_TRUE(idle_item);
   std::string md = read(dir_.path() / "out" / "analysis.md");
-  for (const char* header : {"## Executive Summary", "## Compute Kernel Optimizations",
-                             "## Kernel Fusion Opportunities (Experimental)",
-                             "## System-Level Optimizations", "## Detailed Analysis",
-                             "## Appendix"})
+  for (const char* header :
+       {"## Executive Summary", "## Compute Kernel Optimizations",
+        "## Kernel Fusion Opportunities (Experimental)", "## System-Level Optimizations",
+        "## Detailed Analysis", "## Appendix"})
     EXPECT_NE(md.find(header), std::string::npos) << header;
   EXPECT_NE(md.find("### 🔴 P1: "), std::string::npos);
-  EXPECT_NE(md.find("<!-- impact-begin kind=p_item low=null mid=null high=null -->"), std::string::npos);
+  EXPECT_NE(md.find("<!-- impact-begin kind=p_item low=null mid=null high=null -->"),
+            std::string::npos);
   EXPECT_NE(md.find("<a id=\"detailed-analysis-system-p1\"></a>"), std::string::npos);
   EXPECT_NE(md.find("<!-- reasoning-candidate tier=system rank=1 -->"), std::string::npos);
   EXPECT_NE(md.find("(#detailed-analysis-system-p1)"), std::string::npos);

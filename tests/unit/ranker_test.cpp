@@ -46,16 +46,16 @@ std::vector<std::string> keys(const std::vector<Finding>& v) {
 }
 
 TEST(Ranker, SystemTierByShareThenSeverity) {
-  auto r = rank_findings({outcome("b", {system("small", 3), system("unknown", -1)}),
-                          outcome("a", {system("big", 40), system("tie", 3, Severity::kCritical)})});
-  EXPECT_EQ(keys(r.system),
-            (std::vector<std::string>{"big#1", "tie#2", "small#3", "unknown#4"}));
+  auto r =
+      rank_findings({outcome("b", {system("small", 3), system("unknown", -1)}),
+                     outcome("a", {system("big", 40), system("tie", 3, Severity::kCritical)})});
+  EXPECT_EQ(keys(r.system), (std::vector<std::string>{"big#1", "tie#2", "small#3", "unknown#4"}));
 }
 
 TEST(Ranker, ComputeTierByImpactQuantifiedFirstOnTies) {
-  auto r = rank_findings({outcome("x", {compute("h", 10, ImpactKind::kHeuristic), compute("q", 10),
-                                        compute("top", 50), compute("u", 0,
-                                                                    ImpactKind::kNotQuantifiable)})});
+  auto r = rank_findings(
+      {outcome("x", {compute("h", 10, ImpactKind::kHeuristic), compute("q", 10), compute("top", 50),
+                     compute("u", 0, ImpactKind::kNotQuantifiable)})});
   EXPECT_EQ(keys(r.compute), (std::vector<std::string>{"top#1", "q#2", "h#3", "u#4"}));
 }
 
@@ -74,9 +74,9 @@ TEST(Ranker, TiesBreakByAnalyzerNameNotInputOrder) {
 }
 
 TEST(Ranker, DropsDuplicateKeysAndIdenticalEvidence) {
-  auto r = rank_findings({outcome("a", {system("k", 9, Severity::kWarning, {1, 2}),
-                                        system("k", 8)}),
-                          outcome("b", {system("other", 5, Severity::kWarning, {2, 1})})});
+  auto r =
+      rank_findings({outcome("a", {system("k", 9, Severity::kWarning, {1, 2}), system("k", 8)}),
+                     outcome("b", {system("other", 5, Severity::kWarning, {2, 1})})});
   EXPECT_EQ(keys(r.system), (std::vector<std::string>{"k#1"}));
   EXPECT_EQ(r.duplicates_dropped, 2u);
 }

@@ -59,8 +59,9 @@ TEST(RunConfig, ErrorsNameTheFileAndTheProblem) {
     }
     return std::string("no error");
   };
-  EXPECT_EQ(message("{"), "cfg.json: not valid JSON (" +
-                              message("{").substr(std::string("cfg.json: not valid JSON (").size()));
+  EXPECT_EQ(message("{"),
+            "cfg.json: not valid JSON (" +
+                message("{").substr(std::string("cfg.json: not valid JSON (").size()));
   EXPECT_EQ(message("[]"), "cfg.json: expected a JSON object at the top.");
   EXPECT_EQ(message(R"({"checks": "*"})"),
             "cfg.json: unknown key 'checks' (expected analyzers, options, report).");

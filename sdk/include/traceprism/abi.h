@@ -141,7 +141,7 @@ typedef struct traceprism_gpu_args_v1 {
   int32_t copy_direction;       /* TRACEPRISM_COPY_*                                            */
   int32_t copy_source;          /* TRACEPRISM_MEMORY_*                                          */
   int32_t copy_destination;     /* TRACEPRISM_MEMORY_*                                          */
-  int32_t reserved;
+  int32_t reserved[2];          /* explicit padding: bytes starts at offset 64                  */
   int64_t bytes; /* memcpy / memset size, -1 when absent                                        */
 } traceprism_gpu_args_v1;
 

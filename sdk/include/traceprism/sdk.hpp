@@ -56,6 +56,12 @@ enum class Kind : std::uint8_t {
   kMemcpy = TRACEPRISM_KIND_MEMCPY,
   kMemset = TRACEPRISM_KIND_MEMSET,
   kCudaSync = TRACEPRISM_KIND_CUDA_SYNC,
+  kFlowStart = TRACEPRISM_KIND_FLOW_START,
+  kFlowEnd = TRACEPRISM_KIND_FLOW_END,
+  kInstant = TRACEPRISM_KIND_INSTANT,
+  kCounter = TRACEPRISM_KIND_COUNTER,
+  kMetadata = TRACEPRISM_KIND_METADATA,
+  kEnd = TRACEPRISM_KIND_END,
   kOther = TRACEPRISM_KIND_OTHER,
 };
 
@@ -78,7 +84,9 @@ enum class Severity : std::int32_t {
   kCritical = TRACEPRISM_SEVERITY_CRITICAL,
 };
 
-inline traceprism_str to_str(std::string_view s) { return {s.data(), s.size()}; }
+inline traceprism_str to_str(std::string_view s) {
+  return {s.data(), s.size()};
+}
 inline std::string_view to_view(traceprism_str s) {
   return s.data ? std::string_view(s.data, s.size) : std::string_view();
 }
@@ -173,22 +181,55 @@ class FindingBuilder {
  public:
   FindingBuilder(Context& ctx, Tier tier, std::string category, std::string title)
       : ctx_(ctx), tier_(tier), category_(std::move(category)), title_(std::move(title)) {}
-  FindingBuilder& key(std::string v) { key_ = std::move(v); return *this; }
-  FindingBuilder& severity(Severity v) { severity_ = v; return *this; }
-  FindingBuilder& insight(std::string v) { insight_ = std::move(v); return *this; }
-  FindingBuilder& action(std::string v) { action_ = std::move(v); return *this; }
-  FindingBuilder& identification(std::string v) { identification_ = std::move(v); return *this; }
-  FindingBuilder& reasoning(std::string v) { reasoning_ = std::move(v); return *this; }
-  FindingBuilder& resolution(std::string v) { resolution_ = std::move(v); return *this; }
-  FindingBuilder& library(std::string v) { library_ = std::move(v); return *this; }
+  FindingBuilder& key(std::string v) {
+    key_ = std::move(v);
+    return *this;
+  }
+  FindingBuilder& severity(Severity v) {
+    severity_ = v;
+    return *this;
+  }
+  FindingBuilder& insight(std::string v) {
+    insight_ = std::move(v);
+    return *this;
+  }
+  FindingBuilder& action(std::string v) {
+    action_ = std::move(v);
+    return *this;
+  }
+  FindingBuilder& identification(std::string v) {
+    identification_ = std::move(v);
+    return *this;
+  }
+  FindingBuilder& reasoning(std::string v) {
+    reasoning_ = std::move(v);
+    return *this;
+  }
+  FindingBuilder& resolution(std::string v) {
+    resolution_ = std::move(v);
+    return *this;
+  }
+  FindingBuilder& library(std::string v) {
+    library_ = std::move(v);
+    return *this;
+  }
   FindingBuilder& impact(double low, double mid, double high, bool heuristic = false) {
     impact_kind_ = heuristic ? TRACEPRISM_IMPACT_HEURISTIC : TRACEPRISM_IMPACT_QUANTIFIED;
     low_ = low, mid_ = mid, high_ = high;
     return *this;
   }
-  FindingBuilder& share_percent(double v) { share_ = v; return *this; }
-  FindingBuilder& confidence(double v) { confidence_ = v; return *this; }
-  FindingBuilder& evidence(Row r) { rows_.push_back(r); return *this; }
+  FindingBuilder& share_percent(double v) {
+    share_ = v;
+    return *this;
+  }
+  FindingBuilder& confidence(double v) {
+    confidence_ = v;
+    return *this;
+  }
+  FindingBuilder& evidence(Row r) {
+    rows_.push_back(r);
+    return *this;
+  }
   template <class Rows>
   FindingBuilder& evidence_rows(const Rows& rows) {
     for (Row r : rows) rows_.push_back(r);
@@ -198,7 +239,10 @@ class FindingBuilder {
     metrics_.emplace_back(std::move(key), value);
     return *this;
   }
-  FindingBuilder& table(Table t) { tables_.push_back(std::move(t)); return *this; }
+  FindingBuilder& table(Table t) {
+    tables_.push_back(std::move(t));
+    return *this;
+  }
   // Returns false when the host refused the finding (it logs why).
   bool emit();
 
@@ -207,8 +251,8 @@ class FindingBuilder {
   Tier tier_;
   Severity severity_ = Severity::kWarning;
   std::int32_t impact_kind_ = TRACEPRISM_IMPACT_NOT_QUANTIFIABLE;
-  std::string category_, key_, title_, insight_, action_, identification_, reasoning_,
-      resolution_, library_;
+  std::string category_, key_, title_, insight_, action_, identification_, reasoning_, resolution_,
+      library_;
   double low_ = 0, mid_ = 0, high_ = 0, share_ = -1, confidence_ = -1;
   std::vector<Row> rows_;
   std::vector<std::pair<std::string, double>> metrics_;
@@ -222,7 +266,9 @@ class Context {
 
   EventView events() const { return EventView(api_->events(ctx_), ctx_, api_); }
   std::string_view string(StringId id) const { return to_view(api_->string(ctx_, id)); }
-  StringId find_string(std::string_view text) const { return api_->find_string(ctx_, to_str(text)); }
+  StringId find_string(std::string_view text) const {
+    return api_->find_string(ctx_, to_str(text));
+  }
   Span<Row> rows(Kind kind) const {
     std::uint64_t n = 0;
     const Row* r = api_->rows_of_kind(ctx_, static_cast<std::int32_t>(kind), &n);
@@ -451,23 +497,29 @@ std::int32_t run_op_model(const traceprism_run_ctx* ctx, const traceprism_host_a
 template <class T>
 constexpr traceprism_analyzer_v1 analyzer(const char* name, const char* summary,
                                           const char* const* depends_on = nullptr) {
-  return {sizeof(traceprism_analyzer_v1), 0, name, summary, depends_on, nullptr,
-          &detail::run_analyzer<T>, nullptr};
+  return {sizeof(traceprism_analyzer_v1), 0,      name, summary, depends_on, nullptr,
+          &detail::run_analyzer<T>,       nullptr};
 }
 template <class T, std::size_t N>
 constexpr traceprism_analyzer_v1 analyzer(const char* name, const char* summary,
                                           const traceprism_option_v1 (&options)[N],
                                           const char* const* depends_on = nullptr) {
-  return {sizeof(traceprism_analyzer_v1), static_cast<std::uint32_t>(N), name, summary,
-          depends_on, options, &detail::run_analyzer<T>, nullptr};
+  return {sizeof(traceprism_analyzer_v1),
+          static_cast<std::uint32_t>(N),
+          name,
+          summary,
+          depends_on,
+          options,
+          &detail::run_analyzer<T>,
+          nullptr};
 }
 
 // Describes an op model for TRACEPRISM_OP_MODELS. `op_names` is NULL-terminated.
 template <detail::OpModelFn Fn>
 constexpr traceprism_op_model_v1 op_model(const char* name, const char* summary,
                                           const char* const* op_names) {
-  return {sizeof(traceprism_op_model_v1), 0, name, summary, op_names, &detail::run_op_model<Fn>,
-          nullptr};
+  return {sizeof(traceprism_op_model_v1), 0,      name, summary, op_names,
+          &detail::run_op_model<Fn>,      nullptr};
 }
 
 }  // namespace traceprism
@@ -480,30 +532,29 @@ constexpr traceprism_op_model_v1 op_model(const char* name, const char* summary,
 #define TRACEPRISM_OP_MODELS(...) \
   static constexpr traceprism_op_model_v1 traceprism_plugin_op_models_[] = {__VA_ARGS__}
 
-#define TRACEPRISM_DEFINE_QUERY_(NAME, VERSION, OP_MODEL_COUNT, OP_MODELS)                      \
-  static constexpr traceprism_plugin_v1 traceprism_plugin_info_ = {                             \
-      sizeof(traceprism_plugin_v1),                                                             \
-      TRACEPRISM_ABI_MAJOR,                                                                     \
-      TRACEPRISM_PLUGIN_ABI_MINOR,                                                              \
-      static_cast<std::uint32_t>(sizeof(traceprism_plugin_analyzers_) /                         \
-                                 sizeof(traceprism_plugin_analyzers_[0])),                      \
-      NAME,                                                                                     \
-      VERSION,                                                                                  \
-      traceprism_plugin_analyzers_,                                                             \
-      OP_MODEL_COUNT,                                                                           \
-      0,                                                                                        \
-      OP_MODELS};                                                                               \
-  extern "C" TRACEPRISM_EXPORT const traceprism_plugin_v1* traceprism_plugin_query_v1(void) {   \
-    return &traceprism_plugin_info_;                                                            \
+#define TRACEPRISM_DEFINE_QUERY_(NAME, VERSION, OP_MODEL_COUNT, OP_MODELS)                    \
+  static constexpr traceprism_plugin_v1 traceprism_plugin_info_ = {                           \
+      sizeof(traceprism_plugin_v1),                                                           \
+      TRACEPRISM_ABI_MAJOR,                                                                   \
+      TRACEPRISM_PLUGIN_ABI_MINOR,                                                            \
+      static_cast<std::uint32_t>(sizeof(traceprism_plugin_analyzers_) /                       \
+                                 sizeof(traceprism_plugin_analyzers_[0])),                    \
+      NAME,                                                                                   \
+      VERSION,                                                                                \
+      traceprism_plugin_analyzers_,                                                           \
+      OP_MODEL_COUNT,                                                                         \
+      0,                                                                                      \
+      OP_MODELS};                                                                             \
+  extern "C" TRACEPRISM_EXPORT const traceprism_plugin_v1* traceprism_plugin_query_v1(void) { \
+    return &traceprism_plugin_info_;                                                          \
   }
 
 // Defines the exported query function of a plugin made of the TRACEPRISM_ANALYZERS table.
 #define TRACEPRISM_PLUGIN(NAME, VERSION) TRACEPRISM_DEFINE_QUERY_(NAME, VERSION, 0u, nullptr)
 
 // Same, for a plugin that also has a TRACEPRISM_OP_MODELS table.
-#define TRACEPRISM_PLUGIN_WITH_OP_MODELS(NAME, VERSION)                               \
-  TRACEPRISM_DEFINE_QUERY_(NAME, VERSION,                                             \
-                           static_cast<std::uint32_t>(                                \
-                               sizeof(traceprism_plugin_op_models_) /                 \
-                               sizeof(traceprism_plugin_op_models_[0])),              \
+#define TRACEPRISM_PLUGIN_WITH_OP_MODELS(NAME, VERSION)                                         \
+  TRACEPRISM_DEFINE_QUERY_(NAME, VERSION,                                                       \
+                           static_cast<std::uint32_t>(sizeof(traceprism_plugin_op_models_) /    \
+                                                      sizeof(traceprism_plugin_op_models_[0])), \
                            traceprism_plugin_op_models_)

@@ -1,0 +1,207 @@
+// The SDK's fake host (traceprism/testing.hpp) behaves like the real one where plugin tests
+// depend on it: row order, options and their defaults, the timeline, refused findings, captures.
+#include <gtest/gtest.h>
+
+#include <traceprism/testing.hpp>
+
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace tpt = traceprism::testing;
+using traceprism::Context;
+using traceprism::Kind;
+using traceprism::Row;
+using traceprism::Status;
+
+// Records what it sees of the trace as figures, and one option.
+class Probe : public traceprism::Analyzer {
+ public:
+  explicit Probe(Context& ctx) : limit_(ctx.option("Limit", 1.0)) {}
+  Status run(Context& ctx) override {
+    ctx.record("limit", limit_);
+    const auto kernels = ctx.rows(Kind::kKernel);
+    for (std::size_t i = 0; i < kernels.size(); ++i)
+      ctx.record("kernel." + std::to_string(i), kernels[i]);
+    if (auto t = ctx.timeline()) {
+      ctx.record("total_us", t->total_us), ctx.record("busy_us", t->busy_us);
+      ctx.record("idle_us", t->idle_us), ctx.record("computation_us", t->computation_us);
+      ctx.record("total_comm_us", t->total_comm_us);
+      ctx.record("exposed_comm_us", t->exposed_comm_us);
+      ctx.record("total_memcpy_us", t->total_memcpy_us);
+      ctx.record("exposed_memcpy_us", t->exposed_memcpy_us);
+    }
+    return Status::kOk;
+  }
+
+ private:
+  double limit_;
+};
+
+TEST(FakeHost, RowsOfAKindAreSortedByTimeThenRow) {
+  tpt::FakeTrace trace;
+  trace.kernel("late", 30, 1);
+  trace.cpu_op("op", 0, 100);
+  trace.kernel("early", 10, 1);
+  trace.kernel("tie", 30, 1);
+  const tpt::RunResult r = tpt::run<Probe>(trace);
+  ASSERT_EQ(r.status, Status::kOk);
+  EXPECT_EQ(r.figure("kernel.0"), 2.0);
+  EXPECT_EQ(r.figure("kernel.1"), 0.0);
+  EXPECT_EQ(r.figure("kernel.2"), 3.0);
+}
+
+TEST(FakeHost, TimelineIsComputedFromTheGpuEvents) {
+  tpt::FakeTrace trace;
+  trace.kernel("gemm", 0, 10);           // computation [0, 10)
+  trace.kernel("ncclAllReduce", 5, 15);  // communication [5, 20)
+  trace.memcpy("Memcpy DtoH", 18, 12);   // memcpy [18, 30)
+  trace.kernel("gemm", 40, 10);          // computation [40, 50)
+  const tpt::RunResult r = tpt::run<Probe>(trace);
+  EXPECT_DOUBLE_EQ(r.figure("total_us"), 50);
+  EXPECT_DOUBLE_EQ(r.figure("busy_us"), 40);
+  EXPECT_DOUBLE_EQ(r.figure("idle_us"), 10);
+  EXPECT_DOUBLE_EQ(r.figure("computation_us"), 20);
+  EXPECT_DOUBLE_EQ(r.figure("total_comm_us"), 15);
+  EXPECT_DOUBLE_EQ(r.figure("exposed_comm_us"), 10);
+  EXPECT_DOUBLE_EQ(r.figure("total_memcpy_us"), 12);
+  EXPECT_DOUBLE_EQ(r.figure("exposed_memcpy_us"), 10);
+
+  tpt::FakeTrace cpu_only;
+  cpu_only.cpu_op("op", 0, 10);
+  EXPECT_TRUE(std::isnan(tpt::run<Probe>(cpu_only).figure("total_us")));  // timeline skipped
+}
+
+TEST(FakeHost, OptionsAreTheAnalyzersOwnOrTheDeclaredDefault) {
+  tpt::FakeTrace trace;
+  trace.set_option("other.Limit", "7");
+  EXPECT_EQ(tpt::run<Probe>(trace, "probe").figure("limit"), 1.0);  // another analyzer's
+  EXPECT_EQ(tpt::run<Probe>(trace).figure("limit"), 7.0);           // unnamed: any analyzer's
+  trace.set_option("probe.Limit", "3");
+  EXPECT_EQ(tpt::run<Probe>(trace, "probe").figure("limit"), 3.0);
+
+  static constexpr traceprism_option_v1 kOptions[] = {{"Limit", "5", "A limit."}};
+  const traceprism_analyzer_v1 entry = traceprism::analyzer<Probe>("declared", "", kOptions);
+  EXPECT_EQ(tpt::run(tpt::FakeTrace(), entry).figure("limit"), 5.0);
+
+  trace.set_option("probe.Limit", "lots");
+  const tpt::RunResult bad = tpt::run<Probe>(trace, "probe");
+  EXPECT_EQ(bad.figure("limit"), 1.0);
+  ASSERT_EQ(bad.logs.size(), 1u);
+  EXPECT_EQ(bad.logs[0].level, TRACEPRISM_LOG_WARNING);
+}
+
+// Emits one good finding with every part, then two the host refuses, then fails.
+class Emitter : public traceprism::Analyzer {
+ public:
+  Status run(Context& ctx) override {
+    traceprism::Table table("Kernels", {"name", "us"});
+    table.row({"gemm", "10"}).row({"relu"});
+    ctx.report(traceprism::Tier::kFusion, "fusion", "Fuse it")
+        .key("k")
+        .severity(traceprism::Severity::kCritical)
+        .insight("seen")
+        .action("do")
+        .impact(1, 2, 3)
+        .evidence(0)
+        .metric("m", 4)
+        .table(table)
+        .emit();
+    ctx.report(traceprism::Tier::kSystem, "x", "").emit();  // no title
+    ctx.report(traceprism::Tier::kSystem, "x", "Past the end").evidence(99).emit();
+    ctx.info("done");
+    return ctx.fail("could not finish");
+  }
+};
+
+TEST(FakeHost, CapturesFindingsLogsAndErrorsAndDropsWhatTheHostRefuses) {
+  tpt::FakeTrace trace;
+  trace.kernel("gemm", 0, 10);
+  const tpt::RunResult r = tpt::run<Emitter>(trace);
+  EXPECT_EQ(r.status, Status::kError);
+  EXPECT_EQ(r.error, "could not finish");
+  ASSERT_EQ(r.findings.size(), 1u);
+  const tpt::Finding& f = r.findings[0];
+  EXPECT_EQ(f.tier, traceprism::Tier::kFusion);
+  EXPECT_EQ(f.severity, traceprism::Severity::kCritical);
+  EXPECT_EQ(f.impact_kind, TRACEPRISM_IMPACT_QUANTIFIED);
+  EXPECT_EQ(f.title, "Fuse it");
+  EXPECT_EQ(f.key, "k");
+  EXPECT_EQ(f.insight, "seen");
+  EXPECT_EQ(f.action, "do");
+  EXPECT_EQ(f.impact_mid, 2.0);
+  EXPECT_EQ(f.rows, std::vector<Row>{0});
+  EXPECT_EQ(f.metric("m"), 4.0);
+  ASSERT_EQ(f.tables.size(), 1u);
+  EXPECT_EQ(f.tables[0].columns, (std::vector<std::string>{"name", "us"}));
+  ASSERT_EQ(f.tables[0].rows.size(), 2u);
+  EXPECT_EQ(f.tables[0].rows[1], (std::vector<std::string>{"relu", ""}));
+  ASSERT_EQ(r.logs.size(), 3u);
+  EXPECT_EQ(r.logs[0].message, "finding dropped: finding has no title");
+  EXPECT_EQ(r.logs[1].message, "finding dropped: finding evidence row is past the last event");
+  EXPECT_EQ(r.logs[2].message, "done");
+}
+
+// Reads the launch arguments and op instances back as figures.
+class ArgsProbe : public traceprism::Analyzer {
+ public:
+  Status run(Context& ctx) override {
+    const auto copy = ctx.gpu_args(1);
+    if (!copy || ctx.gpu_args(0)) return ctx.fail("gpu_args");
+    ctx.record("bytes", static_cast<double>(copy->bytes));
+    ctx.record("direction", copy->copy_direction);
+    ctx.record("grid.x", ctx.gpu_args(2)->grid[0]);
+    const auto ops = ctx.op_instances();
+    ctx.record("ops", static_cast<double>(ops.size()));
+    ctx.record("direct_busy_us", ops.direct_busy_us(0));
+    ctx.record("kernels", static_cast<double>(ops.kernels(0).size()));
+    ctx.record("category", ctx.string(ops.category_id(0)) == "GEMM");
+    return Status::kOk;
+  }
+};
+
+TEST(FakeHost, GpuArgsAndOpInstances) {
+  tpt::FakeTrace trace;
+  auto op = trace.cpu_op("aten::mm", 0, 100);
+  trace.memcpy("Memcpy DtoH", 10, 5)
+      .bytes(4096)
+      .copy(TRACEPRISM_COPY_DTOH, TRACEPRISM_MEMORY_DEVICE, TRACEPRISM_MEMORY_PAGEABLE);
+  auto k1 = trace.kernel("gemm", 20, 10).grid(128, 1, 1).block(256, 1, 1);
+  auto k2 = trace.kernel("gemm", 25, 10);
+  trace.add_op_instance(op, {k1, k2}).category = "GEMM";
+  const tpt::RunResult r = tpt::run<ArgsProbe>(trace);
+  ASSERT_EQ(r.status, Status::kOk) << r.error;
+  EXPECT_EQ(r.figure("bytes"), 4096.0);
+  EXPECT_EQ(r.figure("direction"), TRACEPRISM_COPY_DTOH);
+  EXPECT_EQ(r.figure("grid.x"), 128.0);
+  EXPECT_EQ(r.figure("ops"), 1.0);
+  EXPECT_DOUBLE_EQ(r.figure("direct_busy_us"), 15.0);  // union of [20, 30) and [25, 35)
+  EXPECT_EQ(r.figure("kernels"), 2.0);
+  EXPECT_EQ(r.figure("category"), 1.0);
+}
+
+Status model_mm(const Context& ctx, Row row, traceprism::OpModelResult& out) {
+  if (ctx.events().name(row) != "aten::mm") return Status::kSkipped;
+  out.category = "GEMM";
+  out.flops = 2.0 * 64 * 64 * 64;
+  out.params = {{"M", 64}};
+  return Status::kOk;
+}
+
+TEST(FakeHost, RunsAnOpModel) {
+  tpt::FakeTrace trace;
+  auto mm = trace.cpu_op("aten::mm", 0, 10);
+  auto add = trace.cpu_op("aten::add", 20, 10);
+  static constexpr const char* kOps[] = {"aten::mm", nullptr};
+  const traceprism_op_model_v1 model = traceprism::op_model<model_mm>("mm", "", kOps);
+  const tpt::OpModelRun r = tpt::run_op_model(trace, model, mm);
+  ASSERT_EQ(r.status, Status::kOk);
+  EXPECT_EQ(r.result.category, "GEMM");
+  EXPECT_EQ(r.result.flops, 2.0 * 64 * 64 * 64);
+  ASSERT_EQ(r.result.params.size(), 1u);
+  EXPECT_EQ(r.result.params[0].first, "M");
+  EXPECT_EQ(tpt::run_op_model(trace, model, add).status, Status::kSkipped);
+}
+
+}  // namespace

@@ -1,0 +1,28 @@
+/* The v1 structs as a C99 compiler lays them out; layout_v1_test.cpp compares these numbers
+ * with the C++ compiler's, so a plugin written in C and a host written in C++ agree. */
+#include <stddef.h>
+
+#include <traceprism/abi.h>
+
+const size_t traceprism_c_sizes[] = {
+    sizeof(traceprism_str),
+    sizeof(traceprism_event_columns_v1),
+    sizeof(traceprism_gpu_args_v1),
+    sizeof(traceprism_timeline_v1),
+    sizeof(traceprism_op_instances_v1),
+    sizeof(traceprism_metric_v1),
+    sizeof(traceprism_table_v1),
+    sizeof(traceprism_finding_v1),
+    sizeof(traceprism_host_api_v1),
+    sizeof(traceprism_option_v1),
+    sizeof(traceprism_op_model_result_v1),
+    sizeof(traceprism_op_model_v1),
+    sizeof(traceprism_analyzer_v1),
+    sizeof(traceprism_plugin_v1),
+    /* the last field of the structs whose tail is most likely to move */
+    offsetof(traceprism_gpu_args_v1, bytes),
+    offsetof(traceprism_finding_v1, tables),
+    offsetof(traceprism_host_api_v1, set_error),
+    offsetof(traceprism_plugin_v1, op_models),
+};
+const size_t traceprism_c_size_count = sizeof(traceprism_c_sizes) / sizeof(traceprism_c_sizes[0]);

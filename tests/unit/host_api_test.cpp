@@ -1,0 +1,205 @@
+// The host API table as plugins see it: column views, rows by kind, options with declared
+// defaults, and emit's validation and deep copy.
+#include "plugins/host_api.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "ingest/trace_reader.hpp"
+#include "support/temp_dir.hpp"
+#include "support/trace_builder.hpp"
+
+namespace traceprism::plugins {
+namespace {
+
+traceprism_str str(const char* s) {
+  return {s, std::strlen(s)};
+}
+
+class HostApi : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    testing::TraceText t;
+    t.launch("aten::mm", 0, 20, "gemm_a", 30, 10, 7, 1);                            // rows 0-4
+    t.launch("aten::copy_", 50, 20, "Memcpy DtoH (Device -> Pinned)", 80, 5, 7, 2,  // rows 5-9
+             "gpu_memcpy");
+    testing::TempDir dir;
+    file_ = ingest::read_trace(dir.write("t.json", t.str()));
+    tree_ = model::CallTree::build(file_.index);
+    links_ = model::LaunchLinks::build(file_.index);
+    timeline_ = model::compute_gpu_timeline(file_.index, links_);
+    launchers_ = model::KernelLaunchers::build(file_.index, tree_, links_);
+    products_ = std::make_unique<RunProducts>(file_.index, tree_, links_, timeline_, launchers_);
+    config_ = config::parse_config(R"({"options": {"test-analyzer.Set": "7"}})", "t.json");
+    ctx_.products = products_.get();
+    ctx_.config = &config_;
+    ctx_.platform = &platform_;
+    ctx_.owner = "test-analyzer";
+    ctx_.analyzer = &analyzer_;
+    ctx_.outcome = &outcome_;
+    outcome_.name = "test-analyzer";
+    outcome_.plugin = "test";
+  }
+
+  const traceprism_host_api_v1* api = host_api();
+  ingest::TraceFile file_;
+  model::CallTree tree_;
+  model::LaunchLinks links_;
+  model::GpuTimeline timeline_;
+  model::KernelLaunchers launchers_;
+  std::unique_ptr<RunProducts> products_;
+  config::RunConfig config_;
+  platform::PlatformInfo platform_;
+  traceprism_option_v1 options_[1] = {{"Declared", "2.5", "a declared option"}};
+  traceprism_analyzer_v1 analyzer_{
+      sizeof(traceprism_analyzer_v1), 1, "test-analyzer", "", nullptr, options_, nullptr, nullptr};
+  report::AnalyzerOutcome outcome_;
+  traceprism_run_ctx ctx_;
+};
+
+TEST_F(HostApi, TableAnnouncesItsVersion) {
+  EXPECT_EQ(api->struct_size, sizeof(traceprism_host_api_v1));
+  EXPECT_EQ(api->abi_major, 1u);
+  EXPECT_EQ(api->abi_minor, static_cast<std::uint32_t>(TRACEPRISM_ABI_MINOR));
+}
+
+TEST_F(HostApi, ColumnsDescribeTheTrace) {
+  const traceprism_event_columns_v1* c = api->events(&ctx_);
+  ASSERT_EQ(c->count, 10u);  // 2 x (op, launch call, GPU event, flow start, flow end)
+  EXPECT_EQ(c->kind[0], TRACEPRISM_KIND_CPU_OP);
+  EXPECT_EQ(c->kind[1], TRACEPRISM_KIND_RUNTIME);
+  EXPECT_EQ(c->kind[2], TRACEPRISM_KIND_KERNEL);
+  EXPECT_EQ(c->ts_ns[2], 30000);
+  EXPECT_EQ(c->dur_ns[2], 10000);
+  EXPECT_EQ(c->parent[1], 0u);    // the launch call sits under aten::mm
+  EXPECT_EQ(c->launcher[2], 1u);  // the kernel was launched by row 1
+  EXPECT_EQ(c->launcher[0], TRACEPRISM_NO_ROW);
+  EXPECT_EQ(c->stream[2], 7);
+  EXPECT_EQ(c->stream[0], -1);
+  EXPECT_EQ(c->thread[2], TRACEPRISM_NO_ROW);
+  EXPECT_NE(c->thread[0], TRACEPRISM_NO_ROW);
+  EXPECT_EQ(c->gpu_class[2], TRACEPRISM_GPU_COMPUTATION);
+  EXPECT_EQ(c->gpu_class[7], TRACEPRISM_GPU_MEMCPY);
+  traceprism_str name = api->string(&ctx_, c->name_id[2]);
+  EXPECT_EQ(std::string(name.data, name.size), "gemm_a");
+  EXPECT_EQ(api->find_string(&ctx_, str("gemm_a")), c->name_id[2]);
+  EXPECT_EQ(api->find_string(&ctx_, str("not in the trace")), TRACEPRISM_NO_STRING);
+}
+
+TEST_F(HostApi, RowsOfKindAndGpuArgs) {
+  std::uint64_t n = 0;
+  const std::uint32_t* rows = api->rows_of_kind(&ctx_, TRACEPRISM_KIND_MEMCPY, &n);
+  ASSERT_EQ(n, 1u);
+  traceprism_gpu_args_v1 args{};
+  args.struct_size = sizeof(args);
+  ASSERT_EQ(api->gpu_args(&ctx_, rows[0], &args), TRACEPRISM_OK);
+  EXPECT_EQ(args.copy_direction, TRACEPRISM_COPY_DTOH);
+  EXPECT_EQ(args.copy_destination, TRACEPRISM_MEMORY_PINNED);
+  EXPECT_EQ(api->gpu_args(&ctx_, 0, &args), TRACEPRISM_ABSENT);  // a cpu_op has none
+  EXPECT_EQ(api->rows_of_kind(&ctx_, 99, &n), nullptr);
+  EXPECT_EQ(n, 0u);
+}
+
+TEST_F(HostApi, TimelineAndOpInstances) {
+  traceprism_timeline_v1 t{};
+  t.struct_size = sizeof(t);
+  ASSERT_EQ(api->timeline(&ctx_, &t), TRACEPRISM_OK);
+  EXPECT_EQ(t.gpu_event_count, 2u);
+  EXPECT_DOUBLE_EQ(t.total_us, 55.0);
+  EXPECT_DOUBLE_EQ(t.busy_us, 15.0);
+  const traceprism_op_instances_v1* ops = api->op_instances(&ctx_);
+  ASSERT_EQ(ops->count, 2u);
+  EXPECT_EQ(ops->row[0], 0u);
+  EXPECT_DOUBLE_EQ(ops->direct_busy_us[0], 10.0);
+  EXPECT_EQ(ops->kernel_count[0], 1u);
+  EXPECT_EQ(ops->kernel_rows[ops->kernel_begin[0]], 2u);
+  EXPECT_EQ(ops->category_id[0], TRACEPRISM_NO_STRING);
+}
+
+TEST_F(HostApi, OptionsComeFromConfigThenDeclaredDefaults) {
+  traceprism_str set = api->option(&ctx_, str("Set"));
+  EXPECT_EQ(std::string(set.data, set.size), "7");
+  traceprism_str declared = api->option(&ctx_, str("Declared"));
+  EXPECT_EQ(std::string(declared.data, declared.size), "2.5");
+  EXPECT_EQ(api->option(&ctx_, str("Unknown")).data, nullptr);
+  double v = 0;
+  EXPECT_EQ(api->platform_number(&ctx_, str("peak_tflops.matrix_bf16"), &v), TRACEPRISM_ABSENT);
+}
+
+traceprism_finding_v1 valid_finding(const std::uint32_t* rows, std::uint32_t n) {
+  traceprism_finding_v1 f{};
+  f.struct_size = sizeof(f);
+  f.tier = TRACEPRISM_TIER_SYSTEM;
+  f.severity = TRACEPRISM_SEVERITY_WARNING;
+  f.category = str("test");
+  f.key = str("k");
+  f.title = str("Something to fix");
+  f.share_percent = 12.5;
+  f.confidence = -1;
+  f.rows = rows;
+  f.row_count = n;
+  return f;
+}
+
+TEST_F(HostApi, EmitDeepCopiesAValidFinding) {
+  std::uint32_t rows[] = {7, 2};
+  std::string title = "Something to fix";
+  traceprism_finding_v1 f = valid_finding(rows, 2);
+  f.title = {title.data(), title.size()};
+  traceprism_str columns[] = {str("A"), str("B")};
+  traceprism_str cells[] = {str("1"), str("2"), str("3"), str("4")};
+  traceprism_table_v1 table{sizeof(traceprism_table_v1), 2, 2, str("T"), columns, cells};
+  f.tables = &table;
+  f.table_count = 1;
+  ASSERT_EQ(api->emit(&ctx_, &f), TRACEPRISM_OK);
+  title.assign("overwritten by the plugin after emit");
+  ASSERT_EQ(outcome_.findings.size(), 1u);
+  const report::Finding& copy = outcome_.findings[0];
+  EXPECT_EQ(copy.title, "Something to fix");
+  EXPECT_EQ(copy.analyzer, "test-analyzer");
+  EXPECT_EQ(copy.rows, (std::vector<std::uint32_t>{7, 2}));
+  EXPECT_EQ(copy.first_evidence_ts_ns, 30000);  // row 2 starts first
+  ASSERT_EQ(copy.tables.size(), 1u);
+  EXPECT_EQ(copy.tables[0].rows, (std::vector<std::vector<std::string>>{{"1", "2"}, {"3", "4"}}));
+}
+
+TEST_F(HostApi, EmitRefusesMalformedFindingsWithAReason) {
+  std::uint32_t bad_row[] = {1000};
+  struct Case {
+    const char* why;
+    void (*spoil)(traceprism_finding_v1&);
+  };
+  traceprism_finding_v1 past_end = valid_finding(bad_row, 1);
+  EXPECT_EQ(api->emit(&ctx_, &past_end), TRACEPRISM_ERROR);
+  traceprism_finding_v1 no_title = valid_finding(nullptr, 0);
+  no_title.title = {nullptr, 0};
+  EXPECT_EQ(api->emit(&ctx_, &no_title), TRACEPRISM_ERROR);
+  traceprism_finding_v1 bad_tier = valid_finding(nullptr, 0);
+  bad_tier.tier = 9;
+  EXPECT_EQ(api->emit(&ctx_, &bad_tier), TRACEPRISM_ERROR);
+  traceprism_finding_v1 dangling = valid_finding(nullptr, 0);
+  dangling.insight = {nullptr, 5};
+  EXPECT_EQ(api->emit(&ctx_, &dangling), TRACEPRISM_ERROR);
+  traceprism_finding_v1 small = valid_finding(nullptr, 0);
+  small.struct_size = 8;
+  EXPECT_EQ(api->emit(&ctx_, &small), TRACEPRISM_ERROR);
+  EXPECT_EQ(api->emit(&ctx_, nullptr), TRACEPRISM_ERROR);
+  EXPECT_TRUE(outcome_.findings.empty());
+  EXPECT_EQ(outcome_.refused_findings, 6u);
+  ASSERT_EQ(outcome_.log.size(), 6u);
+  EXPECT_EQ(outcome_.log[0].message,
+            "finding dropped: finding evidence row 1000 is past the last event");
+  EXPECT_EQ(outcome_.log[1].message, "finding dropped: finding has no title");
+}
+
+TEST_F(HostApi, RecordKeepsOrderAndLastValue) {
+  traceprism_metric_v1 figures[] = {{str("b"), 1}, {str("a"), 2}, {str("b"), 3}};
+  api->record(&ctx_, figures, 3);
+  ASSERT_EQ(outcome_.figures.size(), 2u);
+  EXPECT_EQ(outcome_.figures[0], (std::pair<std::string, double>{"b", 3}));
+  EXPECT_EQ(outcome_.figures[1], (std::pair<std::string, double>{"a", 2}));
+}
+
+}  // namespace
+}  // namespace traceprism::plugins
