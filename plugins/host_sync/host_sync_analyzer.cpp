@@ -114,6 +114,8 @@ std::int64_t covered(const std::vector<std::pair<std::int64_t, std::int64_t>>& b
 
 }  // namespace
 
+constexpr std::size_t kMaxEvidenceRows = 200;
+
 HostSyncAnalyzer::HostSyncAnalyzer(Context& ctx)
     : threshold_percent_(ctx.option("StallThresholdPercent", 1.0)),
       repeated_count_(ctx.option("RepeatedSyncCount", static_cast<std::int64_t>(10))),
@@ -276,14 +278,19 @@ Status HostSyncAnalyzer::run(Context& ctx) {
   Table table("Blocking synchronization by call site",
               {"Sync call", "Triggering op", "Calls", "Total (ms)", "Max (ms)", "GPU idle (ms)",
                "Example row"});
+  // Evidence: every blocking wait, longest first (ties: earlier row), up to kMaxEvidenceRows.
   std::vector<Row> evidence;
+  for (const Sync& s : syncs) evidence.push_back(s.row);
+  std::stable_sort(evidence.begin(), evidence.end(), [&](Row a, Row b) {
+    return ev.dur_ns(a) != ev.dur_ns(b) ? ev.dur_ns(a) > ev.dur_ns(b) : a < b;
+  });
+  if (evidence.size() > kMaxEvidenceRows) evidence.resize(kMaxEvidenceRows);
   for (const Entry& e : ranked) {
     table.row({e.key->first, e.key->second, std::to_string(e.group->calls),
                fixed(static_cast<double>(e.group->total_ns) / 1e6, 3),
                fixed(static_cast<double>(e.group->max_ns) / 1e6, 3),
                fixed(static_cast<double>(e.group->stall_ns) / 1e6, 3),
                std::to_string(e.group->example)});
-    evidence.push_back(e.group->example);
   }
   Table kinds("Blocking synchronization by kind", {"Kind", "Calls", "Total (ms)", "GPU idle (ms)"});
   for (int k = 0; k < kSyncKindCount; ++k) {
