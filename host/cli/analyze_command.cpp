@@ -147,6 +147,9 @@ int run_analyze(const AnalyzeOptions& o) {
   }
   for (const auto& r : registry.refused())
     std::cerr << "warning: plugin refused: " << r.reason << "\n";
+  if (registry.plugins().empty())
+    std::cerr << "warning: no analyzer plugins were found (searched the install's plugin folder, "
+                 "TRACEPRISM_PLUGIN_PATH and --plugin-dir); the report will be empty.\n";
   if (o.load.strict && !registry.refused().empty()) {
     print_error("--strict: " + std::to_string(registry.refused().size()) + " plugin(s) refused.");
     return kExitPlugin;

@@ -171,8 +171,14 @@ void write_warnings(std::ostringstream& md, const AnalysisReport& r) {
   for (const auto& a : r.graph.analyzers)
     if (a.status == AnalyzerStatus::kFailed) failed.push_back(&a);
   const auto skipped = r.index->stats().skipped_events();
-  if (failed.empty() && r.refused_plugins.empty() && skipped == 0) return;
+  std::size_t ran = 0;
+  for (const auto& a : r.graph.analyzers)
+    if (a.status == AnalyzerStatus::kOk || a.status == AnalyzerStatus::kSkipped) ++ran;
+  if (failed.empty() && r.refused_plugins.empty() && skipped == 0 && ran > 0) return;
   md << "## Warnings\n\n";
+  if (ran == 0)
+    md << "No analyzer ran (none was loaded, or all were disabled), so the sections below report "
+          "nothing; run `traceprism plugins` to see what is installed.\n\n";
   if (!failed.empty()) {
     md << "| Analysis | Tier | Error Summary |\n|----------|------|---------------|\n";
     for (const auto* a : failed)

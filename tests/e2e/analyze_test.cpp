@@ -184,6 +184,18 @@ TEST_F(Analyze, UnreadableTraceExitsTwo) {
   EXPECT_FALSE(fs::exists(dir_.path() / "out" / "analysis.md"));
 }
 
+TEST_F(Analyze, NoAnalyzerEnabledIsAWarningNotACleanBill) {
+  auto t = trace("idle.json", idle_trace());
+  std::string out;
+  ASSERT_EQ(run_cli("analyze " + shell_quote(t.string()) + " -o " +
+                        shell_quote((dir_.path() / "out").string()) + " --disable '*'",
+                    &out),
+            0);
+  std::string md = read(dir_.path() / "out" / "analysis.md");
+  EXPECT_NE(md.find("## Warnings"), std::string::npos);
+  EXPECT_NE(md.find("No analyzer ran"), std::string::npos);
+}
+
 TEST_F(Analyze, PluginsCommandListsAnalyzersAndOptions) {
   std::string out;
   ASSERT_EQ(run_cli("plugins", &out), 0);
