@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Usage: bench/inspect_bench.sh [--json-plain] [SIZE_MB=1100] [RUNS=3]
+# Usage: bench/inspect_bench.sh [--json-plain] [--analyze] [SIZE_MB=1100] [RUNS=3]
 #
-# Measures `traceprism inspect` on a large synthetic trace against the cost of just
-# decompressing it (`gunzip -c > /dev/null`), and its peak memory against the uncompressed size.
+# Measures `traceprism inspect` (or, with --analyze, the full `traceprism analyze` with the
+# default plugins) on a large synthetic trace against the cost of just decompressing it
+# (`gunzip -c > /dev/null`), and its peak memory against the uncompressed size.
 #
 #   SIZE_MB       uncompressed size of the synthetic trace, passed to `synth --target-mb`
 #   RUNS          runs of each command; the table reports medians
@@ -21,10 +22,12 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 usage() { sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 64; }
 
 json_plain=0
+command_name=inspect
 positional=()
 for arg in "$@"; do
   case "$arg" in
     --json-plain) json_plain=1 ;;
+    --analyze) command_name=analyze ;;
     -h|--help) usage ;;
     -*) echo "inspect_bench: unknown option $arg" >&2; usage ;;
     *) positional+=("$arg") ;;
@@ -114,10 +117,14 @@ bench() {
   for ((i = 1; i <= runs; i++)); do
     m=$(measure "$@")
     base_walls+=("${m% *}")
-    m=$(measure "$bin" inspect "$file")
+    if [ "$command_name" = analyze ]; then
+      m=$(measure "$bin" analyze -q "$file" -o "$bench_dir/analysis")
+    else
+      m=$(measure "$bin" inspect "$file")
+    fi
     w=${m% *}; r=${m#* }
     walls+=("$w"); rsss+=("$r")
-    echo "inspect_bench: $label run $i/$runs: $base_name ${base_walls[-1]} s, inspect $w s, peak RSS $((r * 1024 / 1000000)) MB" >&2
+    echo "inspect_bench: $label run $i/$runs: $base_name ${base_walls[-1]} s, $command_name $w s, peak RSS $((r * 1024 / 1000000)) MB" >&2
   done
   local base_med wall_med rss_med
   base_med=$(printf '%s\n' "${base_walls[@]}" | median)
@@ -144,13 +151,13 @@ mem_gib=$(awk '/^MemTotal:/ { printf "%.1f", $2 / 1048576 }' /proc/meminfo)
 cpu_model=$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n 1)
 
 echo
-echo "### traceprism inspect benchmark"
+echo "### traceprism $command_name benchmark"
 echo
 echo "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ), commit $(git rev-parse --short HEAD 2>/dev/null || echo none), $("$bin" --version 2>/dev/null | head -n 1 || echo "traceprism ?"), build type ${build_type:-unknown}, binary $bin"
 echo "- machine: $(nproc) CPUs (${cpu_model:-unknown model}), ${mem_gib} GiB memory, $(uname -sr)"
 echo "- input: synth --target-mb $size_mb --layers 24 --seed 1, $uncompressed_bytes bytes uncompressed, $(stat -c %s "$gz") bytes gzip"
 echo "- medians of $runs runs, warm page cache; MB = 10^6 bytes"
 echo
-echo "| input | uncompressed MB | baseline wall | inspect wall | ratio | inspect peak RSS MB | RSS / uncompressed |"
+echo "| input | uncompressed MB | baseline wall | $command_name wall | ratio | $command_name peak RSS MB | RSS / uncompressed |"
 echo "|---|---:|---:|---:|---:|---:|---:|"
 echo "$rows"

@@ -23,8 +23,13 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+# Every module loaded into the instrumented host must use clang's ASan runtime too (the C test
+# plugins included), so a build directory configured with another C compiler is redone.
+if [ -f "$build_dir/CMakeCache.txt" ] && ! grep -q '^CMAKE_C_COMPILER:[A-Z]*=.*clang' "$build_dir/CMakeCache.txt"; then
+  rm -rf "$build_dir"
+fi
 if [ ! -f "$build_dir/build.ninja" ]; then
-  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=clang++ \
+  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
     -DTRACEPRISM_SANITIZE=ON -DTRACEPRISM_FUZZ=ON -DTRACEPRISM_WERROR=ON
 fi
 cmake --build "$build_dir" -j "$(nproc)"

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdio>
-#include <cstdlib>
 #include <optional>
 #include <string_view>
 #include <unordered_map>
+
+#include <traceprism/support.hpp>
 
 namespace traceprism_comm {
 namespace {
@@ -20,28 +20,10 @@ using traceprism::Row;
 using traceprism::Severity;
 using traceprism::Table;
 using traceprism::Tier;
-
-// printf with a fixed number of decimals: exact on the binary value, ties to even, like Python's
-// round() and format().
-std::string fixed(double x, int decimals) {
-  int n = std::snprintf(nullptr, 0, "%.*f", decimals, x);
-  std::string out(static_cast<std::size_t>(n > 0 ? n : 0), '\0');
-  std::snprintf(out.data(), out.size() + 1, "%.*f", decimals, x);
-  return out;
-}
-
-// Python's round(x, n) on a double.
-double py_round(double x, int decimals) {
-  return std::strtod(fixed(x, decimals).c_str(), nullptr);
-}
-
-// A duration in µs with at most 3 decimals and no trailing zeros ("12", "2.78").
-std::string compact(double x) {
-  std::string s = fixed(x, 3);
-  while (!s.empty() && s.back() == '0') s.pop_back();
-  if (!s.empty() && s.back() == '.') s.pop_back();
-  return s == "-0" ? "0" : s;
-}
+using traceprism::support::compact;
+using traceprism::support::fixed;
+using traceprism::support::py_round;
+namespace support = traceprism::support;
 
 bool contains_ci(std::string_view text, std::string_view part) {
   auto it = std::search(text.begin(), text.end(), part.begin(), part.end(), [](char a, char b) {
@@ -49,104 +31,6 @@ bool contains_ci(std::string_view text, std::string_view part) {
            std::tolower(static_cast<unsigned char>(b));
   });
   return it != text.end();
-}
-
-// The reference's microsecond double for a nanosecond time (TraceLens parses ts and dur from
-// the JSON text): exact numerator and one rounding below 2^53 ns; beyond (epoch clocks), the
-// 64-bit mantissa of long double keeps ns exact before the final rounding, as the host does.
-double reference_us(std::int64_t ns) {
-  constexpr std::int64_t kExact = std::int64_t(1) << 53;
-  if (ns > -kExact && ns < kExact) return static_cast<double>(ns) / 1000.0;
-  return static_cast<double>(static_cast<long double>(ns) / 1000.0L);
-}
-
-struct Span {
-  double start;
-  double end;
-};
-
-// Union: sorted by start (stable), touching or overlapping spans merged.
-std::vector<Span> merge(std::vector<Span> in) {
-  std::stable_sort(in.begin(), in.end(),
-                   [](const Span& a, const Span& b) { return a.start < b.start; });
-  std::vector<Span> out;
-  for (const Span& s : in) {
-    if (!out.empty() && s.start <= out.back().end)
-      out.back().end = std::max(out.back().end, s.end);
-    else
-      out.push_back(s);
-  }
-  return out;
-}
-
-// b − a for two merged lists; zero-length pieces are dropped.
-std::vector<Span> subtract(const std::vector<Span>& b, const std::vector<Span>& a) {
-  std::vector<Span> out;
-  std::size_t j = 0;
-  for (const Span& piece : b) {
-    double cursor = piece.start;
-    while (j < a.size() && a[j].end <= cursor) ++j;
-    for (std::size_t k = j; k < a.size() && a[k].start < piece.end; ++k) {
-      if (a[k].start > cursor) out.push_back({cursor, a[k].start});
-      cursor = std::max(cursor, a[k].end);
-      if (cursor >= piece.end) break;
-    }
-    if (cursor < piece.end) out.push_back({cursor, piece.end});
-  }
-  return out;
-}
-
-double length(const std::vector<Span>& spans) {
-  double sum = 0;
-  for (const Span& s : spans) sum += s.end - s.start;
-  return sum;
-}
-
-// The GPU timeline over every GPU event, linked to a launch or not: the set the reference's
-// multi_kernel_data.json overlap_analysis uses (GPUEventAnalyser on all tree events), which
-// differs from the perf report's gpu_timeline (linked events only) on traces with unlinked
-// GPU work.
-struct AllEventsTimeline {
-  std::size_t events = 0;
-  double total_us = 0, computation_us = 0, total_comm_us = 0, exposed_comm_us = 0;
-};
-
-AllEventsTimeline all_events_timeline(const Context& ctx) {
-  const EventView ev = ctx.events();
-  std::vector<Row> rows;
-  for (Kind kind : {Kind::kKernel, Kind::kMemcpy, Kind::kMemset}) {
-    for (Row r : ctx.rows(kind)) rows.push_back(r);
-  }
-  std::sort(rows.begin(), rows.end());  // file order, as the reference's event list
-  std::vector<Span> comp, comm, all;
-  for (Row r : rows) {
-    const double start = reference_us(ev.ts_ns(r));
-    const Span span{start, start + reference_us(ev.dur_ns(r))};
-    switch (ev.gpu_class(r)) {
-      case GpuClass::kCommunication:
-        comm.push_back(span);
-        break;
-      case GpuClass::kComputation:
-        comp.push_back(span);
-        break;
-      case GpuClass::kMemcpy:
-        break;
-      default:
-        continue;
-    }
-    all.push_back(span);
-  }
-  AllEventsTimeline t;
-  t.events = all.size();
-  if (all.empty()) return t;
-  const auto busy = merge(std::move(all));
-  const auto comp_u = merge(std::move(comp));
-  const auto comm_u = merge(std::move(comm));
-  t.total_us = busy.back().end - busy.front().start;
-  t.computation_us = length(comp_u);
-  t.total_comm_us = length(comm_u);
-  t.exposed_comm_us = length(subtract(comm_u, comp_u));
-  return t;
 }
 
 }  // namespace
@@ -226,18 +110,20 @@ traceprism::Status CommAnalyzer::run(Context& ctx) {
   }
 
   // overlap_analysis, comm half (the memcpy analyzer records the rest), over every GPU event.
-  const AllEventsTimeline all = all_events_timeline(ctx);
+  const support::GpuClassIntervals all = support::all_gpu_event_intervals(ctx);
   double total_comm_us = 0, exposed_comm_us = 0, comm_percent = 0;
   std::optional<double> overlap_ratio;
   if (all.events > 0) {
-    const double total = all.total_us;
-    const double total_comm = all.total_comm_us;
-    const double exposed = all.exposed_comm_us;
+    const double total = all.span_us;
+    const double total_comm = support::total_length(all.communication);
+    const double exposed =
+        support::total_length(support::subtract(all.communication, all.computation));
     total_comm_us = py_round(total_comm, 2);
     exposed_comm_us = py_round(exposed, 2);
     comm_percent = total > 0 ? py_round(exposed / total * 100, 2) : 0.0;
     ctx.record("overlap_analysis.total_time_us", py_round(total, 2));
-    ctx.record("overlap_analysis.computation_time_us", py_round(all.computation_us, 2));
+    ctx.record("overlap_analysis.computation_time_us",
+               py_round(support::total_length(all.computation), 2));
     ctx.record("overlap_analysis.total_comm_time_us", total_comm_us);
     ctx.record("overlap_analysis.exposed_comm_time_us", exposed_comm_us);
     if (total_comm > 0) {

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "text_format.hpp"
+#include <traceprism/support.hpp>
 
 namespace cpu_idle {
 
@@ -23,6 +23,14 @@ using traceprism::Severity;
 using traceprism::Status;
 using traceprism::Table;
 using traceprism::Tier;
+using traceprism::support::count_of;
+using traceprism::support::fixed;
+using traceprism::support::ms;
+using traceprism::support::percent;
+using traceprism::support::plain;
+using traceprism::support::py_round;
+using traceprism::support::shorten;
+using traceprism::support::us;
 
 namespace {
 

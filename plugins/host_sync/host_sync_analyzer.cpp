@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "text_format.hpp"
+#include <traceprism/support.hpp>
 
 namespace host_sync {
 
@@ -26,6 +26,10 @@ using traceprism::Status;
 using traceprism::StringId;
 using traceprism::Table;
 using traceprism::Tier;
+using traceprism::support::count_of;
+using traceprism::support::fixed;
+using traceprism::support::ms;
+using traceprism::support::percent_adaptive;
 
 namespace {
 
@@ -302,7 +306,7 @@ Status HostSyncAnalyzer::run(Context& ctx) {
   const std::string insight =
       "The host waits in " + count_of(syncs.size(), "blocking synchronization call") + " for " +
       ms(in_span_ms) + " of the " + ms(span_us / 1e3) + " end-to-end span, and during " +
-      ms(stall_ms) + " of those waits (" + percent(stall_percent) +
+      ms(stall_ms) + " of those waits (" + percent_adaptive(stall_percent) +
       " of the span) the GPU has no work either; the largest caller is `" + top.key->first +
       "` under `" + top.key->second + "` (" + count_of(top.group->calls, "call") + ", " +
       ms(static_cast<double>(top.group->total_ns) / 1e6) + ").";
@@ -313,13 +317,14 @@ Status HostSyncAnalyzer::run(Context& ctx) {
       "and wait on an event recorded after the copy, and order streams with event waits instead "
       "of device-wide synchronization.";
   const std::string why =
-      stalls ? "keeps the host waiting while the GPU is idle for " + percent(stall_percent) +
-                   " of the end-to-end span, above the " + percent(threshold_percent_) +
-                   " threshold; waits while the GPU is busy do not count toward it"
-             : "occurs " + count_of(syncs.size(), "time") + ", at least the " +
-                   std::to_string(repeated_count_) +
-                   " repeated waits reported whatever their share (" + percent(stall_percent) +
-                   " of the span with the GPU idle too)";
+      stalls
+          ? "keeps the host waiting while the GPU is idle for " + percent_adaptive(stall_percent) +
+                " of the end-to-end span, above the " + percent_adaptive(threshold_percent_) +
+                " threshold; waits while the GPU is busy do not count toward it"
+          : "occurs " + count_of(syncs.size(), "time") + ", at least the " +
+                std::to_string(repeated_count_) +
+                " repeated waits reported whatever their share (" +
+                percent_adaptive(stall_percent) + " of the span with the GPU idle too)";
   const std::string identification =
       "Blocking synchronization (device, stream and event synchronize calls, and the scalar reads "
       "aten::item and aten::_local_scalar_dense) " +
@@ -344,10 +349,10 @@ Status HostSyncAnalyzer::run(Context& ctx) {
       "never drains. An event wait blocks only the stream that needs the result, not the host.";
 
   const std::string title =
-      stalls ? "Host synchronization leaves the GPU idle for " + percent(stall_percent) +
+      stalls ? "Host synchronization leaves the GPU idle for " + percent_adaptive(stall_percent) +
                    " of end-to-end time"
-             : "Repeated host-device synchronization: " +
-                   count_of(syncs.size(), "blocking wait") + " (" + ms(in_span_ms) + ")";
+             : "Repeated host-device synchronization: " + count_of(syncs.size(), "blocking wait") +
+                   " (" + ms(in_span_ms) + ")";
   ctx.report(Tier::kSystem, "host_sync", title)
       .key("device-sync")
       .severity(!stalls               ? Severity::kInfo

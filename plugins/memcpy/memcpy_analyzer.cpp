@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdio>
-#include <cstdlib>
 #include <string_view>
 #include <utility>
+
+#include <traceprism/support.hpp>
 
 namespace traceprism_memcpy {
 namespace {
@@ -19,28 +19,11 @@ using traceprism::Row;
 using traceprism::Severity;
 using traceprism::Table;
 using traceprism::Tier;
-
-// printf with a fixed number of decimals: exact on the binary value, ties to even, like Python's
-// round() and format().
-std::string fixed(double x, int decimals) {
-  int n = std::snprintf(nullptr, 0, "%.*f", decimals, x);
-  std::string out(static_cast<std::size_t>(n > 0 ? n : 0), '\0');
-  std::snprintf(out.data(), out.size() + 1, "%.*f", decimals, x);
-  return out;
-}
-
-// Python's round(x, n) on a double.
-double py_round(double x, int decimals) {
-  return std::strtod(fixed(x, decimals).c_str(), nullptr);
-}
-
-// A duration in µs with at most 3 decimals and no trailing zeros ("12", "2.78").
-std::string compact(double x) {
-  std::string s = fixed(x, 3);
-  while (!s.empty() && s.back() == '0') s.pop_back();
-  if (!s.empty() && s.back() == '.') s.pop_back();
-  return s == "-0" ? "0" : s;
-}
+using traceprism::support::compact;
+using traceprism::support::count_of;
+using traceprism::support::fixed;
+using traceprism::support::py_round;
+namespace support = traceprism::support;
 
 bool contains(std::string_view text, std::string_view part) {
   return text.find(part) != std::string_view::npos;
@@ -139,109 +122,6 @@ std::string api_names(const EventView& ev, const std::vector<Row>& rows, Launche
   }
   if (names.size() > 3) out += " and " + std::to_string(names.size() - 3) + " more";
   return out;
-}
-
-// The reference's microsecond double for a nanosecond time (TraceLens parses ts and dur from
-// the JSON text): exact numerator and one rounding below 2^53 ns; beyond (epoch clocks), the
-// 64-bit mantissa of long double keeps ns exact before the final rounding, as the host does.
-double reference_us(std::int64_t ns) {
-  constexpr std::int64_t kExact = std::int64_t(1) << 53;
-  if (ns > -kExact && ns < kExact) return static_cast<double>(ns) / 1000.0;
-  return static_cast<double>(static_cast<long double>(ns) / 1000.0L);
-}
-
-struct Span {
-  double start;
-  double end;
-};
-
-// Union: sorted by start (stable), touching or overlapping spans merged.
-std::vector<Span> merge(std::vector<Span> in) {
-  std::stable_sort(in.begin(), in.end(),
-                   [](const Span& a, const Span& b) { return a.start < b.start; });
-  std::vector<Span> out;
-  for (const Span& s : in) {
-    if (!out.empty() && s.start <= out.back().end)
-      out.back().end = std::max(out.back().end, s.end);
-    else
-      out.push_back(s);
-  }
-  return out;
-}
-
-// b − a for two merged lists; zero-length pieces are dropped.
-std::vector<Span> subtract(const std::vector<Span>& b, const std::vector<Span>& a) {
-  std::vector<Span> out;
-  std::size_t j = 0;
-  for (const Span& piece : b) {
-    double cursor = piece.start;
-    while (j < a.size() && a[j].end <= cursor) ++j;
-    for (std::size_t k = j; k < a.size() && a[k].start < piece.end; ++k) {
-      if (a[k].start > cursor) out.push_back({cursor, a[k].start});
-      cursor = std::max(cursor, a[k].end);
-      if (cursor >= piece.end) break;
-    }
-    if (cursor < piece.end) out.push_back({cursor, piece.end});
-  }
-  return out;
-}
-
-double length(const std::vector<Span>& spans) {
-  double sum = 0;
-  for (const Span& s : spans) sum += s.end - s.start;
-  return sum;
-}
-
-// The GPU timeline over every GPU event, linked to a launch or not: the set the reference's
-// multi_kernel_data.json overlap_analysis uses (GPUEventAnalyser on all tree events), which
-// differs from the perf report's gpu_timeline (linked events only) on traces with unlinked
-// GPU work.
-struct AllEventsTimeline {
-  std::size_t events = 0;
-  double total_us = 0, total_memcpy_us = 0, exposed_memcpy_us = 0;
-};
-
-AllEventsTimeline all_events_timeline(const Context& ctx) {
-  const EventView ev = ctx.events();
-  std::vector<Row> rows;
-  for (Kind kind : {Kind::kKernel, Kind::kMemcpy, Kind::kMemset}) {
-    for (Row r : ctx.rows(kind)) rows.push_back(r);
-  }
-  std::sort(rows.begin(), rows.end());  // file order, as the reference's event list
-  std::vector<Span> comp, comm, copy, all;
-  for (Row r : rows) {
-    const double start = reference_us(ev.ts_ns(r));
-    const Span span{start, start + reference_us(ev.dur_ns(r))};
-    switch (ev.gpu_class(r)) {
-      case GpuClass::kCommunication:
-        comm.push_back(span);
-        break;
-      case GpuClass::kMemcpy:
-        copy.push_back(span);
-        break;
-      case GpuClass::kComputation:
-        comp.push_back(span);
-        break;
-      default:
-        continue;
-    }
-    all.push_back(span);
-  }
-  AllEventsTimeline t;
-  t.events = all.size();
-  if (all.empty()) return t;
-  const auto busy = merge(std::move(all));
-  const auto comp_u = merge(std::move(comp));
-  const auto comm_u = merge(std::move(comm));
-  const auto copy_u = merge(std::move(copy));
-  t.total_us = busy.back().end - busy.front().start;
-  t.total_memcpy_us = length(copy_u);
-  t.exposed_memcpy_us = length(subtract(subtract(copy_u, comp_u), comm_u));
-  return t;
-}
-
-std::string plural(std::size_t n, const char* one, const char* many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
 }  // namespace
@@ -386,7 +266,7 @@ void MemcpyAnalyzer::report_direction(Context& ctx, const Direction& d, double p
   auto finding =
       ctx.report(Tier::kSystem, "memcpy",
                  std::string(d2h ? "Device-to-host" : "Host-to-device") + " memory copies (" +
-                     plural(n, "transfer", "transfers") + ", " + fixed(percent, 2) + "% of E2E)")
+                     count_of(n, "transfer", "transfers") + ", " + fixed(percent, 2) + "% of E2E)")
           .key(d2h ? "d2h" : "h2d")
           .severity(Severity::kWarning)
           .insight(insight)
@@ -464,17 +344,19 @@ traceprism::Status MemcpyAnalyzer::run(Context& ctx) {
   ctx.record("memcpy_summary.total_count", static_cast<double>(copies.size()));
   ctx.record("memcpy_summary.total_time_us", summary_total_us);
 
-  // overlap_analysis, memcpy half (the comm analyzer records the rest), over every GPU event.
-  const AllEventsTimeline all = all_events_timeline(ctx);
+  // overlap_analysis, memcpy half (the comm analyzer records the rest), over every GPU event:
+  // copy time that neither compute nor communication hides.
+  const support::GpuClassIntervals all = support::all_gpu_event_intervals(ctx);
   if (all.events > 0) {
-    const double exposed = all.exposed_memcpy_us;
-    ctx.record("overlap_analysis.total_memcpy_time_us", py_round(all.total_memcpy_us, 2));
+    const double total_memcpy = support::total_length(all.copy);
+    const double exposed = support::total_length(
+        support::subtract(support::subtract(all.copy, all.computation), all.communication));
+    ctx.record("overlap_analysis.total_memcpy_time_us", py_round(total_memcpy, 2));
     ctx.record("overlap_analysis.exposed_memcpy_time_us", py_round(exposed, 2));
-    if (all.total_memcpy_us > 0)
-      ctx.record("overlap_analysis.memcpy_overlap_ratio",
-                 py_round(1 - exposed / all.total_memcpy_us, 4));
+    if (total_memcpy > 0)
+      ctx.record("overlap_analysis.memcpy_overlap_ratio", py_round(1 - exposed / total_memcpy, 4));
     ctx.record("overlap_analysis.memcpy_percent_of_total",
-               all.total_us > 0 ? py_round(exposed / all.total_us * 100, 2) : 0.0);
+               all.span_us > 0 ? py_round(exposed / all.span_us * 100, 2) : 0.0);
   }
 
   // E2E: the perf report's gpu_timeline total (linked GPU events unless the run includes the
@@ -603,7 +485,7 @@ traceprism::Status MemcpyAnalyzer::run(Context& ctx) {
     report_rule(
         ctx, "pageable-async", "Asynchronous copies from pageable host memory", pageable_async,
         e2e_us, Severity::kWarning,
-        plural(n, "copy", "copies") + " issued with an asynchronous API (" +
+        count_of(n, "copy", "copies") + " issued with an asynchronous API (" +
             api_names(ev, pageable_async, resolve) + ") " + (n == 1 ? "uses" : "use") +
             " pageable host memory: " + share_text(pageable_async) + ".",
         "Allocate the host side in pinned memory (`pin_memory=True` in the data loader, "
@@ -622,7 +504,7 @@ traceprism::Status MemcpyAnalyzer::run(Context& ctx) {
     const std::size_t n = sync_memcpy.size();
     report_rule(
         ctx, "sync-memcpy", "Synchronous memory copies", sync_memcpy, e2e_us, Severity::kWarning,
-        plural(n, "copy", "copies") + " issued with a synchronous API (" +
+        count_of(n, "copy", "copies") + " issued with a synchronous API (" +
             api_names(ev, sync_memcpy, resolve) + ") block the host: " + share_text(sync_memcpy) +
             "; host-to-device copies of " + std::to_string(sync_h2d_min_bytes_) +
             " bytes or less are not counted.",
@@ -641,7 +523,7 @@ traceprism::Status MemcpyAnalyzer::run(Context& ctx) {
   }
   if (!sync_memset.empty()) {
     const std::size_t n = sync_memset.size();
-    std::string insight = plural(n, "memset", "memsets") + " issued with a synchronous API (" +
+    std::string insight = count_of(n, "memset", "memsets") + " issued with a synchronous API (" +
                           api_names(ev, sync_memset, resolve) + "): " + share_text(sync_memset);
     insight += sync_memset_host_blocking > 0
                    ? "; " + std::to_string(sync_memset_host_blocking) +

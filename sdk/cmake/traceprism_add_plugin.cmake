@@ -44,8 +44,11 @@ function(traceprism_add_plugin name)
   if(ARG_OUTPUT_DIRECTORY)
     set_target_properties(${name} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${ARG_OUTPUT_DIRECTORY})
   endif()
-  if(NOT APPLE AND NOT WIN32)
-    # Any symbol the plugin does not define itself (or get from the C/C++ runtime) is an error.
+  # Any symbol the plugin does not define itself (or get from the C/C++ runtime) is an error.
+  # Not under sanitizers: their runtime lives in the executable, so an instrumented module has
+  # undefined __asan_*/__ubsan_* references by design.
+  if(NOT APPLE AND NOT WIN32 AND NOT TRACEPRISM_SANITIZE
+     AND NOT "${CMAKE_CXX_FLAGS} ${CMAKE_C_FLAGS}" MATCHES "-fsanitize")
     target_link_options(${name} PRIVATE "LINKER:--no-undefined")
   endif()
   if(ARG_INSTALL)

@@ -143,7 +143,8 @@ TEST_F(Analyze, DisableAndConfigOptions) {
   auto config = dir_.path() / "config.json";
   write(config, R"({"options": {"cpu-idle.IdleThresholdPercent": "99"}})");
   ASSERT_EQ(analyze(t, dir_.path() / "out2", "--config " + shell_quote(config.string())), 0);
-  for (const auto& x : findings(dir_.path() / "out2").at("findings").as_array())
+  auto quiet = findings(dir_.path() / "out2");  // keep the document alive while iterating
+  for (const auto& x : quiet.at("findings").as_array())
     EXPECT_NE(x.as_object().at("analyzer").as_string(), "cpu-idle");
 }
 

@@ -18,9 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "support/run_cli.hpp"
+#include "support/findings_json.hpp"
 #include "support/shared_traces.hpp"
-#include "support/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 namespace json = boost::json;
@@ -69,23 +68,10 @@ std::vector<GoldenCase> find_cases() {
     }
   }
   // Real model traces with an agent golden: tracelens/<gpu>/<stem>.json.gz + <stem>_agent_expected.
-  const fs::path tracelens = kTraces / "tracelens";
-  if (fs::is_directory(tracelens)) {
-    for (const auto& entry : fs::recursive_directory_iterator(tracelens)) {
-      const std::string file = entry.path().filename().string();
-      const std::string suffix = ".json.gz";
-      if (!entry.is_regular_file() || file.size() <= suffix.size() ||
-          file.substr(file.size() - suffix.size()) != suffix)
-        continue;
-      const std::string stem = file.substr(0, file.size() - suffix.size());
-      const fs::path expected = entry.path().parent_path() / (stem + "_agent_expected");
-      if (!fs::is_directory(expected)) continue;
-      const std::string name =
-          fs::relative(entry.path().parent_path(), tracelens).string() + "_" + stem;
-      cases.push_back({traceprism::testing::test_name(name), entry.path(),
-                       expected / "category_data" / "cpu_idle_metrics.json",
-                       expected / "metadata" / "cpu_idle_metadata.json"});
-    }
+  for (const auto& g : traceprism::testing::tracelens_agent_goldens(kTraces / "tracelens")) {
+    cases.push_back({traceprism::testing::test_name(g.name), g.trace,
+                     g.expected / "category_data" / "cpu_idle_metrics.json",
+                     g.expected / "metadata" / "cpu_idle_metadata.json"});
   }
   std::sort(cases.begin(), cases.end(), [](auto& a, auto& b) { return a.name < b.name; });
   return cases;
@@ -95,18 +81,8 @@ void PrintTo(const GoldenCase& c, std::ostream* os) {
   *os << c.trace;
 }
 
-json::value read_json(const fs::path& path) {
-  return json::parse(traceprism::testing::read_file(path.string()));
-}
-
-double number(const json::value& v) {
-  if (v.is_double()) return v.as_double();
-  if (v.is_int64()) return static_cast<double>(v.as_int64());
-  if (v.is_uint64()) return static_cast<double>(v.as_uint64());
-  if (v.is_bool()) return v.as_bool() ? 1.0 : 0.0;
-  ADD_FAILURE() << "not a number: " << json::serialize(v);
-  return std::nan("");
-}
+using traceprism::testing::number;
+using traceprism::testing::read_json;
 
 bool close(double expected, double actual) {
   return std::fabs(expected - actual) <= 1e-12 ||
@@ -114,13 +90,10 @@ bool close(double expected, double actual) {
 }
 
 // figures["cpu-idle"][key], or nullopt (with a failure) when missing.
-std::optional<double> figure(const json::object& figures, const std::string& key) {
-  const json::value* v = figures.if_contains(key);
-  if (!v) {
-    ADD_FAILURE() << "figure " << key << " missing";
-    return std::nullopt;
-  }
-  return number(*v);
+std::optional<double> figure(const json::object& report, const std::string& key) {
+  std::optional<double> v = traceprism::testing::figure(report, "cpu-idle", key);
+  if (!v) ADD_FAILURE() << "figure " << key << " missing";
+  return v;
 }
 
 class CpuIdleGolden : public ::testing::TestWithParam<GoldenCase> {};
@@ -129,15 +102,9 @@ TEST_P(CpuIdleGolden, FiguresMatchReference) {
   const GoldenCase& c = GetParam();
   if (c.trace.empty()) GTEST_SKIP() << "no reference traces: " << kTraces << " is absent";
 
-  traceprism::testing::TempDir out;
   std::string log;
-  const int code = traceprism::testing::run_cli(
-      "analyze " + traceprism::testing::shell_quote(c.trace.string()) + " -o " +
-          traceprism::testing::shell_quote(out.path().string()),
-      &log);
-  ASSERT_EQ(code, 0) << log;
-  const json::value report = read_json(out.path() / "findings.json");
-  const json::object& root = report.as_object();
+  const json::object root = traceprism::testing::analyze_findings(c.trace, &log);
+  ASSERT_FALSE(root.empty());
 
   // The analyzer ran and succeeded.
   bool ran = false;
@@ -147,7 +114,6 @@ TEST_P(CpuIdleGolden, FiguresMatchReference) {
     EXPECT_EQ(a.at("status").as_string(), "ok") << json::serialize(a);
   }
   ASSERT_TRUE(ran) << "cpu-idle did not run; output:\n" << log;
-  const json::object& figures = root.at("figures").at("cpu-idle").as_object();
 
   double idle_percent = 0;
   bool flagged = false;
@@ -157,13 +123,13 @@ TEST_P(CpuIdleGolden, FiguresMatchReference) {
     for (const char* key : {"total_time_ms", "idle_time_ms", "idle_time_percent",
                             "computation_percent", "communication_percent", "memcpy_percent"}) {
       const double expected = number(util.at(key));
-      if (auto actual = figure(figures, std::string("gpu_utilization.") + key)) {
+      if (auto actual = figure(root, std::string("gpu_utilization.") + key)) {
         EXPECT_TRUE(close(expected, *actual))
             << key << ": expected " << expected << ", got " << *actual;
       }
     }
     flagged = metrics.at("idle_flagged").as_bool();
-    if (auto actual = figure(figures, "idle_flagged")) {
+    if (auto actual = figure(root, "idle_flagged")) {
       EXPECT_EQ(*actual, flagged ? 1.0 : 0.0);
     }
   }
@@ -174,7 +140,7 @@ TEST_P(CpuIdleGolden, FiguresMatchReference) {
   for (const char* key : {"total_time_ms", "computation_time_percent", "exposed_comm_time_percent",
                           "exposed_memcpy_time_percent", "idle_time_percent"}) {
     const double expected = number(util.at(key));
-    if (auto actual = figure(figures, std::string("metadata.gpu_utilization.") + key)) {
+    if (auto actual = figure(root, std::string("metadata.gpu_utilization.") + key)) {
       EXPECT_TRUE(close(expected, *actual))
           << "metadata " << key << ": expected " << expected << ", got " << *actual;
     }
@@ -183,10 +149,9 @@ TEST_P(CpuIdleGolden, FiguresMatchReference) {
   if (c.metrics.empty()) flagged = idle_percent > 15;
 
   // One cpu-idle finding exactly when idle > 15% (the reference's gate), none otherwise.
-  int findings = 0;
-  for (const json::value& f : root.at("findings").as_array()) {
-    if (f.at("analyzer").as_string() != "cpu-idle") continue;
-    ++findings;
+  const auto findings = traceprism::testing::findings_of(root, "cpu-idle");
+  for (const json::object* finding : findings) {
+    const json::object& f = *finding;
     EXPECT_EQ(f.at("category").as_string(), "cpu_idle");
     EXPECT_EQ(f.at("key").as_string(), "gpu-idle");
     EXPECT_EQ(f.at("tier").as_string(), "system");
@@ -195,7 +160,7 @@ TEST_P(CpuIdleGolden, FiguresMatchReference) {
     EXPECT_FALSE(f.at("action").as_string().empty());
     EXPECT_FALSE(f.at("evidence").as_array().empty());
   }
-  EXPECT_EQ(findings, flagged ? 1 : 0) << "idle " << idle_percent << "%";
+  EXPECT_EQ(findings.size(), flagged ? 1u : 0u) << "idle " << idle_percent << "%";
 }
 
 std::vector<GoldenCase> cases_or_placeholder() {
@@ -213,20 +178,11 @@ TEST(CpuIdleGoldenCase, Conv07TransposedHasOneIdleFinding) {
   const fs::path trace =
       kTraces / "agent_unit" / "standalone" / "conv_07_transposed" / "trace.json";
   if (!fs::exists(trace)) GTEST_SKIP() << "no reference traces: " << trace << " is absent";
-  traceprism::testing::TempDir out;
-  std::string log;
-  ASSERT_EQ(traceprism::testing::run_cli(
-                "analyze " + traceprism::testing::shell_quote(trace.string()) + " -o " +
-                    traceprism::testing::shell_quote(out.path().string()),
-                &log),
-            0)
-      << log;
-  const json::value report = read_json(out.path() / "findings.json");
-  std::vector<json::object> ours;
-  for (const json::value& f : report.at("findings").as_array())
-    if (f.at("analyzer").as_string() == "cpu-idle") ours.push_back(f.as_object());
+  const json::object report = traceprism::testing::analyze_findings(trace);
+  ASSERT_FALSE(report.empty());
+  const auto ours = traceprism::testing::findings_of(report, "cpu-idle");
   ASSERT_EQ(ours.size(), 1u);
-  const json::object& f = ours.front();
+  const json::object& f = *ours.front();
   EXPECT_EQ(f.at("title").as_string(), "GPU idle 47.6% of end-to-end time");
   EXPECT_EQ(f.at("impact").at("kind").as_string(), "not_quantifiable");
   bool utilization = false, gaps = false;

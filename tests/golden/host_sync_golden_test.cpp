@@ -10,12 +10,12 @@
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
+#include <cmath>
 #include <filesystem>
 #include <string>
 
-#include "support/run_cli.hpp"
+#include "support/findings_json.hpp"
 #include "support/shared_traces.hpp"
-#include "support/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 namespace json = boost::json;
@@ -24,31 +24,9 @@ namespace {
 
 const fs::path kCriticalPath = traceprism::testing::shared_traces() / "hta" / "critical_path";
 
-json::object analyze(const fs::path& trace) {
-  traceprism::testing::TempDir out;
-  std::string log;
-  const int code = traceprism::testing::run_cli(
-      "analyze " + traceprism::testing::shell_quote(trace.string()) + " -o " +
-          traceprism::testing::shell_quote(out.path().string()),
-      &log);
-  EXPECT_EQ(code, 0) << log;
-  return json::parse(traceprism::testing::read_file((out.path() / "findings.json").string()))
-      .as_object();
-}
-
+// figures["host-sync"][key]; NaN (which fails every comparison) when missing.
 double figure(const json::object& report, const std::string& key) {
-  return report.at("figures").at("host-sync").at(key).to_number<double>();
-}
-
-const json::object* host_sync_finding(const json::object& report, int* count) {
-  const json::object* found = nullptr;
-  *count = 0;
-  for (const json::value& f : report.at("findings").as_array()) {
-    if (f.at("analyzer").as_string() != "host-sync") continue;
-    ++*count;
-    found = &f.as_object();
-  }
-  return found;
+  return traceprism::testing::figure(report, "host-sync", key).value_or(std::nan(""));
 }
 
 struct SyncCase {
@@ -72,7 +50,8 @@ TEST_P(HostSyncCriticalPath, CountsAndFinding) {
   const SyncCase& c = GetParam();
   const fs::path trace = kCriticalPath / c.trace;
   if (!fs::exists(trace)) GTEST_SKIP() << "no reference traces: " << trace << " is absent";
-  const json::object report = analyze(trace);
+  const json::object report = traceprism::testing::analyze_findings(trace);
+  ASSERT_FALSE(report.empty());
 
   EXPECT_EQ(figure(report, "sync.stream_synchronize.count"), c.stream_syncs);
   EXPECT_EQ(figure(report, "sync.device_synchronize.count"), c.device_syncs);
@@ -83,13 +62,13 @@ TEST_P(HostSyncCriticalPath, CountsAndFinding) {
   EXPECT_NEAR(figure(report, "sync.total_ms"), c.total_ms, 1e-9);
   EXPECT_EQ(figure(report, "sync.span_is_gpu_timeline"), 1.0);
 
-  int count = 0;
-  const json::object* f = host_sync_finding(report, &count);
+  const auto findings = traceprism::testing::findings_of(report, "host-sync");
   if (!c.severity) {
-    EXPECT_EQ(count, 0);
+    EXPECT_TRUE(findings.empty());
     return;
   }
-  ASSERT_EQ(count, 1);
+  ASSERT_EQ(findings.size(), 1u);
+  const json::object* f = findings.front();
   EXPECT_EQ(f->at("severity").as_string(), c.severity);
   EXPECT_EQ(f->at("category").as_string(), "host_sync");
   EXPECT_EQ(f->at("key").as_string(), "device-sync");

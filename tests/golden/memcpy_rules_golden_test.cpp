@@ -13,59 +13,33 @@
 #include <string>
 #include <vector>
 
-#include "support/run_cli.hpp"
+#include "support/findings_json.hpp"
 #include "support/shared_traces.hpp"
 #include "support/temp_dir.hpp"
 #include "support/trace_builder.hpp"
 
 namespace fs = std::filesystem;
 namespace json = boost::json;
-using traceprism::testing::shell_quote;
+using traceprism::testing::analyze_findings;
 
 namespace {
 
 const fs::path kTraces = traceprism::testing::shared_traces();
 
-// Runs `traceprism analyze` on a trace and returns findings.json.
-json::object analyze(const fs::path& trace) {
-  traceprism::testing::TempDir out;
-  std::string log;
-  const int rc = traceprism::testing::run_cli(
-      "analyze " + shell_quote(trace.string()) + " -o " + shell_quote(out.path().string()), &log);
-  EXPECT_EQ(rc, 0) << log;
-  const std::string text = traceprism::testing::read_file((out.path() / "findings.json").string());
-  if (text.empty()) {
-    ADD_FAILURE() << "no findings.json: " << log;
-    return {};
-  }
-  return json::parse(text).as_object();
-}
-
 // The analyzer's finding with this key, or nullptr.
 const json::object* finding(const json::object& findings, const std::string& key,
                             const char* analyzer = "memcpy") {
-  if (!findings.contains("findings")) return nullptr;
-  for (const auto& f : findings.at("findings").as_array()) {
-    const auto& o = f.as_object();
-    if (o.at("analyzer").as_string() == analyzer && o.at("key").as_string() == key) return &o;
-  }
-  return nullptr;
+  return traceprism::testing::finding(findings, analyzer, key);
 }
 
+// figures[analyzer][key], or -1 when missing.
 double figure(const json::object& findings, const std::string& key,
               const char* analyzer = "memcpy") {
-  const auto& figures = findings.at("figures").as_object();
-  if (!figures.contains(analyzer)) return -1;
-  const auto& mine = figures.at(analyzer).as_object();
-  return mine.contains(key) ? mine.at(key).to_number<double>() : -1;
+  return traceprism::testing::figure(findings, analyzer, key).value_or(-1);
 }
 
 std::size_t memcpy_findings(const json::object& findings) {
-  std::size_t n = 0;
-  if (!findings.contains("findings")) return n;
-  for (const auto& f : findings.at("findings").as_array())
-    if (f.as_object().at("analyzer").as_string() == "memcpy") ++n;
-  return n;
+  return traceprism::testing::findings_of(findings, "memcpy").size();
 }
 
 // Checks the common shape of a rule finding: category, tier, evidence count, table columns,
@@ -109,7 +83,7 @@ TEST_P(MemcpyRules, FireOnRealTraces) {
   const RuleCase& c = GetParam();
   const fs::path trace = kTraces / c.trace;
   if (!fs::exists(trace)) GTEST_SKIP() << trace << " is absent";
-  const json::object out = analyze(trace);
+  const json::object out = analyze_findings(trace);
   if (out.empty()) return;
 
   const std::pair<const char*, std::size_t> rules[] = {{"pageable-async", c.pageable_async},
@@ -194,7 +168,7 @@ TEST(MemcpyRulesSynthetic, NoCopiesNoFinding) {
   traceprism::testing::TraceText t;
   t.launch("aten::mm", 10, 50, "gemm_kernel", 20, 100, 7, 1);
   t.launch("aten::add", 70, 20, "add_kernel", 130, 10, 7, 2);
-  const json::object out = analyze(dir.write("trace.json", t.str()));
+  const json::object out = analyze_findings(dir.write("trace.json", t.str()));
   if (out.empty()) return;
   EXPECT_EQ(memcpy_findings(out), 0u);
   EXPECT_EQ(figure(out, "memcpy_summary.total_count"), 0.0);
@@ -225,7 +199,7 @@ TEST(MemcpyRulesSynthetic, SyncCopiesAndTheSmallH2DExclusion) {
   copy(t, "cudaMemcpy", "Memcpy DtoH (Device -> Pageable)", 512, 400, 2, 4);       // flagged
   copy(t, "cudaMemcpyAsync", "Memcpy HtoD (Pinned -> Device)", 1 << 20, 500, 20, 5);
   copy(t, "cudaMemcpyAsync", "Memcpy DtoH (Device -> Pageable)", 1 << 20, 600, 40, 6);
-  const json::object out = analyze(dir.write("trace.json", t.str()));
+  const json::object out = analyze_findings(dir.write("trace.json", t.str()));
   if (out.empty()) return;
 
   const json::object* sync = finding(out, "sync-memcpy");
@@ -258,7 +232,7 @@ TEST(MemcpyRulesSynthetic, SyncCopiesAndTheSmallH2DExclusion) {
 TEST(CommFindings, ExposedAndPoorOverlapMergeOnTimelineAnalysis) {
   const fs::path trace = kTraces / "hta/timeline_analysis/sampled_rank-0.json.gz";
   if (!fs::exists(trace)) GTEST_SKIP() << trace << " is absent";
-  const json::object out = analyze(trace);
+  const json::object out = analyze_findings(trace);
   if (out.empty()) return;
   EXPECT_EQ(figure(out, "nccl_summary.total_count", "comm"), 10.0);
   EXPECT_EQ(figure(out, "overlap_analysis.total_comm_time_us", "comm"), 396199.0);
@@ -285,7 +259,7 @@ TEST(CommFindings, PoorOverlapAlone) {
   traceprism::testing::TraceText t;
   t.launch("aten::mm", 0, 20, "gemm_kernel", 0, 4000, 7, 1);
   t.launch("c10d::allreduce_", 30, 20, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 3900, 200, 9, 2);
-  const json::object out = analyze(dir.write("trace.json", t.str()));
+  const json::object out = analyze_findings(dir.write("trace.json", t.str()));
   if (out.empty()) return;
   EXPECT_EQ(figure(out, "overlap_analysis.comm_overlap_ratio", "comm"), 0.5);
   EXPECT_EQ(figure(out, "nccl_blocking_assessment.flagged", "comm"), 0.0);

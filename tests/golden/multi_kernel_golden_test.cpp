@@ -22,9 +22,8 @@
 #include <string>
 #include <vector>
 
-#include "support/run_cli.hpp"
+#include "support/findings_json.hpp"
 #include "support/shared_traces.hpp"
-#include "support/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 namespace json = boost::json;
@@ -52,22 +51,10 @@ bool has_goldens(const fs::path& dir) {
 // (standalone: trace.json; comparative: trace1.json, the primary trace the goldens describe).
 std::vector<GoldenCase> find_cases() {
   std::vector<GoldenCase> cases;
-  const fs::path tracelens = kTraces / "tracelens";
-  if (fs::is_directory(tracelens)) {
-    for (const auto& entry : fs::recursive_directory_iterator(tracelens)) {
-      const std::string file = entry.path().filename().string();
-      const std::string suffix = ".json.gz";
-      if (!entry.is_regular_file() || file.size() <= suffix.size() ||
-          file.substr(file.size() - suffix.size()) != suffix)
-        continue;
-      const std::string stem = file.substr(0, file.size() - suffix.size());
-      const fs::path dir =
-          entry.path().parent_path() / (stem + "_agent_expected") / "category_data";
-      if (!has_goldens(dir)) continue;
-      const std::string name =
-          fs::relative(entry.path().parent_path(), tracelens).string() + "_" + stem;
-      cases.push_back({traceprism::testing::test_name("tracelens_" + name), entry.path(), dir});
-    }
+  for (const auto& g : traceprism::testing::tracelens_agent_goldens(kTraces / "tracelens")) {
+    const fs::path dir = g.expected / "category_data";
+    if (!has_goldens(dir)) continue;
+    cases.push_back({traceprism::testing::test_name("tracelens_" + g.name), g.trace, dir});
   }
   const fs::path agent = kTraces / "agent_unit";
   if (fs::is_directory(agent)) {
@@ -84,37 +71,14 @@ std::vector<GoldenCase> find_cases() {
   return cases;
 }
 
-json::value parse_file(const fs::path& path) {
-  return json::parse(traceprism::testing::read_file(path.string()));
-}
+using traceprism::testing::number;
+using traceprism::testing::read_json;
 
-// The golden's leaves by dotted path (objects by key, lists by index, issues by direction).
-void flatten(const json::value& v, const std::string& path,
-             std::map<std::string, const json::value*>& out) {
-  if (v.is_object()) {
-    for (const auto& [key, child] : v.as_object())
-      flatten(child, path.empty() ? std::string(key) : path + "." + std::string(key), out);
-  } else if (v.is_array()) {
-    const auto& items = v.as_array();
-    const bool by_direction = path.size() >= 7 && path.substr(path.size() - 7) == ".issues";
-    for (std::size_t i = 0; i < items.size(); ++i) {
-      std::string key = std::to_string(i);
-      if (by_direction && items[i].is_object() && items[i].as_object().contains("direction"))
-        key = std::string(items[i].as_object().at("direction").as_string());
-      flatten(items[i], path + "." + key, out);
-    }
-  } else {
-    out[path] = &v;
-  }
-}
+// Golden lists addressed by a field instead of the index: memcpy_assessment.issues by direction.
+const std::vector<traceprism::testing::ListKeyField> kKeyedLists = {{".issues", "direction"}};
 
 bool is_number(const json::value& v) {
   return v.is_int64() || v.is_uint64() || v.is_double();
-}
-
-double number(const json::value& v) {
-  if (v.is_bool()) return v.as_bool() ? 1.0 : 0.0;
-  return v.to_number<double>();
 }
 
 bool close(double expected, double actual) {
@@ -138,16 +102,10 @@ TEST_P(MultiKernelGolden, FiguresMatchReference) {
   const GoldenCase& c = GetParam();
   if (c.trace.empty()) GTEST_SKIP() << "no reference traces: " << kTraces << " is absent";
 
-  traceprism::testing::TempDir out;
   std::string log;
-  const int rc = traceprism::testing::run_cli(
-      "analyze " + traceprism::testing::shell_quote(c.trace.string()) + " -o " +
-          traceprism::testing::shell_quote(out.path().string()),
-      &log);
-  ASSERT_EQ(rc, 0) << log;
-  const json::value findings = parse_file(out.path() / "findings.json");
-  ASSERT_TRUE(findings.is_object() && findings.as_object().contains("figures")) << log;
-  const json::object& all_figures = findings.as_object().at("figures").as_object();
+  const json::object findings = traceprism::testing::analyze_findings(c.trace, &log);
+  ASSERT_TRUE(findings.contains("figures")) << log;
+  const json::object& all_figures = findings.at("figures").as_object();
 
   // figures["memcpy"] and figures["comm"], merged; no key may come from both.
   std::map<std::string, double> figures;
@@ -160,10 +118,12 @@ TEST_P(MultiKernelGolden, FiguresMatchReference) {
   }
 
   std::map<std::string, const json::value*> golden;
-  const json::value data = parse_file(c.category_data / "multi_kernel_data.json");
-  for (const auto& s : kDataSections) flatten(data.as_object().at(s), s, golden);
-  const json::value metrics = parse_file(c.category_data / "multi_kernel_metrics.json");
-  for (const auto& s : kMetricSections) flatten(metrics.as_object().at(s), s, golden);
+  const json::value data = read_json(c.category_data / "multi_kernel_data.json");
+  for (const auto& s : kDataSections)
+    traceprism::testing::flatten(data.as_object().at(s), s, golden, kKeyedLists);
+  const json::value metrics = read_json(c.category_data / "multi_kernel_metrics.json");
+  for (const auto& s : kMetricSections)
+    traceprism::testing::flatten(metrics.as_object().at(s), s, golden, kKeyedLists);
 
   int compared = 0;
   for (const auto& [path, value] : golden) {

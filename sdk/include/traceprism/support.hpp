@@ -1,0 +1,210 @@
+// traceprism SDK: optional helpers for analyzers that reproduce a reference tool's numbers and
+// prose (the default plugins reproduce TraceLens and HTA): Python-style rounding and number
+// text, the reference's microsecond doubles, interval algebra on a timeline, and the
+// all-GPU-events timeline split by class. Header-only C++17; nothing in sdk.hpp depends on it.
+//
+//   #include <traceprism/support.hpp>
+//   namespace support = traceprism::support;
+//   ctx.record("total_time_ms", support::py_round(total_us / 1000, 3));
+#pragma once
+
+#include <traceprism/sdk.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace traceprism::support {
+
+// ---- Numbers as text --------------------------------------------------------------------------
+
+// `x` with exactly `decimals` decimals. printf rounds the exact binary value (glibc: ties to
+// even), which is what Python's format(x, ".nf") and round() do: reference text matches.
+inline std::string fixed(double x, int decimals) {
+  const int n = std::snprintf(nullptr, 0, "%.*f", decimals, x);
+  std::string out(static_cast<std::size_t>(n > 0 ? n : 0), '\0');
+  std::snprintf(out.data(), out.size() + 1, "%.*f", decimals, x);
+  return out;
+}
+
+// Python's round(x, n) on a double: the correctly rounded n-decimal text of the exact binary
+// value, read back, so that figures equal the reference's rounded JSON values to the bit.
+// Infinities and NaN come back unchanged.
+inline double py_round(double x, int decimals) {
+  if (!std::isfinite(x)) return x;
+  return std::strtod(fixed(x, decimals).c_str(), nullptr);
+}
+
+// A value with at most 3 decimals and no trailing zeros ("12", "2.78", never "-0"): durations
+// in µs and thresholds in tables and prose, as the reference prints them.
+inline std::string compact(double x) {
+  std::string s = fixed(x, 3);
+  while (!s.empty() && s.back() == '0') s.pop_back();
+  if (!s.empty() && s.back() == '.') s.pop_back();
+  return s == "-0" ? "0" : s;
+}
+
+// The shortest text that reads back as `x` ("%g"): option values in prose (5, 2.5, 0.1).
+inline std::string plain(double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%g", x);
+  return buf;
+}
+
+// Milliseconds for prose and tables: 1 decimal from 10 ms, 2 from 0.1 ms, 3 below; "0 ms".
+inline std::string ms(double value_ms) {
+  if (value_ms == 0) return "0 ms";
+  const double a = std::fabs(value_ms);
+  return fixed(value_ms, a >= 10 ? 1 : (a >= 0.1 ? 2 : 3)) + " ms";
+}
+
+// Microseconds for prose and tables: no decimal from 100 µs, 1 below.
+inline std::string us(double value_us) {
+  return fixed(value_us, std::fabs(value_us) >= 100 ? 0 : 1) + " \xC2\xB5s";
+}
+
+// A percentage with 1 decimal ("12.5%"), as the reference's summaries print shares.
+inline std::string percent(double value) {
+  return fixed(value, 1) + "%";
+}
+
+// A percentage with 1 decimal from 1%, 2 from 0.01%, 3 below, so that a small share does not
+// read as "0.0%" in prose.
+inline std::string percent_adaptive(double value) {
+  const double a = std::fabs(value);
+  return fixed(value, a >= 1 ? 1 : (a >= 0.01 ? 2 : 3)) + "%";
+}
+
+// "1 call", "3 calls"; `plural` for nouns that do not just take an "s" ("2 copies").
+inline std::string count_of(std::uint64_t n, const char* noun, const char* plural = nullptr) {
+  if (n == 1) return "1 " + std::string(noun);
+  return std::to_string(n) + " " + (plural ? std::string(plural) : std::string(noun) + "s");
+}
+
+// A name (kernel, op) cut to `max` bytes on a UTF-8 boundary, with "..." appended when cut, so
+// that long template names keep tables readable.
+inline std::string shorten(std::string_view name, std::size_t max = 80) {
+  if (name.size() <= max) return std::string(name);
+  std::size_t cut = max - 3;
+  while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80) --cut;
+  return std::string(name.substr(0, cut)) + "...";
+}
+
+// ---- Reference time ---------------------------------------------------------------------------
+
+// The reference's microsecond double for a nanosecond time. TraceLens parses ts and dur from
+// the JSON text as doubles in µs; rebuilding exactly those doubles from the exact nanoseconds
+// reproduces its sums and overlaps to the bit: exact numerator and one correctly rounded
+// division below 2^53 ns; beyond (epoch clocks), the 64-bit mantissa of long double keeps ns
+// exact before the final rounding, as the host does.
+inline double reference_us(std::int64_t ns) {
+  constexpr std::int64_t kExact = std::int64_t(1) << 53;
+  if (ns > -kExact && ns < kExact) return static_cast<double>(ns) / 1000.0;
+  return static_cast<double>(static_cast<long double>(ns) / 1000.0L);
+}
+
+// ---- Intervals --------------------------------------------------------------------------------
+
+// A half-open time interval [start, end) in the reference's µs doubles.
+struct Interval {
+  double start;
+  double end;
+};
+
+// The union of `in`: sorted by start (stable, as the reference sorts its event list),
+// touching or overlapping intervals merged. The result is sorted and disjoint.
+inline std::vector<Interval> merge(std::vector<Interval> in) {
+  std::stable_sort(in.begin(), in.end(),
+                   [](const Interval& a, const Interval& b) { return a.start < b.start; });
+  std::vector<Interval> out;
+  for (const Interval& s : in) {
+    if (!out.empty() && s.start <= out.back().end)
+      out.back().end = std::max(out.back().end, s.end);
+    else
+      out.push_back(s);
+  }
+  return out;
+}
+
+// `from` minus `remove`, both merged (see merge): the parts of `from` that no interval of
+// `remove` covers (exposed time, as the reference computes it); zero-length pieces are dropped.
+inline std::vector<Interval> subtract(const std::vector<Interval>& from,
+                                      const std::vector<Interval>& remove) {
+  std::vector<Interval> out;
+  std::size_t j = 0;
+  for (const Interval& piece : from) {
+    double cursor = piece.start;
+    while (j < remove.size() && remove[j].end <= cursor) ++j;
+    for (std::size_t k = j; k < remove.size() && remove[k].start < piece.end; ++k) {
+      if (remove[k].start > cursor) out.push_back({cursor, remove[k].start});
+      cursor = std::max(cursor, remove[k].end);
+      if (cursor >= piece.end) break;
+    }
+    if (cursor < piece.end) out.push_back({cursor, piece.end});
+  }
+  return out;
+}
+
+// The summed length of `intervals`, in order (the reference's sum, to the bit).
+inline double total_length(const std::vector<Interval>& intervals) {
+  double sum = 0;
+  for (const Interval& s : intervals) sum += s.end - s.start;
+  return sum;
+}
+
+// ---- The all-GPU-events timeline --------------------------------------------------------------
+
+// Every GPU event (kernel, memcpy, memset) of a known class, linked to a launch or not, as
+// merged intervals per class. This is the event set of the reference's multi_kernel_data.json
+// overlap_analysis (GPUEventAnalyser on all tree events); it differs from Context::timeline()
+// (linked events only) on traces with unlinked GPU work.
+struct GpuClassIntervals {
+  std::size_t events = 0;  // events counted (computation, communication or memcpy)
+  double span_us = 0;      // first start to last end of all of them; 0 without events
+  std::vector<Interval> computation, communication, copy;  // each merged
+};
+
+inline GpuClassIntervals all_gpu_event_intervals(const Context& ctx) {
+  const EventView ev = ctx.events();
+  std::vector<Row> rows;
+  for (Kind kind : {Kind::kKernel, Kind::kMemcpy, Kind::kMemset}) {
+    for (Row r : ctx.rows(kind)) rows.push_back(r);
+  }
+  std::sort(rows.begin(), rows.end());  // file order, as the reference's event list
+  std::vector<Interval> computation, communication, copy, all;
+  for (Row r : rows) {
+    const double start = reference_us(ev.ts_ns(r));
+    const Interval interval{start, start + reference_us(ev.dur_ns(r))};
+    switch (ev.gpu_class(r)) {
+      case GpuClass::kCommunication:
+        communication.push_back(interval);
+        break;
+      case GpuClass::kMemcpy:
+        copy.push_back(interval);
+        break;
+      case GpuClass::kComputation:
+        computation.push_back(interval);
+        break;
+      default:
+        continue;
+    }
+    all.push_back(interval);
+  }
+  GpuClassIntervals t;
+  t.events = all.size();
+  if (all.empty()) return t;
+  const std::vector<Interval> busy = merge(std::move(all));
+  t.span_us = busy.back().end - busy.front().start;
+  t.computation = merge(std::move(computation));
+  t.communication = merge(std::move(communication));
+  t.copy = merge(std::move(copy));
+  return t;
+}
+
+}  // namespace traceprism::support
