@@ -1,4 +1,6 @@
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
@@ -163,8 +165,16 @@ int run_analyze(const AnalyzeOptions& o) {
     return kExitBadInput;
   }
   const index::EventIndex& index = session.file.index;
+  auto stage_start = std::chrono::steady_clock::now();
+  auto lap = [&stage_start] {
+    auto now = std::chrono::steady_clock::now();
+    double s = std::chrono::duration<double>(now - stage_start).count();
+    stage_start = now;
+    return s;
+  };
   auto launchers = model::KernelLaunchers::build(index, session.tree, session.links);
   plugins::RunProducts products(index, session.tree, session.links, session.timeline, launchers);
+  const double products_seconds = lap();
 
   report::AnalysisReport r;
   r.trace_path = o.trace;
@@ -176,6 +186,7 @@ int run_analyze(const AnalyzeOptions& o) {
   r.graph = schedule::run_analysis_graph(inputs, products);
   r.findings = report::rank_findings(r.graph.analyzers);
   find_top_category(r, products);
+  const double analysis_seconds = lap();
 
   const std::string dir = o.output_dir.empty() ? default_output_dir(o.trace) : o.output_dir;
   try {
@@ -184,6 +195,14 @@ int run_analyze(const AnalyzeOptions& o) {
     print_error(e.what());
     return kExitOutput;
   }
+  const double write_seconds = lap();
+  // Timings go to stderr, so stdout and the outputs stay reproducible.
+  if (!o.load.quiet)
+    std::fprintf(stderr,
+                 "read %.2f s, model %.2f s, plugin products %.2f s, analysis %.2f s, "
+                 "writing %.2f s\n",
+                 session.read_seconds, session.model_seconds, products_seconds, analysis_seconds,
+                 write_seconds);
   std::size_t failed = 0;
   for (const auto& a : r.graph.analyzers) {
     if (a.status != report::AnalyzerStatus::kFailed) continue;

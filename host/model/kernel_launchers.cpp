@@ -47,14 +47,27 @@ KernelLaunchers KernelLaunchers::build(const index::EventIndex& index, const Cal
   std::sort(gpu_rows.begin(), gpu_rows.end());
 
   KernelLaunchers result;
-  std::unordered_map<Row, std::size_t> slot;  // launcher row -> index in launchers_
+  // launcher row -> index in launchers_ (-1: not a launcher); a flat column beats a hash map
+  // at millions of GPU events.
+  std::vector<std::int32_t> slot(index.size(), -1);
+  // Names repeat millions of times: classify each (kind, name) once. 0 unknown, 1 comm, 2 other.
+  std::vector<std::uint8_t> comm_by_name[index::kEventKindCount];
+  auto is_communication = [&](Row g) {
+    auto& known = comm_by_name[static_cast<int>(index.kind(g))];
+    if (known.empty()) known.assign(index.strings().size(), 0);
+    std::uint8_t& c = known[index.name_id(g)];
+    if (c == 0)
+      c = classify_gpu_event(index.kind(g), index.name(g)) == GpuActivity::kCommunication ? 1 : 2;
+    return c == 1;
+  };
   for (Row g : gpu_rows) {
-    if (!links.linked(g)) continue;
-    if (classify_gpu_event(index.kind(g), index.name(g)) == GpuActivity::kCommunication) continue;
+    if (!links.linked(g) || is_communication(g)) continue;
     const Row launcher = find_launcher(index, tree, static_cast<Row>(links.launcher(g)));
-    auto [it, inserted] = slot.try_emplace(launcher, result.launchers_.size());
-    if (inserted) result.launchers_.push_back({launcher, {}, 0, 0});
-    result.launchers_[it->second].kernels.push_back(g);
+    if (slot[launcher] < 0) {
+      slot[launcher] = static_cast<std::int32_t>(result.launchers_.size());
+      result.launchers_.push_back({launcher, {}, 0, 0});
+    }
+    result.launchers_[slot[launcher]].kernels.push_back(g);
   }
 
   // Subtree GPU events: every linked GPU event (collectives too) counts for each launcher on
@@ -62,10 +75,8 @@ KernelLaunchers KernelLaunchers::build(const index::EventIndex& index, const Cal
   std::vector<std::vector<Row>> subtree(result.launchers_.size());
   for (Row g : gpu_rows) {
     if (!links.linked(g)) continue;
-    for (std::int32_t cur = links.launcher(g); cur >= 0; cur = tree.parent(static_cast<Row>(cur))) {
-      auto it = slot.find(static_cast<Row>(cur));
-      if (it != slot.end()) subtree[it->second].push_back(g);
-    }
+    for (std::int32_t cur = links.launcher(g); cur >= 0; cur = tree.parent(static_cast<Row>(cur)))
+      if (slot[cur] >= 0) subtree[slot[cur]].push_back(g);
   }
   for (std::size_t i = 0; i < result.launchers_.size(); ++i) {
     KernelLauncher& l = result.launchers_[i];

@@ -49,6 +49,8 @@ RunProducts::RunProducts(const index::EventIndex& index, const model::CallTree& 
   device_.assign(n, -1);
   stream_.assign(n, -1);
   gpu_class_.assign(n, TRACEPRISM_GPU_NONE);
+  // Classifying reads the name; names repeat millions of times, so decide once per (kind, name).
+  std::vector<std::uint8_t> class_of_name[index::kEventKindCount];
   for (index::Row r = 0; r < n; ++r) {
     if (!index::is_gpu_kind(index.kind(r)) || !index.valid(r)) continue;
     thread_[r] = TRACEPRISM_NO_ROW;
@@ -56,7 +58,12 @@ RunProducts::RunProducts(const index::EventIndex& index, const model::CallTree& 
       device_[r] = g->device;
       stream_[r] = g->stream;
     }
-    gpu_class_[r] = gpu_class_of(model::classify_gpu_event(index.kind(r), index.name(r)));
+    auto& known = class_of_name[static_cast<int>(index.kind(r))];
+    if (known.empty()) known.assign(index.strings().size(), TRACEPRISM_GPU_NONE);
+    std::uint8_t& c = known[index.name_id(r)];
+    if (c == TRACEPRISM_GPU_NONE)
+      c = gpu_class_of(model::classify_gpu_event(index.kind(r), index.name(r)));
+    gpu_class_[r] = c;
   }
 
   columns_.struct_size = sizeof(columns_);
@@ -79,9 +86,12 @@ RunProducts::RunProducts(const index::EventIndex& index, const model::CallTree& 
     auto rows = index.rows_of_kind(static_cast<index::EventKind>(k));
     auto& sorted = sorted_by_kind_[k];
     sorted.assign(rows.begin(), rows.end());
-    std::stable_sort(sorted.begin(), sorted.end(), [&](index::Row a, index::Row b) {
+    auto before = [&](index::Row a, index::Row b) {
       return index.ts_ns(a) != index.ts_ns(b) ? index.ts_ns(a) < index.ts_ns(b) : a < b;
-    });
+    };
+    // Profilers mostly write events in time order; sort only when they did not.
+    if (!std::is_sorted(sorted.begin(), sorted.end(), before))
+      std::sort(sorted.begin(), sorted.end(), before);
   }
 
   for (const model::KernelLauncher& op : launchers.all()) {
