@@ -31,6 +31,8 @@ struct AnalyzeOptions {
   std::string config_file;
   std::vector<std::string> enable, disable, plugin_dirs;
   int jobs = 0;
+  bool no_isolate = false;
+  double analyzer_timeout = 0;
   std::string fail_on;
   bool dump_config = false;
   LoadOptions load;
@@ -182,7 +184,8 @@ int run_analyze(const AnalyzeOptions& o) {
   r.timeline = session.timeline;
   r.platform = choose_platform(o.platform, index);
   r.refused_plugins = registry.refused();
-  schedule::GraphInputs inputs{&registry, &cfg, &r.platform, &r.trace_path, o.jobs};
+  schedule::GraphInputs inputs{&registry, &cfg,          &r.platform,       &r.trace_path,
+                               o.jobs,    !o.no_isolate, o.analyzer_timeout};
   r.graph = schedule::run_analysis_graph(inputs, products);
   r.findings = report::rank_findings(r.graph.analyzers);
   find_top_category(r, products);
@@ -254,6 +257,13 @@ void add_analyze_command(CLI::App& app) {
   cmd->add_option("-j,--jobs", o->jobs,
                   "Analyzer threads (default: all cores); output is "
                   "identical for any value")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--no-isolate", o->no_isolate,
+                "Run analyzers inside this process instead of one child process each (faster to\n"
+                "debug a plugin; a crashing plugin then takes the whole run down)");
+  cmd->add_option("--analyzer-timeout", o->analyzer_timeout,
+                  "Stop an analyzer that runs longer than this many seconds and report it as\n"
+                  "failed (0: no limit; needs isolation)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--fail-on", o->fail_on,
                   "Exit with status 1 when a finding has this severity or higher")

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "plugins/host_api.hpp"
+#include "schedule/isolated_call.hpp"
 
 namespace traceprism::schedule {
 namespace {
@@ -36,9 +37,9 @@ traceprism_run_ctx make_context(const GraphInputs& in, const plugins::RunProduct
   return ctx;
 }
 
-void run_analyzer(const GraphInputs& in, const plugins::RunProducts& products, AnalyzerSlot& slot) {
-  AnalyzerOutcome& out = slot.outcome;
-  if (out.status != AnalyzerStatus::kOk) return;  // failed or skipped before the run
+// Calls the plugin's run function and turns its status into the outcome.
+void call_analyzer(const GraphInputs& in, const plugins::RunProducts& products,
+                   const AnalyzerSlot& slot, AnalyzerOutcome& out) {
   traceprism_run_ctx ctx = make_context(in, products, out.name);
   ctx.analyzer = slot.analyzer;
   ctx.outcome = &out;
@@ -69,6 +70,15 @@ void run_analyzer(const GraphInputs& in, const plugins::RunProducts& products, A
   }
   // A failed analyzer's findings are not trusted.
   if (out.status == AnalyzerStatus::kFailed) out.findings.clear();
+}
+
+void run_analyzer(const GraphInputs& in, const plugins::RunProducts& products, AnalyzerSlot& slot) {
+  if (slot.outcome.status != AnalyzerStatus::kOk) return;  // failed or disabled before the run
+  auto body = [&](AnalyzerOutcome& out) { call_analyzer(in, products, slot, out); };
+  if (in.isolate)
+    run_isolated(body, slot.outcome, in.analyzer_timeout_seconds);
+  else
+    body(slot.outcome);
 }
 
 bool claims(const char* pattern, std::string_view op) {

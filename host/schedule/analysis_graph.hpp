@@ -31,6 +31,10 @@ struct GraphInputs {
   const platform::PlatformInfo* platform = nullptr;
   const std::string* trace_path = nullptr;
   int jobs = 0;  // threads; 0 = all cores
+  // Run each analyzer in a child process (isolated_call.hpp), so a crash or hang fails only
+  // that analyzer; off runs plugins in-process (for debugging them).
+  bool isolate = true;
+  double analyzer_timeout_seconds = 0;  // with isolate: stop an analyzer after this; 0 = never
 };
 
 // Runs one analysis as a oneTBB flow graph (plugin-sdk.md §6.8): op models (phase 1) -> the

@@ -7,6 +7,7 @@
 #include <boost/json/parse.hpp>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "plugins/plugin_registry.hpp"
@@ -212,6 +213,62 @@ TEST_F(AnalyzeWithTestPlugins, AThrowingAnalyzerFailsAloneAndItsNeighbourReports
               "throws-fine ran next to a throwing analyzer");
   }
   EXPECT_EQ(reported, 1);
+}
+
+// A plugin that dies or hangs fails only its own analyzer: each runs in a child process.
+TEST_F(AnalyzeWithTestPlugins, ACrashingOrHangingAnalyzerFailsAloneAndTheRunFinishes) {
+  const std::string out = out_.file("report");
+  std::string output;
+  ASSERT_EQ(run_cli("analyze " + shell_quote(trace()) + " --plugin-dir " +
+                        shell_quote(plugin_dir("crashes").string()) + " -o " + shell_quote(out) +
+                        " --analyzer-timeout 2",
+                    &output),
+            0)
+      << output;
+  const json::object f =
+      json::parse(traceprism::testing::read_file(out + "/findings.json")).as_object();
+  const json::object segv = analyzer(f, "crash-segv");
+  EXPECT_EQ(segv.at("status").as_string(), "failed");
+  // Under AddressSanitizer the child reports the fault and aborts instead (signal 6).
+  EXPECT_EQ(std::string(segv.at("error").as_string()).rfind("crashed (signal ", 0), 0)
+      << segv.at("error").as_string();
+  const json::object hang = analyzer(f, "crash-hang");
+  EXPECT_EQ(hang.at("status").as_string(), "failed");
+  EXPECT_EQ(hang.at("error").as_string(), "did not finish within 2 s and was stopped");
+  const json::object survivor = analyzer(f, "crash-survivor");
+  EXPECT_EQ(survivor.at("status").as_string(), "ok");
+  EXPECT_EQ(f.at("figures").as_object().at("crash-survivor").as_object().at("ran").as_double(),
+            1.0);
+  int reported = 0;
+  for (const auto& finding : f.at("findings").as_array())
+    reported += finding.as_object().at("analyzer").as_string() == "crash-survivor";
+  EXPECT_EQ(reported, 1);
+  EXPECT_NE(output.find("warning: analyzer crash-segv failed: crashed"), std::string::npos)
+      << output;
+}
+
+// In-process mode still isolates exceptions; the hanging analyzer is told not to hang.
+TEST_F(AnalyzeWithTestPlugins, WithoutIsolationExceptionsAreStillContained) {
+  const std::string out = out_.file("report");
+  const std::string config = out_.file("config.json");
+  {
+    std::ofstream(config)
+        << R"({"analyzers": "*,-crash-segv", "options": {"crash-hang.Hang": false}})";
+  }
+  std::string output;
+  ASSERT_EQ(run_cli("analyze " + shell_quote(trace()) + " --plugin-dir " +
+                        shell_quote(plugin_dir("crashes").string()) + " --plugin-dir " +
+                        shell_quote(plugin_dir("throws").string()) + " -o " + shell_quote(out) +
+                        " --no-isolate --config " + shell_quote(config),
+                    &output),
+            0)
+      << output;
+  const json::object f =
+      json::parse(traceprism::testing::read_file(out + "/findings.json")).as_object();
+  EXPECT_EQ(analyzer(f, "crash-hang").at("status").as_string(), "ok");
+  EXPECT_EQ(analyzer(f, "crash-segv").at("status").as_string(), "disabled");
+  EXPECT_EQ(analyzer(f, "throws-boom").at("error").as_string(), "unhandled exception: boom");
+  EXPECT_EQ(analyzer(f, "throws-fine").at("status").as_string(), "ok");
 }
 
 TEST_F(AnalyzeWithTestPlugins, AnAnalyzerErrorIsReportedWithItsMessage) {

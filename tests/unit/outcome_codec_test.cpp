@@ -1,0 +1,73 @@
+#include "schedule/outcome_codec.hpp"
+
+#include <gtest/gtest.h>
+
+namespace traceprism::schedule {
+namespace {
+
+report::AnalyzerOutcome sample() {
+  report::AnalyzerOutcome o;
+  o.status = report::AnalyzerStatus::kSkipped;
+  o.error = "not applicable";
+  o.refused_findings = 2;
+  report::Finding f;
+  f.analyzer = "a";
+  f.tier = report::Tier::kCompute;
+  f.severity = report::Severity::kCritical;
+  f.impact_kind = report::ImpactKind::kHeuristic;
+  f.title = "t";
+  f.insight = std::string("with\0nul", 8);
+  f.impact_low = 1.25, f.impact_mid = 2.5, f.impact_high = 3.75, f.share_percent = -1;
+  f.first_evidence_ts_ns = -7;
+  f.rows = {3, 1, 4294967295u};
+  f.metrics = {{"m", 0.1}};
+  f.tables = {{"T", {"A", "B"}, {{"1", "2"}, {"", "x|y"}}}};
+  o.findings = {f, report::Finding{}};
+  o.figures = {{"b", 2.0}, {"a", 1e-300}};
+  o.log = {{2, "warning text"}};
+  return o;
+}
+
+TEST(OutcomeCodec, RoundTripsEveryField) {
+  const report::AnalyzerOutcome in = sample();
+  report::AnalyzerOutcome out;
+  ASSERT_TRUE(decode_outcome(encode_outcome(in), out));
+  EXPECT_EQ(out.status, in.status);
+  EXPECT_EQ(out.error, in.error);
+  EXPECT_EQ(out.refused_findings, 2u);
+  ASSERT_EQ(out.findings.size(), 2u);
+  const auto& f = out.findings[0];
+  EXPECT_EQ(f.tier, report::Tier::kCompute);
+  EXPECT_EQ(f.severity, report::Severity::kCritical);
+  EXPECT_EQ(f.impact_kind, report::ImpactKind::kHeuristic);
+  EXPECT_EQ(f.insight, std::string("with\0nul", 8));
+  EXPECT_EQ(f.impact_mid, 2.5);
+  EXPECT_EQ(f.first_evidence_ts_ns, -7);
+  EXPECT_EQ(f.rows, in.findings[0].rows);
+  EXPECT_EQ(f.metrics, in.findings[0].metrics);
+  ASSERT_EQ(f.tables.size(), 1u);
+  EXPECT_EQ(f.tables[0].rows, in.findings[0].tables[0].rows);
+  EXPECT_EQ(out.figures, in.figures);
+  ASSERT_EQ(out.log.size(), 1u);
+  EXPECT_EQ(out.log[0].message, "warning text");
+}
+
+TEST(OutcomeCodec, RefusesTruncatedOrPaddedBytes) {
+  const std::string bytes = encode_outcome(sample());
+  report::AnalyzerOutcome out;
+  for (std::size_t cut : {std::size_t(0), std::size_t(5), bytes.size() / 2, bytes.size() - 1})
+    EXPECT_FALSE(decode_outcome(std::string_view(bytes).substr(0, cut), out)) << cut;
+  EXPECT_FALSE(decode_outcome(bytes + "x", out));
+}
+
+TEST(OutcomeCodec, HugeCountsDoNotAllocate) {
+  std::string bytes = encode_outcome(report::AnalyzerOutcome{});
+  // Overwrite the findings count (after status, error length and refused count) with 2^60.
+  const std::uint64_t huge = std::uint64_t(1) << 60;
+  bytes.replace(8 + 8 + 8, 8, reinterpret_cast<const char*>(&huge), 8);
+  report::AnalyzerOutcome out;
+  EXPECT_FALSE(decode_outcome(bytes, out));
+}
+
+}  // namespace
+}  // namespace traceprism::schedule
