@@ -6,6 +6,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <stdexcept>
 
 #include "cli/commands.hpp"
 #include "cli/plugin_loading.hpp"
@@ -14,6 +15,7 @@
 #include "io/input_error.hpp"
 #include "io/output_file.hpp"
 #include "model/kernel_launchers.hpp"
+#include "platform/platform_file.hpp"
 #include "report/analysis_report.hpp"
 #include "report/gpu_timeline_sheet.hpp"
 #include "report/json_writer.hpp"
@@ -28,6 +30,7 @@ struct AnalyzeOptions {
   std::string trace;
   std::string output_dir;
   std::string platform = "auto";
+  std::string platform_file;
   std::string config_file;
   std::vector<std::string> enable, disable, plugin_dirs;
   int jobs = 0;
@@ -83,13 +86,32 @@ std::string dump_config(const config::RunConfig& cfg, const plugins::PluginRegis
   return w.str();
 }
 
-platform::PlatformInfo choose_platform(const std::string& requested,
+// --platform-file, else --platform NAME, else (auto) the bundled platform matching the trace's
+// first device name. Throws PlatformError (a bad file) or UnknownPlatform (an unknown name).
+struct UnknownPlatform : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+platform::PlatformInfo choose_platform(const std::string& requested, const std::string& file,
                                        const index::EventIndex& index) {
-  platform::PlatformInfo p;
-  if (!index.metadata().devices.empty()) p.device_name = index.metadata().devices.front().name;
-  // Platform files with peak numbers arrive with the roofline work; until then a name is a label.
-  if (requested != "auto") p.name = requested;
-  return p;
+  std::string device;
+  if (!index.metadata().devices.empty()) device = index.metadata().devices.front().name;
+  if (!file.empty()) return platform::load_platform_file(file).info(device);
+  if (requested != "auto") {
+    const platform::PlatformSpec* p = platform::find_platform(requested);
+    if (!p)
+      throw UnknownPlatform("unknown --platform '" + requested +
+                            "'; known platforms: " + platform::known_platform_names() +
+                            " (or auto, or --platform-file FILE).");
+    return p->info(device);
+  }
+  if (const platform::PlatformSpec* p = platform::match_device(device)) return p->info(device);
+  platform::PlatformInfo none;
+  none.device_name = device;
+  std::cerr << "warning: no platform file matches the device "
+            << (device.empty() ? std::string("(the trace names none)") : "'" + device + "'")
+            << "; roofline numbers are unknown (use --platform NAME or --platform-file FILE).\n";
+  return none;
 }
 
 void find_top_category(report::AnalysisReport& r, const plugins::RunProducts& products) {
@@ -182,7 +204,15 @@ int run_analyze(const AnalyzeOptions& o) {
   r.trace_path = o.trace;
   r.index = &index;
   r.timeline = session.timeline;
-  r.platform = choose_platform(o.platform, index);
+  try {
+    r.platform = choose_platform(o.platform, o.platform_file, index);
+  } catch (const UnknownPlatform& e) {
+    print_error(e.what());
+    return kExitUsage;
+  } catch (const platform::PlatformError& e) {
+    print_error(e.what());
+    return kExitUsage;
+  }
   r.refused_plugins = registry.refused();
   schedule::GraphInputs inputs{&registry, &cfg,          &r.platform,       &r.trace_path,
                                o.jobs,    !o.no_isolate, o.analyzer_timeout};
@@ -244,9 +274,13 @@ void add_analyze_command(CLI::App& app) {
   cmd->add_option("-o,--output", o->output_dir,
                   "Output folder (created if missing; default: <trace name>_analysis)");
   cmd->add_option("--platform", o->platform,
-                  "GPU the roofline numbers come from: a platform name, or auto (from the\n"
-                  "trace's deviceProperties)")
+                  "GPU the roofline numbers come from: a platform name or alias (see\n"
+                  "'traceprism platforms'), or auto (from the trace's deviceProperties)")
       ->capture_default_str();
+  cmd->add_option("--platform-file", o->platform_file,
+                  "Platform JSON to use instead (docs/platforms.md), or the reference's arch\n"
+                  "JSON (name, mem_bw_gbps, max_achievable_tflops)")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--config", o->config_file,
                   "JSON file merged over config/default.json: {\"analyzers\": \"*,-memcpy\",\n"
                   "\"options\": {\"cpu-idle.IdleThresholdPercent\": \"20\"}}")
@@ -255,12 +289,14 @@ void add_analyze_command(CLI::App& app) {
   cmd->add_option("--disable", o->disable, "Disable analyzers matching this glob (repeatable)");
   add_plugin_dir_option(*cmd, o->plugin_dirs);
   cmd->add_option("-j,--jobs", o->jobs,
-                  "Analyzer threads (default: all cores); output is "
+                  "Threads for op models, and for analyzers with --no-isolate (default: all\n"
+                  "cores; isolated analyzers run one child process at a time); output is\n"
                   "identical for any value")
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--no-isolate", o->no_isolate,
-                "Run analyzers inside this process instead of one child process each (faster to\n"
-                "debug a plugin; a crashing plugin then takes the whole run down)");
+                "Run analyzers inside this process, in parallel on --jobs threads, instead of\n"
+                "one child process each (also to debug a plugin); a crashing plugin then takes\n"
+                "the whole run down");
   cmd->add_option("--analyzer-timeout", o->analyzer_timeout,
                   "Stop an analyzer that runs longer than this many seconds and report it as\n"
                   "failed (0: no limit; needs isolation)")

@@ -17,12 +17,14 @@ int main(int argc, char** argv) {
       "  traceprism analyze sample.json.gz -o out    write out/analysis.md and out/findings.json\n"
       "  traceprism inspect sample.json.gz           summarize a trace\n"
       "  traceprism perf-report trace.json.gz -o out write out/gpu_timeline.csv\n"
+      "  traceprism platforms                        list the bundled GPU platform files\n"
       "Run 'traceprism COMMAND --help' for the options of each command.");
   traceprism::cli::add_analyze_command(app);
   traceprism::cli::add_inspect_command(app);
   traceprism::cli::add_plugins_command(app);
   traceprism::cli::add_perf_report_command(app);
   traceprism::cli::add_synth_command(app);
+  traceprism::cli::add_platforms_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::RuntimeError& e) {

@@ -7,9 +7,10 @@
 namespace traceprism::platform {
 
 // The hardware a run is analysed against: a name for the report and named peak numbers
-// ("peak_tflops.matrix_bf16", "hbm_bandwidth_gbps", ...). Platform files fill the numbers
-// (platforms issue); until one is chosen the map is empty and analyzers see every number as
-// absent.
+// ("peak_tflops.matrix_bf16", "achievable_tflops.matrix_bf16", "hbm_bandwidth_gbps",
+// "achievable_hbm_bandwidth_gbps", "memory_gb"). Platform files fill the numbers
+// (platform/platform_file.hpp, docs/platforms.md); when none is chosen the map is empty and
+// analyzers see every number as absent.
 struct PlatformInfo {
   std::string name;         // "H100", or the detected device name, or empty
   std::string device_name;  // deviceProperties name from the trace, when present
@@ -19,6 +20,19 @@ struct PlatformInfo {
     auto it = numbers.find(key);
     if (it == numbers.end()) return std::nullopt;
     return it->second;
+  }
+
+  // The TFLOPS roofline uses for a compute spec ("matrix_bf16"): the measured achievable value
+  // when the platform has one, else the datasheet peak; absent when neither is known.
+  std::optional<double> roofline_tflops(const std::string& spec) const {
+    if (auto v = number("achievable_tflops." + spec)) return v;
+    return number("peak_tflops." + spec);
+  }
+
+  // The memory bandwidth roofline uses (GB/s): achievable when known, else the peak.
+  std::optional<double> roofline_bandwidth_gbps() const {
+    if (auto v = number("achievable_hbm_bandwidth_gbps")) return v;
+    return number("hbm_bandwidth_gbps");
   }
 };
 

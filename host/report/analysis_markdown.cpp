@@ -255,10 +255,13 @@ std::string analysis_markdown(const AnalysisReport& r) {
      << "- **Precision**: Cannot be inferred from trace\n\n"
      << "### Hardware Reference\n"
      << "- **Platform**: " << platform_label(r) << "\n";
-  if (auto bw = r.platform.number("hbm_bandwidth_gbps"))
+  // Roofline numbers: the measured achievable value when the platform has one, else the peak.
+  if (auto bw = r.platform.roofline_bandwidth_gbps())
     md << "- **Peak HBM BW**: " << fixed(*bw / 1000, 1) << " TB/s\n";
-  if (auto maf = r.platform.number("peak_tflops.matrix_bf16"))
+  if (auto maf = r.platform.roofline_tflops("matrix_bf16"))
     md << "- **Peak MAF (BF16)**: " << fixed(*maf, 0) << " TFLOPS\n";
+  if (auto maf = r.platform.roofline_tflops("matrix_fp8"))
+    md << "- **Peak MAF (FP8)**: " << fixed(*maf, 0) << " TFLOPS\n";
   if (r.platform.numbers.empty())
     md << "- Peak numbers: none loaded (no platform file selected).\n";
   return md.str();

@@ -231,16 +231,23 @@ GraphResult run_analysis_graph(const GraphInputs& in, plugins::RunProducts& prod
 
   GraphResult result;
   const int threads = in.jobs > 0 ? in.jobs : oneapi::tbb::task_arena::automatic;
-  oneapi::tbb::task_arena arena(threads);
-  arena.execute([&] {
+  // Phase 1 always runs on `threads`. Isolated analyzers run one at a time: fork() is only safe
+  // while no other thread of the process is inside an allocator or another lock (the child would
+  // inherit it held; AddressSanitizer's allocator deadlocks that way), so the graph gets a single
+  // thread and each node forks from it while the phase-1 workers sit idle.
+  oneapi::tbb::task_arena phase1_arena(threads);
+  oneapi::tbb::task_arena graph_arena(in.isolate ? 1 : threads);
+  graph_arena.execute([&] {
     flow::graph g;
     flow::broadcast_node<flow::continue_msg> start(g);
     flow::continue_node<flow::continue_msg> op_models(g, [&](const flow::continue_msg&) {
-      try {
-        products.set_op_model_outputs(run_op_models(in, products, result.op_models));
-      } catch (...) {
-        products.set_op_model_outputs({});  // analyzers still run, without op metrics
-      }
+      phase1_arena.execute([&] {
+        try {
+          products.set_op_model_outputs(run_op_models(in, products, result.op_models));
+        } catch (...) {
+          products.set_op_model_outputs({});  // analyzers still run, without op metrics
+        }
+      });
     });
     flow::make_edge(start, op_models);
     std::vector<std::unique_ptr<flow::continue_node<flow::continue_msg>>> nodes;

@@ -32,7 +32,8 @@ struct GraphInputs {
   const std::string* trace_path = nullptr;
   int jobs = 0;  // threads; 0 = all cores
   // Run each analyzer in a child process (isolated_call.hpp), so a crash or hang fails only
-  // that analyzer; off runs plugins in-process (for debugging them).
+  // that analyzer; the children run one at a time (forking is unsafe while other threads
+  // work). Off runs analyzers in-process on `jobs` threads (and for debugging plugins).
   bool isolate = true;
   double analyzer_timeout_seconds = 0;  // with isolate: stop an analyzer after this; 0 = never
 };

@@ -1,0 +1,104 @@
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "cli/commands.hpp"
+#include "platform/platform_file.hpp"
+#include "report/json_writer.hpp"
+
+namespace traceprism::cli {
+
+namespace {
+
+std::string number(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
+  return out.empty() ? "-" : out;
+}
+
+void print_text(const platform::PlatformSpec& p) {
+  std::cout << p.name << "  (" << (p.vendor.empty() ? "?" : p.vendor) << ", " << p.origin << ")\n";
+  std::cout << "  aliases: " << joined(p.aliases) << "\n";
+  std::cout << "  matches: " << joined(p.match) << "\n";
+  std::cout << "  memory: " << (p.memory_gb ? number(*p.memory_gb) + " GB" : "unknown")
+            << ", HBM bandwidth: "
+            << (p.hbm_bandwidth_gbps ? number(*p.hbm_bandwidth_gbps) + " GB/s" : "unknown");
+  if (p.achievable_hbm_bandwidth_gbps)
+    std::cout << " (achievable " << number(*p.achievable_hbm_bandwidth_gbps) << " GB/s)";
+  std::cout << "\n  peak TFLOPS:";
+  if (p.peak_tflops.empty()) std::cout << " none";
+  for (const auto& [spec, v] : p.peak_tflops) std::cout << " " << spec << "=" << number(v);
+  std::cout << "\n";
+  if (!p.achievable_tflops.empty()) {
+    std::cout << "  achievable TFLOPS:";
+    for (const auto& [spec, v] : p.achievable_tflops) std::cout << " " << spec << "=" << number(v);
+    std::cout << "\n";
+  }
+}
+
+void write_json(report::JsonWriter& w, const platform::PlatformSpec& p) {
+  w.begin_object();
+  w.key("name").value(p.name);
+  w.key("file").value(p.origin);
+  w.key("vendor").value(p.vendor);
+  w.key("aliases").begin_array();
+  for (const auto& a : p.aliases) w.value(a);
+  w.end_array();
+  w.key("match").begin_array();
+  for (const auto& m : p.match) w.value(m);
+  w.end_array();
+  if (p.memory_gb) w.key("memory_gb").value(*p.memory_gb);
+  if (p.hbm_bandwidth_gbps) w.key("hbm_bandwidth_gbps").value(*p.hbm_bandwidth_gbps);
+  if (p.achievable_hbm_bandwidth_gbps)
+    w.key("achievable_hbm_bandwidth_gbps").value(*p.achievable_hbm_bandwidth_gbps);
+  w.key("peak_tflops").begin_object();
+  for (const auto& [spec, v] : p.peak_tflops) w.key(spec).value(v);
+  w.end_object();
+  if (!p.achievable_tflops.empty()) {
+    w.key("achievable_tflops").begin_object();
+    for (const auto& [spec, v] : p.achievable_tflops) w.key(spec).value(v);
+    w.end_object();
+  }
+  w.key("sources").begin_array();
+  for (const auto& [what, url] : p.sources)
+    w.begin_object().key("what").value(what).key("url").value(url).end_object();
+  w.end_array();
+  w.end_object();
+}
+
+}  // namespace
+
+void add_platforms_command(CLI::App& app) {
+  auto as_json = std::make_shared<bool>(false);
+  CLI::App* cmd = app.add_subcommand(
+      "platforms",
+      "List the GPU platform files compiled into traceprism: name, aliases, memory, HBM\n"
+      "bandwidth, dense peak TFLOPS (and measured achievable ones where known) and the\n"
+      "deviceProperties name patterns 'analyze --platform auto' matches (docs/platforms.md).");
+  cmd->add_flag("--json", *as_json, "Print the list as JSON, with each number's sources");
+  cmd->footer(
+      "Examples:\n"
+      "  traceprism platforms\n"
+      "  traceprism analyze trace.json.gz --platform H100\n"
+      "  traceprism analyze trace.json.gz --platform-file my_gpu.json");
+  cmd->callback([as_json] {
+    const auto& all = platform::bundled_platforms();
+    if (*as_json) {
+      report::JsonWriter w;
+      w.begin_array();
+      for (const auto& p : all) write_json(w, p);
+      w.end_array();
+      std::cout << w.str() << "\n";
+      return;
+    }
+    for (const auto& p : all) print_text(p);
+  });
+}
+
+}  // namespace traceprism::cli

@@ -1,0 +1,243 @@
+#include "platform/platform_file.hpp"
+
+#include <algorithm>
+#include <boost/json.hpp>
+#include <cctype>
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "config/run_config.hpp"
+
+namespace traceprism::platform {
+
+namespace {
+
+namespace json = boost::json;
+
+struct BundledFile {
+  const char* path;
+  const char* text;
+};
+
+constexpr BundledFile kBundled[] = {
+#include "bundled_platforms.inc"
+};
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+[[noreturn]] void fail(const std::string& origin, const std::string& rest) {
+  throw PlatformError(origin + ": " + rest);
+}
+
+double positive(const json::value& v, const std::string& origin, const std::string& field) {
+  if (!v.is_number()) fail(origin, field + " must be a positive number.");
+  const double d = v.to_number<double>();
+  if (!std::isfinite(d) || d <= 0) fail(origin, field + " must be a positive number.");
+  return d;
+}
+
+std::string text(const json::value& v, const std::string& origin, const std::string& field) {
+  if (!v.is_string() || v.get_string().empty())
+    fail(origin, field + " must be a non-empty string.");
+  return std::string(v.get_string());
+}
+
+std::vector<std::string> strings(const json::value& v, const std::string& origin,
+                                 const std::string& field) {
+  if (!v.is_array()) fail(origin, field + " must be a list of strings.");
+  std::vector<std::string> out;
+  for (const auto& item : v.get_array()) {
+    if (!item.is_string() || item.get_string().empty())
+      fail(origin, field + " must be a list of non-empty strings.");
+    out.emplace_back(item.get_string());
+  }
+  return out;
+}
+
+std::map<std::string, double> spec_table(const json::value& v, const std::string& origin,
+                                         const std::string& field) {
+  if (!v.is_object()) fail(origin, field + " must be an object of spec: TFLOPS.");
+  std::map<std::string, double> out;
+  const auto& known = known_specs();
+  for (const auto& [k, x] : v.get_object()) {
+    std::string spec(k);
+    if (std::find(known.begin(), known.end(), spec) == known.end()) {
+      std::string list;
+      for (const auto& s : known) list += (list.empty() ? "" : ", ") + s;
+      fail(origin, field + "." + spec + " is not a known spec (known: " + list + ").");
+    }
+    out[spec] = positive(x, origin, field + "." + spec);
+  }
+  return out;
+}
+
+PlatformSpec parse_reference_arch(const json::object& o, const std::string& origin) {
+  PlatformSpec p;
+  p.origin = origin;
+  for (const auto& [k, v] : o) {
+    std::string key(k);
+    if (key == "name")
+      p.name = text(v, origin, key);
+    else if (key == "mem_bw_gbps")
+      p.achievable_hbm_bandwidth_gbps = positive(v, origin, key);
+    else if (key == "memory_gb")
+      p.memory_gb = positive(v, origin, key);
+    else if (key == "max_achievable_tflops")
+      p.achievable_tflops = spec_table(v, origin, key);
+    else if (!key.starts_with("_"))
+      fail(origin, "'" + key + "' is not a field of the reference arch JSON (name, mem_bw_gbps, " +
+                       "memory_gb, max_achievable_tflops).");
+  }
+  if (p.name.empty()) fail(origin, "name is missing.");
+  p.sources.emplace_back("every number (measured, reference arch JSON)", origin);
+  return p;
+}
+
+PlatformSpec parse_ours(const json::object& o, const std::string& origin) {
+  PlatformSpec p;
+  p.origin = origin;
+  const auto* version = o.if_contains("schema_version");
+  if (!version) fail(origin, "schema_version is missing (this build reads schema_version 1).");
+  if (!version->is_number() || version->to_number<double>() != 1)
+    fail(origin, "schema_version must be 1 (the version this build reads).");
+  for (const auto& [k, v] : o) {
+    std::string key(k);
+    if (key == "schema_version") continue;
+    if (key == "name")
+      p.name = text(v, origin, key);
+    else if (key == "aliases")
+      p.aliases = strings(v, origin, key);
+    else if (key == "vendor")
+      p.vendor = text(v, origin, key);
+    else if (key == "match")
+      p.match = strings(v, origin, key);
+    else if (key == "memory_gb")
+      p.memory_gb = positive(v, origin, key);
+    else if (key == "hbm_bandwidth_gbps")
+      p.hbm_bandwidth_gbps = positive(v, origin, key);
+    else if (key == "achievable_hbm_bandwidth_gbps")
+      p.achievable_hbm_bandwidth_gbps = positive(v, origin, key);
+    else if (key == "peak_tflops")
+      p.peak_tflops = spec_table(v, origin, key);
+    else if (key == "achievable_tflops")
+      p.achievable_tflops = spec_table(v, origin, key);
+    else if (key == "sources") {
+      if (!v.is_array()) fail(origin, "sources must be a list of {\"what\", \"url\"}.");
+      for (const auto& s : v.get_array()) {
+        const auto* so = s.if_object();
+        const auto* what = so ? so->if_contains("what") : nullptr;
+        const auto* url = so ? so->if_contains("url") : nullptr;
+        if (!what || !url || !what->is_string() || !url->is_string() ||
+            what->get_string().empty() || url->get_string().empty())
+          fail(origin, "sources must be a list of {\"what\", \"url\"} with non-empty strings.");
+        p.sources.emplace_back(std::string(what->get_string()), std::string(url->get_string()));
+      }
+    } else if (!key.starts_with("_"))
+      fail(origin, "'" + key + "' is not a platform file field (see docs/platforms.md).");
+  }
+  if (p.name.empty()) fail(origin, "name is missing.");
+  const bool has_numbers = p.memory_gb || p.hbm_bandwidth_gbps || p.achievable_hbm_bandwidth_gbps ||
+                           !p.peak_tflops.empty() || !p.achievable_tflops.empty();
+  if (has_numbers && p.sources.empty())
+    fail(origin, "sources is missing; every number needs a source.");
+  return p;
+}
+
+}  // namespace
+
+const std::vector<std::string>& known_specs() {
+  static const std::vector<std::string> specs = {
+      "matrix_bf16", "matrix_fp16", "matrix_tf32", "matrix_fp32", "matrix_fp64",
+      "matrix_fp8",  "matrix_int8", "matrix_fp6",  "matrix_fp4",  "vector_fp32",
+      "vector_fp64", "vector_bf16", "vector_fp16"};
+  return specs;
+}
+
+PlatformInfo PlatformSpec::info(const std::string& device_name) const {
+  PlatformInfo info;
+  info.name = name;
+  info.device_name = device_name;
+  for (const auto& [spec, v] : peak_tflops) info.numbers["peak_tflops." + spec] = v;
+  for (const auto& [spec, v] : achievable_tflops) info.numbers["achievable_tflops." + spec] = v;
+  if (hbm_bandwidth_gbps) info.numbers["hbm_bandwidth_gbps"] = *hbm_bandwidth_gbps;
+  if (achievable_hbm_bandwidth_gbps)
+    info.numbers["achievable_hbm_bandwidth_gbps"] = *achievable_hbm_bandwidth_gbps;
+  if (memory_gb) info.numbers["memory_gb"] = *memory_gb;
+  return info;
+}
+
+PlatformSpec parse_platform(std::string_view text, const std::string& origin) {
+  boost::system::error_code ec;
+  json::value v = json::parse(text, ec);
+  if (ec) fail(origin, "not valid JSON (" + ec.message() + ").");
+  if (!v.is_object()) fail(origin, "must hold a JSON object.");
+  const json::object& o = v.get_object();
+  if (!o.contains("schema_version") &&
+      (o.contains("max_achievable_tflops") || o.contains("mem_bw_gbps")))
+    return parse_reference_arch(o, origin);
+  return parse_ours(o, origin);
+}
+
+PlatformSpec load_platform_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw PlatformError(path + ": cannot read the platform file.");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return parse_platform(ss.str(), path);
+}
+
+const std::vector<PlatformSpec>& bundled_platforms() {
+  static const std::vector<PlatformSpec> all = [] {
+    std::vector<PlatformSpec> out;
+    for (const auto& f : kBundled) out.push_back(parse_platform(f.text, f.path));
+    return out;
+  }();
+  return all;
+}
+
+const PlatformSpec* find_platform(std::string_view name) {
+  const std::string wanted = lower(name);
+  for (const auto& p : bundled_platforms()) {
+    if (lower(p.name) == wanted) return &p;
+    for (const auto& a : p.aliases)
+      if (lower(a) == wanted) return &p;
+  }
+  return nullptr;
+}
+
+std::size_t match_length(const PlatformSpec& p, std::string_view device_name) {
+  const std::string device = lower(device_name);
+  std::size_t best = 0;
+  for (const auto& m : p.match) {
+    const std::string pattern = lower(m);
+    const bool glob = pattern.find_first_of("*?") != std::string::npos;
+    const bool hit =
+        glob ? config::glob_match(pattern, device) : device.find(pattern) != std::string::npos;
+    if (hit) best = std::max(best, pattern.size());
+  }
+  return best;
+}
+
+const PlatformSpec* match_device(std::string_view device_name) {
+  const PlatformSpec* best = nullptr;
+  std::size_t best_length = 0;
+  for (const auto& p : bundled_platforms()) {
+    const std::size_t n = match_length(p, device_name);
+    if (n > best_length) best = &p, best_length = n;
+  }
+  return best;
+}
+
+std::string known_platform_names() {
+  std::string out;
+  for (const auto& p : bundled_platforms()) out += (out.empty() ? "" : ", ") + p.name;
+  return out;
+}
+
+}  // namespace traceprism::platform

@@ -1,0 +1,173 @@
+// Platform files: the bundled ones validate, device names match, bad files fail with one
+// sentence naming the file and the field, and the reference's arch JSON loads.
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+#include <filesystem>
+
+#include "platform/platform_file.hpp"
+#include "support/shared_traces.hpp"
+
+namespace traceprism::platform {
+namespace {
+
+TEST(BundledPlatforms, EveryFileParsesAndHasSources) {
+  const auto& all = bundled_platforms();
+  ASSERT_EQ(all.size(), 11u);
+  for (const auto& p : all) {
+    SCOPED_TRACE(p.origin);
+    EXPECT_FALSE(p.name.empty());
+    EXPECT_FALSE(p.vendor.empty());
+    EXPECT_FALSE(p.match.empty());
+    EXPECT_FALSE(p.sources.empty());
+    EXPECT_TRUE(p.memory_gb.has_value());
+    EXPECT_TRUE(p.hbm_bandwidth_gbps.has_value());
+    EXPECT_FALSE(p.peak_tflops.empty());
+  }
+}
+
+TEST(BundledPlatforms, NamesAndAliasesAreUniqueAndFound) {
+  for (const auto& p : bundled_platforms()) {
+    EXPECT_EQ(find_platform(p.name), &p) << p.name;
+    for (const auto& a : p.aliases) EXPECT_EQ(find_platform(a), &p) << a;
+  }
+  ASSERT_NE(find_platform("h100"), nullptr);
+  EXPECT_EQ(find_platform("h100")->name, "H100-SXM");
+  EXPECT_EQ(find_platform("nope"), nullptr);
+}
+
+TEST(BundledPlatforms, DeviceNamesMatch) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"NVIDIA H100 80GB HBM3", "H100-SXM"},
+      {"NVIDIA H100 PCIe", "H100-PCIe"},
+      {"NVIDIA H200", "H200"},
+      {"NVIDIA B200", "B200"},
+      {"NVIDIA A100-SXM4-80GB", "A100-SXM-80GB"},
+      {"Tesla V100-DGXS-32GB", "V100-SXM2-32GB"},
+      {"Tesla V100-SXM2-32GB", "V100-SXM2-32GB"},
+      {"NVIDIA L40S", "L40S"},
+      {"AMD Instinct MI250X", "MI250X"},
+      {"AMD Instinct MI300X VF", "MI300X"},
+      {"AMD Instinct MI300X", "MI300X"},
+      {"AMD Instinct MI325X", "MI325X"},
+      {"AMD Instinct MI355X", "MI355X"},
+  };
+  for (const auto& [device, name] : cases) {
+    const PlatformSpec* p = match_device(device);
+    ASSERT_NE(p, nullptr) << device;
+    EXPECT_EQ(p->name, name) << device;
+  }
+  EXPECT_EQ(match_device("NVIDIA GeForce RTX 4090"), nullptr);
+  EXPECT_EQ(match_device(""), nullptr);
+}
+
+TEST(BundledPlatforms, InfoNumbersAndRooflinePreferAchievable) {
+  const PlatformInfo h100 = find_platform("H100")->info("NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(h100.name, "H100-SXM");
+  EXPECT_EQ(h100.device_name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(h100.number("peak_tflops.matrix_bf16"), 989.5);
+  EXPECT_EQ(h100.roofline_tflops("matrix_bf16"), 989.5);
+  EXPECT_EQ(h100.roofline_bandwidth_gbps(), 3350);
+  EXPECT_EQ(h100.number("memory_gb"), 80);
+  EXPECT_FALSE(h100.roofline_tflops("matrix_fp4").has_value());  // unknown, not made up
+
+  const PlatformInfo mi300x = find_platform("mi300x")->info();
+  EXPECT_EQ(mi300x.number("peak_tflops.matrix_bf16"), 1307.4);
+  EXPECT_EQ(mi300x.roofline_tflops("matrix_bf16"), 708);
+  EXPECT_EQ(mi300x.roofline_bandwidth_gbps(), 5300);
+  EXPECT_EQ(find_platform("MI325X")->info().roofline_tflops("matrix_fp8"), 1519);
+}
+
+TEST(BundledPlatforms, GlobPatternsMatchTheWholeName) {
+  PlatformSpec p =
+      parse_platform(R"({"schema_version":1,"name":"X","match":["*rtx 40?0"]})", "x.json");
+  EXPECT_GT(match_length(p, "NVIDIA GeForce RTX 4090"), 0u);
+  EXPECT_EQ(match_length(p, "NVIDIA GeForce RTX 4090 D"), 0u);
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_platform(text, "platforms/x.json");
+  } catch (const PlatformError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(PlatformErrors, OneSentenceNamingFileAndField) {
+  const std::string head = R"({"schema_version":1,"name":"X","sources":[{"what":"a","url":"b"}],)";
+  EXPECT_EQ(error_of(head + R"("peak_tflops":{"matrix_bf16":-1}})"),
+            "platforms/x.json: peak_tflops.matrix_bf16 must be a positive number.");
+  EXPECT_EQ(error_of(head + R"("peak_tflops":{"matrix_bf16":"fast"}})"),
+            "platforms/x.json: peak_tflops.matrix_bf16 must be a positive number.");
+  EXPECT_EQ(error_of(head + R"("hbm_bandwidth_gbps":0})"),
+            "platforms/x.json: hbm_bandwidth_gbps must be a positive number.");
+  EXPECT_EQ(error_of(head + R"("peak_tflops":{"matrix_bf17":1}})"),
+            "platforms/x.json: peak_tflops.matrix_bf17 is not a known spec (known: matrix_bf16, "
+            "matrix_fp16, matrix_tf32, matrix_fp32, matrix_fp64, matrix_fp8, matrix_int8, "
+            "matrix_fp6, matrix_fp4, vector_fp32, vector_fp64, vector_bf16, vector_fp16).");
+  EXPECT_EQ(error_of(head + R"("match":"H100"})"),
+            "platforms/x.json: match must be a list of strings.");
+  EXPECT_EQ(error_of(head + R"("peak":{}})"),
+            "platforms/x.json: 'peak' is not a platform file field (see docs/platforms.md).");
+  EXPECT_EQ(error_of(R"({"schema_version":1,"memory_gb":80})"),
+            "platforms/x.json: name is missing.");
+  EXPECT_EQ(error_of(R"({"schema_version":1,"name":"X","memory_gb":80})"),
+            "platforms/x.json: sources is missing; every number needs a source.");
+  EXPECT_EQ(error_of(R"({"schema_version":2,"name":"X"})"),
+            "platforms/x.json: schema_version must be 1 (the version this build reads).");
+  EXPECT_EQ(error_of(R"({"name":"X"})"),
+            "platforms/x.json: schema_version is missing (this build reads schema_version 1).");
+  EXPECT_EQ(error_of("[1]"), "platforms/x.json: must hold a JSON object.");
+  EXPECT_EQ(error_of(R"({"name":"X","mem_bw_gbps":-5})"),
+            "platforms/x.json: mem_bw_gbps must be a positive number.");
+  EXPECT_EQ(
+      error_of("{"), std::string("platforms/x.json: not valid JSON (") + [] {
+        boost::system::error_code ec;
+        boost::json::parse("{", ec);
+        return ec.message();
+      }() + ").");
+  try {
+    load_platform_file("/nonexistent/gpu.json");
+    FAIL();
+  } catch (const PlatformError& e) {
+    EXPECT_STREQ(e.what(), "/nonexistent/gpu.json: cannot read the platform file.");
+  }
+}
+
+TEST(ReferenceArchJson, InlineValuesCountAsAchievable) {
+  PlatformSpec p = parse_platform(
+      R"({"name":"GPU","mem_bw_gbps":100,"memory_gb":8,"max_achievable_tflops":{"matrix_bf16":10},"_reference":"x"})",
+      "arch.json");
+  PlatformInfo info = p.info();
+  EXPECT_EQ(info.name, "GPU");
+  EXPECT_EQ(info.number("achievable_tflops.matrix_bf16"), 10);
+  EXPECT_FALSE(info.number("peak_tflops.matrix_bf16").has_value());
+  EXPECT_EQ(info.roofline_tflops("matrix_bf16"), 10);
+  EXPECT_EQ(info.roofline_bandwidth_gbps(), 100);
+  EXPECT_EQ(info.number("memory_gb"), 8);
+}
+
+TEST(ReferenceArchJson, SharedGoldenFilesLoadWithTheSameNumbers) {
+  const auto dir = testing::shared_traces() / "platforms_for_goldens";
+  if (!std::filesystem::is_directory(dir)) GTEST_SKIP() << dir << " is absent";
+  const PlatformSpec h100 = load_platform_file((dir / "H100.json").string());
+  EXPECT_EQ(h100.name, "H100");
+  EXPECT_EQ(h100.achievable_hbm_bandwidth_gbps, 3350);
+  EXPECT_EQ(h100.memory_gb, 80);
+  EXPECT_EQ(h100.achievable_tflops.at("matrix_bf16"), 989.5);
+  EXPECT_EQ(h100.achievable_tflops.at("vector_fp64"), 33.5);
+  EXPECT_EQ(h100.achievable_tflops.size(), 10u);
+  for (const char* name : {"MI300X", "MI325X"}) {
+    SCOPED_TRACE(name);
+    const PlatformSpec arch = load_platform_file((dir / (std::string(name) + ".json")).string());
+    const PlatformSpec& ours = *find_platform(name);
+    EXPECT_EQ(arch.name, name);
+    EXPECT_EQ(arch.achievable_tflops, ours.achievable_tflops);
+    EXPECT_EQ(arch.achievable_hbm_bandwidth_gbps, ours.achievable_hbm_bandwidth_gbps);
+    EXPECT_EQ(arch.memory_gb, ours.memory_gb);
+  }
+}
+
+}  // namespace
+}  // namespace traceprism::platform
