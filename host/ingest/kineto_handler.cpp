@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "ingest/time_text.hpp"
+#include "io/json_text.hpp"
 
 namespace traceprism::ingest {
 
@@ -25,39 +26,6 @@ bool parse_int64(std::string_view text, std::int64_t& out) {
   }
   out = static_cast<std::int64_t>(d);
   return true;
-}
-
-void append_json_string(std::string& out, std::string_view s) {
-  out += '"';
-  for (char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          static const char* kHex = "0123456789abcdef";
-          out += "\\u00";
-          out += kHex[(c >> 4) & 0xf];
-          out += kHex[c & 0xf];
-        } else {
-          out += c;
-        }
-    }
-  }
-  out += '"';
 }
 
 }  // namespace
@@ -243,7 +211,7 @@ bool KinetoHandler::on_key(string_view s, std::size_t, error_code&) {
     case Slot::kCapture: {
       capture_value_prefix(top);
       std::string* target = capture_target(top.field);
-      append_json_string(*target, key);
+      io::append_json_string(*target, key);
       target->push_back(':');
       top.after_key = true;  // the value that follows takes no comma
       break;
@@ -379,7 +347,7 @@ bool KinetoHandler::on_scalar(ScalarType type, std::string_view text, error_code
       capture_value_prefix(top);
       std::string* target = capture_target(top.field);
       if (type == ScalarType::kString)
-        append_json_string(*target, text);
+        io::append_json_string(*target, text);
       else
         target->append(text);
       break;

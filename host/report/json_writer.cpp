@@ -1,42 +1,15 @@
 #include "report/json_writer.hpp"
 
 #include <cmath>
-#include <cstdio>
 
+#include "io/json_text.hpp"
 #include "report/python_format.hpp"
 
 namespace traceprism::report {
 
 std::string json_quote(std::string_view s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  out += '"';
+  std::string out;
+  io::append_json_string(out, s);
   return out;
 }
 
