@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #define TRACEPRISM_ABI_MAJOR 1
-#define TRACEPRISM_ABI_MINOR 0
+#define TRACEPRISM_ABI_MINOR 1
 
 #if defined(_WIN32)
 #define TRACEPRISM_EXPORT __declspec(dllexport)
@@ -223,6 +223,23 @@ typedef struct traceprism_finding_v1 {
   const traceprism_table_v1* tables;
 } traceprism_finding_v1;
 
+/* Minor 1: the shape args of one op call (host API op_call), as canonical JSON text exactly as
+ * the trace wrote them (compact, no spaces): `input_dims` "[[1,512],[],[]]", `input_types`
+ * "[\"c10::BFloat16\",\"Scalar\"]", `input_strides`, `concrete_inputs` "[\"\",\"1\"]". A field
+ * the event lacks has data == NULL. `kernel_rows` are the GPU events below the op (through its
+ * launches, any depth), by start time. */
+typedef struct traceprism_op_call_v1 {
+  uint32_t struct_size;
+  uint32_t kernel_count;
+  traceprism_str name;
+  traceprism_str input_dims;
+  traceprism_str input_types;
+  traceprism_str input_strides;
+  traceprism_str concrete_inputs;
+  int64_t sequence_number; /* INT64_MIN when absent                                           */
+  const uint32_t* kernel_rows;
+} traceprism_op_call_v1;
+
 /* Functions the host offers to plugins; host-owned, valid for the whole process. */
 typedef struct traceprism_host_api_v1 {
   uint32_t struct_size;
@@ -252,6 +269,9 @@ typedef struct traceprism_host_api_v1 {
   void (*log)(traceprism_run_ctx* ctx, int32_t level, traceprism_str message);
   void (*set_error)(traceprism_run_ctx* ctx, traceprism_str message);
   /* ---- minor 1+: append below this line only ---- */
+  /* The shape args and GPU events of a host op; TRACEPRISM_ABSENT for rows that are not host
+   * ops. Pointers stay valid for the whole run. */
+  int32_t (*op_call)(const traceprism_run_ctx* ctx, uint32_t row, traceprism_op_call_v1* out);
 } traceprism_host_api_v1;
 
 typedef struct traceprism_option_v1 {
@@ -260,15 +280,27 @@ typedef struct traceprism_option_v1 {
   const char* description;
 } traceprism_option_v1;
 
-/* Phase 1: an op model claims op names and describes an op instance's work. */
+/* Phase 1: an op model claims op names and describes an op call's work.
+ * The model's return code says whether the forward numbers are valid: OK; SKIPPED (the model
+ * does not apply to this call: the call is treated as having no model); ERROR (the model
+ * applies but failed on these args: the call keeps its category and is timed only). The
+ * category fields are read whatever the return code. */
 typedef struct traceprism_op_model_result_v1 {
   uint32_t struct_size;
   uint32_t param_count;
   traceprism_str category;     /* "GEMM", "SDPA_fwd", ...                                       */
-  traceprism_str compute_spec; /* "matrix_bf16", "vector_fp32", ...                             */
+  traceprism_str compute_spec; /* "matrix_bf16", "vector_fp32", ...; empty when unknown         */
   double flops;                /* -1 when unknown                                               */
   double bytes;                /* -1 when unknown                                               */
-  const traceprism_metric_v1* params; /* parameters (M, N, K, ...) for the perf report          */
+  const traceprism_metric_v1* params; /* parameters (M, N, K, ...); value NaN when not a number */
+  /* ---- minor 1+ ---- */
+  const traceprism_str* param_texts; /* Python repr() of each param value, parallel to params   */
+  traceprism_str bwd_category; /* category of the op's backward (autograd-linked); empty: none  */
+  traceprism_str sheet;        /* perf-report sheet family; empty: category without _fwd/_bwd   */
+  int32_t has_model;           /* 0: category only (timing, no FLOPs/bytes model)               */
+  int32_t bwd_status;          /* OK, SKIPPED (no backward model) or ERROR                      */
+  double flops_bwd;            /* backward work computed from this (forward) call; -1 unknown   */
+  double bytes_bwd;
 } traceprism_op_model_result_v1;
 
 typedef struct traceprism_op_model_v1 {

@@ -14,8 +14,10 @@
 #pragma once
 
 #include <traceprism/abi.h>
+#include <traceprism/op_model.hpp>
 
 #include <charconv>
+#include <cstddef>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -425,15 +427,6 @@ class Analyzer {
   virtual Status run(Context& ctx) = 0;
 };
 
-// What an op model returns for one op instance.
-struct OpModelResult {
-  std::string category;
-  std::string compute_spec;
-  double flops = -1;
-  double bytes = -1;
-  std::vector<std::pair<std::string, double>> params;
-};
-
 namespace detail {
 
 inline void report_exception(traceprism_run_ctx* ctx, const traceprism_host_api_v1* api,
@@ -461,32 +454,79 @@ std::int32_t run_analyzer(traceprism_run_ctx* ctx, const traceprism_host_api_v1*
   return TRACEPRISM_ERROR;
 }
 
-// An op model function: Status fn(const Context&, Row, OpModelResult&).
-using OpModelFn = Status (*)(const Context&, Row, OpModelResult&);
+// An op model function (see op_model.hpp): fills `out`, throws NotModelled or fails.
+using OpModelFn = void (*)(const OpCall&, OpModelResult&);
+
+inline std::string_view view_of(traceprism_str s) {
+  return s.data ? std::string_view(s.data, s.size) : std::string_view();
+}
+inline std::optional<std::string_view> optional_view(traceprism_str s) {
+  if (!s.data) return std::nullopt;
+  return std::string_view(s.data, s.size);
+}
+
+// The op call at `row`, read through the host API (hosts before ABI 1.1: name only).
+inline OpCall read_op_call(const traceprism_run_ctx* ctx, const traceprism_host_api_v1* api,
+                           Row row) {
+  const traceprism_event_columns_v1* ev = api->events(ctx);
+  std::string name(view_of(api->string(ctx, ev->name_id[row])));
+  const bool has_op_call = api->struct_size >= offsetof(traceprism_host_api_v1, op_call) +
+                                                   sizeof(api->op_call) &&
+                           api->op_call != nullptr;
+  traceprism_op_call_v1 call{};
+  call.struct_size = sizeof call;
+  if (!has_op_call || api->op_call(ctx, row, &call) != TRACEPRISM_OK) {
+    return OpCall(std::move(name), std::nullopt, std::nullopt, std::nullopt, std::nullopt);
+  }
+  std::vector<std::string> kernels;
+  kernels.reserve(call.kernel_count);
+  for (std::uint32_t i = 0; i < call.kernel_count; ++i)
+    kernels.emplace_back(view_of(api->string(ctx, ev->name_id[call.kernel_rows[i]])));
+  return OpCall(std::move(name), optional_view(call.input_dims), optional_view(call.input_types),
+                optional_view(call.input_strides), optional_view(call.concrete_inputs),
+                std::move(kernels), call.sequence_number);
+}
 
 template <OpModelFn Fn>
 std::int32_t run_op_model(const traceprism_run_ctx* ctx, const traceprism_host_api_v1* api, Row row,
                           traceprism_op_model_result_v1* out, void*) {
+  // Buffers stay valid until the next call on this thread: the host copies before that.
+  thread_local OpModelResult result;
+  thread_local std::vector<traceprism_metric_v1> params;
+  thread_local std::vector<traceprism_str> texts;
+  OpStatus status = OpStatus::kFailed;
   try {
-    // The callback does not write to the host through this context; the cast only lets the
-    // read-only accessors be shared with analyzers.
-    const Context context(const_cast<traceprism_run_ctx*>(ctx), api);
-    thread_local OpModelResult result;
-    thread_local std::vector<traceprism_metric_v1> params;
     result = OpModelResult{};
-    Status status = Fn(context, row, result);
-    if (status != Status::kOk) return static_cast<std::int32_t>(status);
-    params.clear();
-    for (const auto& [k, v] : result.params) params.push_back({to_str(k), v});
-    out->category = to_str(result.category);
-    out->compute_spec = to_str(result.compute_spec);
-    out->flops = result.flops;
-    out->bytes = result.bytes;
-    out->params = params.data();
-    out->param_count = static_cast<std::uint32_t>(params.size());
-    return TRACEPRISM_OK;
+    const OpCall call = read_op_call(ctx, api, row);
+    status = run_op_model_guarded(Fn, call, result);
   } catch (...) {
-    return TRACEPRISM_ERROR;
+    status = OpStatus::kFailed;
+  }
+  params.clear();
+  texts.clear();
+  for (const auto& p : result.params) {
+    params.push_back({to_str(p.key), p.value});
+    texts.push_back(to_str(p.repr));
+  }
+  out->category = to_str(result.category);
+  out->compute_spec = to_str(result.compute_spec);
+  out->flops = result.flops;
+  out->bytes = result.bytes;
+  out->params = params.data();
+  out->param_count = static_cast<std::uint32_t>(params.size());
+  if (out->struct_size >= offsetof(traceprism_op_model_result_v1, bytes_bwd) + sizeof(double)) {
+    out->param_texts = texts.data();
+    out->bwd_category = to_str(result.bwd_category);
+    out->sheet = to_str(result.sheet);
+    out->has_model = result.has_model ? 1 : 0;
+    out->bwd_status = static_cast<std::int32_t>(result.bwd_status);
+    out->flops_bwd = result.flops_bwd;
+    out->bytes_bwd = result.bytes_bwd;
+  }
+  switch (status) {
+    case OpStatus::kOk: return TRACEPRISM_OK;
+    case OpStatus::kNotModelled: return TRACEPRISM_SKIPPED;
+    default: return TRACEPRISM_ERROR;
   }
 }
 
