@@ -598,3 +598,21 @@ constexpr traceprism_op_model_v1 op_model(const char* name, const char* summary,
                            static_cast<std::uint32_t>(sizeof(traceprism_plugin_op_models_) /    \
                                                       sizeof(traceprism_plugin_op_models_[0])), \
                            traceprism_plugin_op_models_)
+
+// Defines the exported query function of a plugin that has op models and no analyzers (yet).
+#define TRACEPRISM_OP_MODEL_PLUGIN(NAME, VERSION)                                              \
+  static constexpr traceprism_plugin_v1 traceprism_plugin_info_ = {                           \
+      sizeof(traceprism_plugin_v1),                                                           \
+      TRACEPRISM_ABI_MAJOR,                                                                   \
+      TRACEPRISM_PLUGIN_ABI_MINOR,                                                            \
+      0u,                                                                                     \
+      NAME,                                                                                   \
+      VERSION,                                                                                \
+      nullptr,                                                                                \
+      static_cast<std::uint32_t>(sizeof(traceprism_plugin_op_models_) /                       \
+                                 sizeof(traceprism_plugin_op_models_[0])),                    \
+      0,                                                                                      \
+      traceprism_plugin_op_models_};                                                          \
+  extern "C" TRACEPRISM_EXPORT const traceprism_plugin_v1* traceprism_plugin_query_v1(void) { \
+    return &traceprism_plugin_info_;                                                          \
+  }
