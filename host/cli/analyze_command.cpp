@@ -214,6 +214,10 @@ int run_analyze(const AnalyzeOptions& o) {
     return kExitUsage;
   }
   r.refused_plugins = registry.refused();
+  plugins::OpModelInputs model_inputs{&registry, &cfg, &r.platform, &r.trace_path, o.jobs};
+  plugins::OpModelRun op_run = plugins::run_op_models(model_inputs, products);
+  products.set_op_work(&op_run.table);
+  r.op_models = op_run.outcomes;
   schedule::GraphInputs inputs{&registry, &cfg,          &r.platform,       &r.trace_path,
                                o.jobs,    !o.no_isolate, o.analyzer_timeout};
   r.graph = schedule::run_analysis_graph(inputs, products);

@@ -92,6 +92,39 @@ const traceprism_op_instances_v1* api_op_instances(const traceprism_run_ctx* ctx
   return ctx->products->op_instances();
 }
 
+// Canonical JSON text of an interned arg, or {NULL, 0} when the op lacks it.
+traceprism_str arg_text(const index::EventIndex& index, index::StringId id) {
+  if (id == index::kNoString) return {nullptr, 0};
+  return str(index.strings().view(id));
+}
+
+std::int32_t api_op_call(const traceprism_run_ctx* ctx, std::uint32_t row,
+                         traceprism_op_call_v1* out) {
+  const index::EventIndex& index = ctx->products->index();
+  if (!out || out->struct_size < sizeof(traceprism_op_call_v1) || row >= index.size())
+    return TRACEPRISM_ABSENT;
+  const auto kind = index.kind(row);
+  if (kind != index::EventKind::kCpuOp && kind != index::EventKind::kUserAnnotation &&
+      kind != index::EventKind::kPythonFunction)
+    return TRACEPRISM_ABSENT;
+  // Valid until the next call on this thread: the SDK copies what it needs at once.
+  thread_local std::vector<index::Row> kernels;
+  ctx->products->subtree_gpu_rows(row, kernels);
+  out->name = str(index.name(row));
+  out->input_dims = out->input_types = out->input_strides = out->concrete_inputs = {nullptr, 0};
+  out->sequence_number = INT64_MIN;
+  if (const index::OpArgs* a = index.op_args(row)) {
+    out->input_dims = arg_text(index, a->input_dims);
+    out->input_types = arg_text(index, a->input_types);
+    out->input_strides = arg_text(index, a->input_strides);
+    out->concrete_inputs = arg_text(index, a->concrete_inputs);
+    if (a->sequence_number != index::kNoId) out->sequence_number = a->sequence_number;
+  }
+  out->kernel_rows = kernels.data();
+  out->kernel_count = static_cast<std::uint32_t>(kernels.size());
+  return TRACEPRISM_OK;
+}
+
 traceprism_str api_option(const traceprism_run_ctx* ctx, traceprism_str local_name) {
   if (!valid(local_name) || !ctx->config) return {nullptr, 0};
   if (const std::string* v = ctx->config->option(ctx->owner, view(local_name))) return str(*v);
@@ -273,6 +306,7 @@ const traceprism_host_api_v1 kHostApi = {
     api_record,
     api_log,
     api_set_error,
+    api_op_call,
 };
 
 }  // namespace

@@ -41,7 +41,7 @@ const std::uint32_t* as_rows(const std::vector<std::int32_t>& v) {
 RunProducts::RunProducts(const index::EventIndex& index, const model::CallTree& tree,
                          const model::LaunchLinks& links, const model::GpuTimeline& timeline,
                          const model::KernelLaunchers& launchers)
-    : index_(index), timeline_(timeline), launchers_(launchers) {
+    : index_(index), tree_(tree), links_(links), timeline_(timeline), launchers_(launchers) {
   const std::size_t n = index.size();
   thread_.assign(n, TRACEPRISM_NO_ROW);
   for (std::size_t t = 0; t < index.threads().size(); ++t)
@@ -102,7 +102,7 @@ RunProducts::RunProducts(const index::EventIndex& index, const model::CallTree& 
     op_kernel_count_.push_back(static_cast<std::uint32_t>(op.kernels.size()));
     op_kernel_rows_.insert(op_kernel_rows_.end(), op.kernels.begin(), op.kernels.end());
   }
-  set_op_model_outputs({});
+  set_op_work(nullptr);
 }
 
 std::string_view RunProducts::string(index::StringId id) const {
@@ -119,23 +119,27 @@ index::StringId RunProducts::find_string(std::string_view text) const {
   return index::kNoString;
 }
 
-void RunProducts::set_op_model_outputs(std::vector<OpModelOutput> outputs) {
+void RunProducts::set_op_work(const model::OpWorkTable* work) {
+  op_work_ = work;
   const std::size_t n = op_row_.size();
-  outputs.resize(n);
   extra_strings_.clear();
-  auto intern = [&](const std::string& text) -> index::StringId {
+  auto intern = [&](std::string_view text) -> index::StringId {
     if (text.empty()) return index::kNoString;
     if (index::StringId id = find_string(text); id != index::kNoString) return id;
-    extra_strings_.push_back(text);
+    extra_strings_.emplace_back(text);
     return static_cast<index::StringId>(index_.strings().size() + extra_strings_.size() - 1);
   };
-  op_category_.resize(n);
-  op_flops_.resize(n);
-  op_bytes_.resize(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    op_category_[i] = intern(outputs[i].category);
-    op_flops_[i] = outputs[i].flops;
-    op_bytes_[i] = outputs[i].bytes;
+  op_category_.assign(n, index::kNoString);
+  op_flops_.assign(n, -1);
+  op_bytes_.assign(n, -1);
+  for (std::size_t i = 0; work && i < n; ++i) {
+    if (auto category = work->category_of_name(index_.name_id(op_row_[i])))
+      op_category_[i] = intern(*category);
+    const model::OpWork* w = work->find(op_row_[i]);
+    if (w && w->has_model && w->status == model::OpWorkStatus::kModelled) {
+      op_flops_[i] = w->flops;
+      op_bytes_[i] = w->bytes;
+    }
   }
   op_table_.struct_size = sizeof(op_table_);
   op_table_.count = n;
@@ -148,6 +152,22 @@ void RunProducts::set_op_model_outputs(std::vector<OpModelOutput> outputs) {
   op_table_.category_id = op_category_.data();
   op_table_.flops = op_flops_.data();
   op_table_.bytes = op_bytes_.data();
+}
+
+void RunProducts::subtree_gpu_rows(index::Row op, std::vector<index::Row>& out) const {
+  out.clear();
+  std::vector<index::Row> stack{op};
+  while (!stack.empty()) {
+    const index::Row r = stack.back();
+    stack.pop_back();
+    const auto kind = index_.kind(r);
+    if (kind == index::EventKind::kCudaRuntime || kind == index::EventKind::kCudaDriver)
+      for (index::Row g : links_.launched(r)) out.push_back(g);
+    for (index::Row c : tree_.children(r)) stack.push_back(c);
+  }
+  std::sort(out.begin(), out.end(), [&](index::Row a, index::Row b) {
+    return index_.ts_ns(a) != index_.ts_ns(b) ? index_.ts_ns(a) < index_.ts_ns(b) : a < b;
+  });
 }
 
 }  // namespace traceprism::plugins

@@ -13,15 +13,9 @@
 #include "model/gpu_timeline.hpp"
 #include "model/kernel_launchers.hpp"
 #include "model/launch_links.hpp"
+#include "model/op_work.hpp"
 
 namespace traceprism::plugins {
-
-// What a plugin's op model said about one op instance (phase 1).
-struct OpModelOutput {
-  std::string category;  // empty: no model claimed the op
-  double flops = -1;
-  double bytes = -1;
-};
 
 // Everything the host API shows plugins during one run, built once before the graph starts and
 // read-only afterwards, so analyzers on any thread read it without locks. Views point into the
@@ -47,12 +41,22 @@ class RunProducts {
   std::string_view string(index::StringId id) const;
   index::StringId find_string(std::string_view text) const;
 
-  // Phase 1 results, one per op instance (launchers().all() order); set before analyzers run.
-  void set_op_model_outputs(std::vector<OpModelOutput> outputs);
+  // Phase 1 results (owned by the caller, outliving this object); set before analyzers run.
+  // Op instances then carry the category, FLOPs and bytes the op models gave their op.
+  void set_op_work(const model::OpWorkTable* work);
+  const model::OpWorkTable* op_work() const { return op_work_; }
+
+  // Every GPU event below a host op (through the launches of its subtree), by start time.
+  void subtree_gpu_rows(index::Row op, std::vector<index::Row>& out) const;
+  const model::CallTree& tree() const { return tree_; }
+  const model::LaunchLinks& links() const { return links_; }
 
  private:
   const index::EventIndex& index_;
+  const model::CallTree& tree_;
+  const model::LaunchLinks& links_;
   const model::GpuTimeline& timeline_;
+  const model::OpWorkTable* op_work_ = nullptr;
   const model::KernelLaunchers& launchers_;
 
   std::vector<std::uint32_t> thread_;

@@ -8,6 +8,7 @@
 #include "platform/platform_info.hpp"
 #include "plugins/plugin_registry.hpp"
 #include "report/ranker.hpp"
+#include "plugins/op_model_runner.hpp"
 #include "schedule/analysis_graph.hpp"
 
 namespace traceprism::report {
@@ -19,6 +20,7 @@ struct AnalysisReport {
   model::GpuTimeline timeline;
   platform::PlatformInfo platform;
   std::vector<plugins::RefusedPlugin> refused_plugins;
+  std::vector<plugins::OpModelOutcome> op_models;  // phase 1, in load order
   schedule::GraphResult graph;
   RankedFindings findings;
   // The op category with the most direct kernel time, and that time as % of computation time.

@@ -154,7 +154,7 @@ std::string findings_json(const AnalysisReport& r) {
   }
   w.end_array();
   w.key("op_models").begin_array();
-  for (const auto& m : r.graph.op_models) {
+  for (const auto& m : r.op_models) {
     w.begin_object();
     w.key("name").value(m.name);
     w.key("plugin").value(m.plugin);

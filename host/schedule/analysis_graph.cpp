@@ -81,80 +81,6 @@ void run_analyzer(const GraphInputs& in, const plugins::RunProducts& products, A
     body(slot.outcome);
 }
 
-bool claims(const char* pattern, std::string_view op) {
-  std::string_view p(pattern);
-  if (!p.empty() && p.back() == '*') return op.substr(0, p.size() - 1) == p.substr(0, p.size() - 1);
-  return op == p;
-}
-
-// Phase 1: every op instance is offered to the first op model (in load order) claiming its name.
-std::vector<plugins::OpModelOutput> run_op_models(const GraphInputs& in,
-                                                  const plugins::RunProducts& products,
-                                                  std::vector<OpModelOutcome>& outcomes) {
-  struct Model {
-    const traceprism_op_model_v1* model;
-    std::size_t outcome;
-  };
-  std::vector<Model> models;
-  for (const auto& plugin : in.registry->plugins())
-    for (std::uint32_t i = 0; i < plugin.info->op_model_count; ++i) {
-      models.push_back({&plugin.info->op_models[i], outcomes.size()});
-      outcomes.push_back({plugin.info->op_models[i].name, plugin.info->name});
-    }
-  const auto* table = products.op_instances();
-  std::vector<plugins::OpModelOutput> results(table->count);
-  if (models.empty()) return results;
-
-  const auto& index = products.index();
-  std::vector<int> chosen(table->count, -1);
-  std::map<index::StringId, int> by_name;  // op names repeat: decide once per name
-  for (std::size_t i = 0; i < table->count; ++i) {
-    index::StringId name = index.name_id(table->row[i]);
-    auto [it, fresh] = by_name.emplace(name, -1);
-    if (fresh)
-      for (std::size_t m = 0; m < models.size() && it->second < 0; ++m)
-        for (const char* const* p = models[m].model->op_names; *p; ++p)
-          if (claims(*p, index.name(table->row[i]))) {
-            it->second = static_cast<int>(m);
-            break;
-          }
-    chosen[i] = it->second;
-  }
-
-  std::vector<std::int32_t> status(table->count, TRACEPRISM_SKIPPED);
-  std::vector<std::string> categories(table->count);
-  oneapi::tbb::parallel_for(
-      std::size_t(0), static_cast<std::size_t>(table->count), [&](std::size_t i) {
-        if (chosen[i] < 0) return;
-        const Model& m = models[chosen[i]];
-        traceprism_run_ctx ctx = make_context(in, products, m.model->name);
-        traceprism_op_model_result_v1 out{};
-        out.struct_size = sizeof(out);
-        out.flops = -1;
-        out.bytes = -1;
-        try {
-          status[i] = m.model->model(&ctx, plugins::host_api(), table->row[i], &out, m.model->user);
-        } catch (...) {
-          status[i] = TRACEPRISM_ERROR;
-        }
-        if (status[i] == TRACEPRISM_OK) {
-          results[i].category.assign(out.category.data ? out.category.data : "", out.category.size);
-          results[i].flops = out.flops;
-          results[i].bytes = out.bytes;
-        }
-      });
-  for (std::size_t i = 0; i < table->count; ++i) {
-    if (chosen[i] < 0) continue;
-    OpModelOutcome& o = outcomes[models[chosen[i]].outcome];
-    ++o.claimed;
-    if (status[i] == TRACEPRISM_OK)
-      ++o.modelled;
-    else if (status[i] != TRACEPRISM_SKIPPED)
-      ++o.failed;
-  }
-  return results;
-}
-
 // Resolves depends_on into slot indices; marks analyzers with unknown dependencies or in a
 // cycle as failed.
 void resolve_dependencies(std::vector<AnalyzerSlot>& slots) {
@@ -231,25 +157,13 @@ GraphResult run_analysis_graph(const GraphInputs& in, plugins::RunProducts& prod
 
   GraphResult result;
   const int threads = in.jobs > 0 ? in.jobs : oneapi::tbb::task_arena::automatic;
-  // Phase 1 always runs on `threads`. Isolated analyzers run one at a time: fork() is only safe
-  // while no other thread of the process is inside an allocator or another lock (the child would
-  // inherit it held; AddressSanitizer's allocator deadlocks that way), so the graph gets a single
-  // thread and each node forks from it while the phase-1 workers sit idle.
-  oneapi::tbb::task_arena phase1_arena(threads);
+  // Isolated analyzers run one at a time: fork() is only safe while no other thread of the
+  // process is inside an allocator or another lock (the child would inherit it held;
+  // AddressSanitizer's allocator deadlocks that way), so the graph then gets a single thread.
   oneapi::tbb::task_arena graph_arena(in.isolate ? 1 : threads);
   graph_arena.execute([&] {
     flow::graph g;
     flow::broadcast_node<flow::continue_msg> start(g);
-    flow::continue_node<flow::continue_msg> op_models(g, [&](const flow::continue_msg&) {
-      phase1_arena.execute([&] {
-        try {
-          products.set_op_model_outputs(run_op_models(in, products, result.op_models));
-        } catch (...) {
-          products.set_op_model_outputs({});  // analyzers still run, without op metrics
-        }
-      });
-    });
-    flow::make_edge(start, op_models);
     std::vector<std::unique_ptr<flow::continue_node<flow::continue_msg>>> nodes;
     for (AnalyzerSlot& slot : slots)
       nodes.push_back(std::make_unique<flow::continue_node<flow::continue_msg>>(
@@ -262,7 +176,7 @@ GraphResult run_analysis_graph(const GraphInputs& in, plugins::RunProducts& prod
             }
           }));
     for (std::size_t i = 0; i < slots.size(); ++i) {
-      if (slots[i].depends_on.empty()) flow::make_edge(op_models, *nodes[i]);
+      if (slots[i].depends_on.empty()) flow::make_edge(start, *nodes[i]);
       for (std::size_t d : slots[i].depends_on) flow::make_edge(*nodes[d], *nodes[i]);
     }
     start.try_put(flow::continue_msg());

@@ -11,18 +11,8 @@
 
 namespace traceprism::schedule {
 
-// How one op model fared over the op instances it claimed.
-struct OpModelOutcome {
-  std::string name;
-  std::string plugin;
-  std::size_t claimed = 0;  // op instances it was asked about
-  std::size_t modelled = 0;
-  std::size_t failed = 0;  // returned an error or threw
-};
-
 struct GraphResult {
   std::vector<report::AnalyzerOutcome> analyzers;  // every loaded analyzer, sorted by name
-  std::vector<OpModelOutcome> op_models;           // in load order
 };
 
 struct GraphInputs {
@@ -38,8 +28,10 @@ struct GraphInputs {
   double analyzer_timeout_seconds = 0;  // with isolate: stop an analyzer after this; 0 = never
 };
 
-// Runs one analysis as a oneTBB flow graph (plugin-sdk.md §6.8): op models (phase 1) -> the
-// op-metrics join -> enabled analyzers, linked along their depends_on -> done. Every node body
+// Runs the analyzers (phase 2) as a oneTBB flow graph (plugin-sdk.md §6.8): start -> enabled
+// analyzers, linked along their depends_on -> done. Phase 1 (op models,
+// plugins/op_model_runner.hpp) and the op metrics are done before, so the perf report and the
+// analyzers read the same numbers. Every node body
 // is isolated: an analyzer that fails, throws or returns an unknown status is reported as failed
 // and the others finish. Results land in per-analyzer slots, so the output does not depend on
 // `jobs` or on thread timing.

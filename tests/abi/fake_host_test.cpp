@@ -181,12 +181,11 @@ TEST(FakeHost, GpuArgsAndOpInstances) {
   EXPECT_EQ(r.figure("category"), 1.0);
 }
 
-Status model_mm(const Context& ctx, Row row, traceprism::OpModelResult& out) {
-  if (ctx.events().name(row) != "aten::mm") return Status::kSkipped;
+void model_mm(const traceprism::OpCall& call, traceprism::OpModelResult& out) {
+  if (call.name() != "aten::mm") throw traceprism::NotModelled();
   out.category = "GEMM";
   out.flops = 2.0 * 64 * 64 * 64;
-  out.params = {{"M", 64}};
-  return Status::kOk;
+  out.param("M", 64);
 }
 
 TEST(FakeHost, RunsAnOpModel) {
@@ -194,13 +193,14 @@ TEST(FakeHost, RunsAnOpModel) {
   auto mm = trace.cpu_op("aten::mm", 0, 10);
   auto add = trace.cpu_op("aten::add", 20, 10);
   static constexpr const char* kOps[] = {"aten::mm", nullptr};
-  const traceprism_op_model_v1 model = traceprism::op_model<model_mm>("mm", "", kOps);
+  const traceprism_op_model_v1 model = traceprism::op_model<&model_mm>("mm", "", kOps);
   const tpt::OpModelRun r = tpt::run_op_model(trace, model, mm);
   ASSERT_EQ(r.status, Status::kOk);
   EXPECT_EQ(r.result.category, "GEMM");
   EXPECT_EQ(r.result.flops, 2.0 * 64 * 64 * 64);
   ASSERT_EQ(r.result.params.size(), 1u);
-  EXPECT_EQ(r.result.params[0].first, "M");
+  EXPECT_EQ(r.result.params[0].key, "M");
+  EXPECT_EQ(r.result.params[0].repr, "64");
   EXPECT_EQ(tpt::run_op_model(trace, model, add).status, Status::kSkipped);
 }
 

@@ -68,6 +68,7 @@ TRACEPRISM_PLAIN_DATA(traceprism_op_model_result_v1);
 TRACEPRISM_PLAIN_DATA(traceprism_op_model_v1);
 TRACEPRISM_PLAIN_DATA(traceprism_analyzer_v1);
 TRACEPRISM_PLAIN_DATA(traceprism_plugin_v1);
+TRACEPRISM_PLAIN_DATA(traceprism_op_call_v1);
 #undef TRACEPRISM_PLAIN_DATA
 
 // clang-format off
@@ -183,7 +184,7 @@ static_assert(offsetof(traceprism_finding_v1, reserved) == 228);
 static_assert(offsetof(traceprism_finding_v1, tables) == 232);
 
 // traceprism_host_api_v1
-static_assert(sizeof(traceprism_host_api_v1) == 128);
+static_assert(sizeof(traceprism_host_api_v1) == 136);  // 128 in ABI 1.0
 static_assert(offsetof(traceprism_host_api_v1, struct_size) == 0);
 static_assert(offsetof(traceprism_host_api_v1, abi_major) == 4);
 static_assert(offsetof(traceprism_host_api_v1, abi_minor) == 8);
@@ -202,6 +203,19 @@ static_assert(offsetof(traceprism_host_api_v1, emit) == 96);
 static_assert(offsetof(traceprism_host_api_v1, record) == 104);
 static_assert(offsetof(traceprism_host_api_v1, log) == 112);
 static_assert(offsetof(traceprism_host_api_v1, set_error) == 120);
+static_assert(offsetof(traceprism_host_api_v1, op_call) == 128);  // minor 1
+
+// traceprism_op_call_v1 (minor 1)
+static_assert(sizeof(traceprism_op_call_v1) == 104);
+static_assert(offsetof(traceprism_op_call_v1, struct_size) == 0);
+static_assert(offsetof(traceprism_op_call_v1, kernel_count) == 4);
+static_assert(offsetof(traceprism_op_call_v1, name) == 8);
+static_assert(offsetof(traceprism_op_call_v1, input_dims) == 24);
+static_assert(offsetof(traceprism_op_call_v1, input_types) == 40);
+static_assert(offsetof(traceprism_op_call_v1, input_strides) == 56);
+static_assert(offsetof(traceprism_op_call_v1, concrete_inputs) == 72);
+static_assert(offsetof(traceprism_op_call_v1, sequence_number) == 88);
+static_assert(offsetof(traceprism_op_call_v1, kernel_rows) == 96);
 
 // traceprism_option_v1
 static_assert(sizeof(traceprism_option_v1) == 24);
@@ -210,7 +224,7 @@ static_assert(offsetof(traceprism_option_v1, default_value) == 8);
 static_assert(offsetof(traceprism_option_v1, description) == 16);
 
 // traceprism_op_model_result_v1
-static_assert(sizeof(traceprism_op_model_result_v1) == 64);
+static_assert(sizeof(traceprism_op_model_result_v1) == 128);  // 64 in ABI 1.0
 static_assert(offsetof(traceprism_op_model_result_v1, struct_size) == 0);
 static_assert(offsetof(traceprism_op_model_result_v1, param_count) == 4);
 static_assert(offsetof(traceprism_op_model_result_v1, category) == 8);
@@ -218,6 +232,13 @@ static_assert(offsetof(traceprism_op_model_result_v1, compute_spec) == 24);
 static_assert(offsetof(traceprism_op_model_result_v1, flops) == 40);
 static_assert(offsetof(traceprism_op_model_result_v1, bytes) == 48);
 static_assert(offsetof(traceprism_op_model_result_v1, params) == 56);
+static_assert(offsetof(traceprism_op_model_result_v1, param_texts) == 64);  // minor 1
+static_assert(offsetof(traceprism_op_model_result_v1, bwd_category) == 72);
+static_assert(offsetof(traceprism_op_model_result_v1, sheet) == 88);
+static_assert(offsetof(traceprism_op_model_result_v1, has_model) == 104);
+static_assert(offsetof(traceprism_op_model_result_v1, bwd_status) == 108);
+static_assert(offsetof(traceprism_op_model_result_v1, flops_bwd) == 112);
+static_assert(offsetof(traceprism_op_model_result_v1, bytes_bwd) == 120);
 
 // traceprism_op_model_v1
 static_assert(sizeof(traceprism_op_model_v1) == 48);
@@ -284,6 +305,9 @@ TEST(AbiLayoutV1, CAndCppCompilersAgree) {
       offsetof(traceprism_finding_v1, tables),
       offsetof(traceprism_host_api_v1, set_error),
       offsetof(traceprism_plugin_v1, op_models),
+      sizeof(traceprism_op_call_v1),
+      offsetof(traceprism_host_api_v1, op_call),
+      offsetof(traceprism_op_model_result_v1, bytes_bwd),
   };
   ASSERT_EQ(traceprism_c_size_count, std::size(cpp));
   for (std::size_t i = 0; i < std::size(cpp); ++i) EXPECT_EQ(traceprism_c_sizes[i], cpp[i]) << i;

@@ -296,7 +296,7 @@ class Session {
     static const traceprism_host_api_v1 table = {sizeof(traceprism_host_api_v1),
         TRACEPRISM_ABI_MAJOR, TRACEPRISM_ABI_MINOR, 0, &events, &string, &find_string,
         &rows_of_kind, &gpu_args, &timeline, &op_instances, &option, &platform_number,
-        &trace_info, &emit, &record, &log, &set_error, nullptr};
+        &trace_info, &emit, &record, &log, &set_error, &op_call};
     // clang-format on
     return &table;
   }
@@ -310,6 +310,18 @@ class Session {
   // ---- the host API ----
   static const traceprism_event_columns_v1* events(const traceprism_run_ctx* c) {
     return &self(c).columns_;
+  }
+  // Fake traces carry no shape args: an op call is its name, with no kernels.
+  static std::int32_t op_call(const traceprism_run_ctx* c, std::uint32_t row,
+                              traceprism_op_call_v1* out) {
+    const Session& s = self(c);
+    if (row >= s.columns_.count || s.kind_[row] != TRACEPRISM_KIND_CPU_OP) return TRACEPRISM_ABSENT;
+    out->name = string(c, s.name_[row]);
+    out->input_dims = out->input_types = out->input_strides = out->concrete_inputs = {nullptr, 0};
+    out->sequence_number = INT64_MIN;
+    out->kernel_rows = nullptr;
+    out->kernel_count = 0;
+    return TRACEPRISM_OK;
   }
   static traceprism_str string(const traceprism_run_ctx* c, std::uint32_t id) {
     const auto& s = self(c).t_.strings_;
@@ -566,12 +578,18 @@ inline OpModelRun run_op_model(const FakeTrace& trace, const traceprism_op_model
   OpModelRun r;
   r.status = static_cast<Status>(
       model.model(session.ctx(), detail::Session::api(), row, &out, model.user));
-  if (r.status != Status::kOk) return r;
   r.result.category = std::string(to_view(out.category));
+  if (r.status != Status::kOk) return r;
   r.result.compute_spec = std::string(to_view(out.compute_spec));
   r.result.flops = out.flops, r.result.bytes = out.bytes;
   for (std::uint32_t i = 0; i < out.param_count; ++i)
-    r.result.params.emplace_back(to_view(out.params[i].key), out.params[i].value);
+    r.result.params.push_back({std::string(to_view(out.params[i].key)),
+                               out.param_texts ? std::string(to_view(out.param_texts[i])) : "",
+                               out.params[i].value});
+  r.result.bwd_category = std::string(to_view(out.bwd_category));
+  r.result.sheet = std::string(to_view(out.sheet));
+  r.result.has_model = out.has_model != 0;
+  r.result.flops_bwd = out.flops_bwd, r.result.bytes_bwd = out.bytes_bwd;
   return r;
 }
 

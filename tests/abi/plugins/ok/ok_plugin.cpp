@@ -23,21 +23,21 @@ class OkBeta : public traceprism::Analyzer {
 };
 
 // Claims aten::mm and describes it with fixed numbers.
-traceprism::Status model_mm(const traceprism::Context&, traceprism::Row,
-                            traceprism::OpModelResult& out) {
+void model_mm(const traceprism::OpCall&, traceprism::OpModelResult& out) {
   out.category = "GEMM";
   out.compute_spec = "matrix_bf16";
   out.flops = 2.0;
   out.bytes = 6.0;
-  out.params = {{"M", 1}, {"N", 1}, {"K", 1}};
-  return traceprism::Status::kOk;
+  out.param("M", 1);
+  out.param("N", 1);
+  out.param("K", 1);
 }
 
 constexpr const char* kMmOps[] = {"aten::mm", nullptr};
 
 TRACEPRISM_ANALYZERS(traceprism::analyzer<OkAlpha>("ok-alpha", "Counts kernels."),
                      traceprism::analyzer<OkBeta>("ok-beta", "Reports GPU work."));
-TRACEPRISM_OP_MODELS(traceprism::op_model<model_mm>("ok-matmul", "Models aten::mm.", kMmOps));
+TRACEPRISM_OP_MODELS(traceprism::op_model<&model_mm>("ok-matmul", "Models aten::mm.", kMmOps));
 
 }  // namespace
 

@@ -1,0 +1,166 @@
+#include "plugins/op_model_runner.hpp"
+
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_arena.h>
+
+#include <cmath>
+#include <map>
+#include <string_view>
+
+#include "plugins/host_api.hpp"
+
+#include <traceprism/op_model.hpp>
+
+namespace traceprism::plugins {
+namespace {
+
+struct Candidate {
+  const traceprism_op_model_v1* model;
+  std::size_t outcome;
+};
+
+bool claims(const char* pattern, std::string_view op) {
+  std::string_view p(pattern);
+  if (!p.empty() && p.back() == '*') return op.substr(0, p.size() - 1) == p.substr(0, p.size() - 1);
+  return op == p;
+}
+
+std::string_view view(traceprism_str s) { return s.data ? std::string_view(s.data, s.size) : std::string_view(); }
+
+bool is_op_row(const index::EventIndex& index, index::Row r) {
+  const auto k = index.kind(r);
+  return index.valid(r) && (k == index::EventKind::kCpuOp || k == index::EventKind::kUserAnnotation);
+}
+
+// A parameter from a plugin built for ABI 1.0 (numbers only), as Python would print it.
+std::string number_repr(double v) {
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15)
+    return std::to_string(static_cast<long long>(v));
+  return traceprism::py::float_repr(v);
+}
+
+model::OpWorkStatus status_of(std::int32_t code) {
+  switch (code) {
+    case TRACEPRISM_OK: return model::OpWorkStatus::kModelled;
+    case TRACEPRISM_SKIPPED: return model::OpWorkStatus::kNotModelled;
+    default: return model::OpWorkStatus::kFailed;
+  }
+}
+
+// A model's answer copied out of the plugin's buffers (valid only during the call).
+struct RawWork {
+  std::int32_t status = TRACEPRISM_ERROR;
+  std::string category, bwd_category, sheet, compute_spec;
+  bool has_model = true;
+  std::int32_t bwd_status = TRACEPRISM_SKIPPED;
+  double flops = -1, bytes = -1, flops_bwd = -1, bytes_bwd = -1;
+  std::vector<model::OpParam> params;
+};
+
+RawWork call_model(const traceprism_op_model_v1& m, traceprism_run_ctx& ctx, index::Row row) {
+  traceprism_op_model_result_v1 out{};
+  out.struct_size = sizeof(out);
+  out.flops = out.bytes = out.flops_bwd = out.bytes_bwd = -1;
+  out.has_model = 1;
+  out.bwd_status = TRACEPRISM_SKIPPED;
+  RawWork w;
+  try {
+    w.status = m.model(&ctx, host_api(), row, &out, m.user);
+  } catch (...) {
+    w.status = TRACEPRISM_ERROR;
+  }
+  w.category = view(out.category);
+  w.compute_spec = view(out.compute_spec);
+  w.flops = std::isfinite(out.flops) ? out.flops : -1;
+  w.bytes = std::isfinite(out.bytes) ? out.bytes : -1;
+  for (std::uint32_t i = 0; out.params && i < out.param_count; ++i) {
+    std::string repr = out.param_texts ? std::string(view(out.param_texts[i]))
+                                       : number_repr(out.params[i].value);
+    w.params.push_back({std::string(view(out.params[i].key)), std::move(repr)});
+  }
+  w.bwd_category = view(out.bwd_category);
+  w.sheet = view(out.sheet);
+  w.has_model = out.has_model != 0;
+  w.bwd_status = out.bwd_status;
+  w.flops_bwd = std::isfinite(out.flops_bwd) ? out.flops_bwd : -1;
+  w.bytes_bwd = std::isfinite(out.bytes_bwd) ? out.bytes_bwd : -1;
+  return w;
+}
+
+}  // namespace
+
+OpModelRun run_op_models(const OpModelInputs& in, const RunProducts& products) {
+  OpModelRun run;
+  std::vector<Candidate> models;
+  for (const auto& plugin : in.registry->plugins())
+    for (std::uint32_t i = 0; i < plugin.info->op_model_count; ++i) {
+      models.push_back({&plugin.info->op_models[i], run.outcomes.size()});
+      run.outcomes.push_back({plugin.info->op_models[i].name, plugin.info->name});
+      run.table.add_model_name(plugin.info->op_models[i].name);
+    }
+  const index::EventIndex& index = products.index();
+  run.table.set_index(&index);
+  if (models.empty()) {
+    run.table.finish();
+    return run;
+  }
+
+  // Op names repeat millions of times: decide the claiming model once per name.
+  std::map<index::StringId, int> model_of_name;
+  std::vector<std::pair<index::Row, int>> work;
+  for (index::Row r = 0; r < index.size(); ++r) {
+    if (!is_op_row(index, r)) continue;
+    auto [it, fresh] = model_of_name.emplace(index.name_id(r), -1);
+    if (fresh)
+      for (std::size_t m = 0; m < models.size() && it->second < 0; ++m)
+        for (const char* const* p = models[m].model->op_names; *p; ++p)
+          if (claims(*p, index.name(r))) {
+            it->second = static_cast<int>(m);
+            break;
+          }
+    if (it->second >= 0) work.emplace_back(r, it->second);
+  }
+
+  std::vector<RawWork> raw(work.size());
+  oneapi::tbb::task_arena arena(in.jobs > 0 ? in.jobs : oneapi::tbb::task_arena::automatic);
+  arena.execute([&] {
+    oneapi::tbb::parallel_for(std::size_t(0), work.size(), [&](std::size_t i) {
+      const Candidate& c = models[work[i].second];
+      traceprism_run_ctx ctx;
+      ctx.products = &products;
+      ctx.config = in.config;
+      ctx.platform = in.platform;
+      ctx.trace_path = in.trace_path;
+      ctx.owner = c.model->name;
+      raw[i] = call_model(*c.model, ctx, work[i].first);
+    });
+  });
+
+  for (std::size_t i = 0; i < work.size(); ++i) {
+    const RawWork& w = raw[i];
+    model::OpWork op;
+    op.row = work[i].first;
+    op.model = static_cast<std::uint32_t>(work[i].second);
+    op.status = status_of(w.status);
+    op.has_model = w.has_model;
+    op.bwd_status = status_of(w.bwd_status);
+    op.category = run.table.intern_text(w.category);
+    op.bwd_category = run.table.intern_text(w.bwd_category);
+    op.sheet = run.table.intern_text(w.sheet);
+    op.compute_spec = run.table.intern_text(w.compute_spec);
+    op.params = run.table.intern_params(w.params);
+    op.flops = w.flops;
+    op.bytes = w.bytes;
+    op.flops_bwd = w.flops_bwd;
+    op.bytes_bwd = w.bytes_bwd;
+    run.table.add(op);
+    OpModelOutcome& o = run.outcomes[models[work[i].second].outcome];
+    ++o.claimed;
+    if (op.status == model::OpWorkStatus::kModelled && op.has_model) ++o.modelled;
+    if (op.status == model::OpWorkStatus::kFailed) ++o.failed;
+  }
+  run.table.finish();
+  return run;
+}
+
+}  // namespace traceprism::plugins
