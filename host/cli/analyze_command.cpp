@@ -9,11 +9,13 @@
 #include <stdexcept>
 
 #include "cli/commands.hpp"
+#include "cli/platform_choice.hpp"
 #include "cli/plugin_loading.hpp"
 #include "cli/trace_session.hpp"
 #include "config/run_config.hpp"
 #include "io/input_error.hpp"
 #include "io/output_file.hpp"
+#include "model/forward_backward.hpp"
 #include "model/kernel_launchers.hpp"
 #include "platform/platform_file.hpp"
 #include "report/analysis_report.hpp"
@@ -29,8 +31,7 @@ namespace fs = std::filesystem;
 struct AnalyzeOptions {
   std::string trace;
   std::string output_dir;
-  std::string platform = "auto";
-  std::string platform_file;
+  PlatformOptions platform;
   std::string config_file;
   std::vector<std::string> enable, disable, plugin_dirs;
   int jobs = 0;
@@ -86,34 +87,6 @@ std::string dump_config(const config::RunConfig& cfg, const plugins::PluginRegis
   return w.str();
 }
 
-// --platform-file, else --platform NAME, else (auto) the bundled platform matching the trace's
-// first device name. Throws PlatformError (a bad file) or UnknownPlatform (an unknown name).
-struct UnknownPlatform : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-platform::PlatformInfo choose_platform(const std::string& requested, const std::string& file,
-                                       const index::EventIndex& index) {
-  std::string device;
-  if (!index.metadata().devices.empty()) device = index.metadata().devices.front().name;
-  if (!file.empty()) return platform::load_platform_file(file).info(device);
-  if (requested != "auto") {
-    const platform::PlatformSpec* p = platform::find_platform(requested);
-    if (!p)
-      throw UnknownPlatform("unknown --platform '" + requested +
-                            "'; known platforms: " + platform::known_platform_names() +
-                            " (or auto, or --platform-file FILE).");
-    return p->info(device);
-  }
-  if (const platform::PlatformSpec* p = platform::match_device(device)) return p->info(device);
-  platform::PlatformInfo none;
-  none.device_name = device;
-  std::cerr << "warning: no platform file matches the device "
-            << (device.empty() ? std::string("(the trace names none)") : "'" + device + "'")
-            << "; roofline numbers are unknown (use --platform NAME or --platform-file FILE).\n";
-  return none;
-}
-
 void find_top_category(report::AnalysisReport& r, const plugins::RunProducts& products) {
   const auto* ops = products.op_instances();
   std::map<std::string, double> busy;
@@ -147,8 +120,9 @@ void write_outputs(const std::string& dir, const report::AnalysisReport& r) {
   if (ec || !fs::is_directory(fs::path(dir) / "perf_report_csvs"))
     throw std::runtime_error(dir + ": cannot create the output folder: " +
                              (ec ? ec.message() : std::string("a file of that name exists")) + ".");
-  io::write_file_atomically((fs::path(dir) / "perf_report_csvs" / "gpu_timeline.csv").string(),
-                            report::gpu_timeline_csv(r.timeline));
+  for (const report::PerfSheet& sheet : r.perf_sheets)
+    io::write_file_atomically((fs::path(dir) / "perf_report_csvs" / (sheet.name + ".csv")).string(),
+                              sheet.csv);
   io::write_file_atomically((fs::path(dir) / "findings.json").string(), report::findings_json(r));
   io::write_file_atomically((fs::path(dir) / "analysis.md").string(), report::analysis_markdown(r));
 }
@@ -205,7 +179,7 @@ int run_analyze(const AnalyzeOptions& o) {
   r.index = &index;
   r.timeline = session.timeline;
   try {
-    r.platform = choose_platform(o.platform, o.platform_file, index);
+    r.platform = choose_platform(o.platform, index);
   } catch (const UnknownPlatform& e) {
     print_error(e.what());
     return kExitUsage;
@@ -218,6 +192,17 @@ int run_analyze(const AnalyzeOptions& o) {
   plugins::OpModelRun op_run = plugins::run_op_models(model_inputs, products);
   products.set_op_work(&op_run.table);
   r.op_models = op_run.outcomes;
+  const auto fwd_bwd = model::ForwardBackwardLinks::build(index);
+  report::PerfReportInputs perf_inputs;
+  perf_inputs.index = &index;
+  perf_inputs.tree = &session.tree;
+  perf_inputs.links = &session.links;
+  perf_inputs.fwd_bwd = &fwd_bwd;
+  perf_inputs.timeline = &session.timeline;
+  perf_inputs.launchers = &launchers;
+  perf_inputs.op_work = &op_run.table;
+  perf_inputs.platform = &r.platform;
+  r.perf_sheets = report::build_perf_report(perf_inputs);
   schedule::GraphInputs inputs{&registry, &cfg,          &r.platform,       &r.trace_path,
                                o.jobs,    !o.no_isolate, o.analyzer_timeout};
   r.graph = schedule::run_analysis_graph(inputs, products);
@@ -277,14 +262,7 @@ void add_analyze_command(CLI::App& app) {
   cmd->add_flag("-q,--quiet", o->load.quiet, "No progress line and no summary");
   cmd->add_option("-o,--output", o->output_dir,
                   "Output folder (created if missing; default: <trace name>_analysis)");
-  cmd->add_option("--platform", o->platform,
-                  "GPU the roofline numbers come from: a platform name or alias (see\n"
-                  "'traceprism platforms'), or auto (from the trace's deviceProperties)")
-      ->capture_default_str();
-  cmd->add_option("--platform-file", o->platform_file,
-                  "Platform JSON to use instead (docs/platforms.md), or the reference's arch\n"
-                  "JSON (name, mem_bw_gbps, max_achievable_tflops)")
-      ->check(CLI::ExistingFile);
+  add_platform_options(*cmd, o->platform);
   cmd->add_option("--config", o->config_file,
                   "JSON file merged over config/default.json: {\"analyzers\": \"*,-memcpy\",\n"
                   "\"options\": {\"cpu-idle.IdleThresholdPercent\": \"20\"}}")

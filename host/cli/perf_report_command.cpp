@@ -3,66 +3,135 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/platform_choice.hpp"
+#include "cli/plugin_loading.hpp"
 #include "cli/trace_session.hpp"
+#include "config/run_config.hpp"
 #include "io/input_error.hpp"
 #include "io/output_file.hpp"
-#include "report/gpu_timeline_sheet.hpp"
+#include "model/forward_backward.hpp"
+#include "model/kernel_launchers.hpp"
+#include "platform/platform_file.hpp"
+#include "plugins/op_model_runner.hpp"
+#include "plugins/run_products.hpp"
+#include "report/perf_report.hpp"
 
 namespace traceprism::cli {
 
 namespace {
-struct PerfReportOptions {
+struct PerfReportCommandOptions {
   std::string trace;
   std::string output_dir;
   LoadOptions load;
+  PlatformOptions platform;
+  std::vector<std::string> plugin_dirs;
+  int jobs = 0;
+  report::PerfReportOptions sheets;
 };
+
+int run_perf_report(const PerfReportCommandOptions& o) {
+  plugins::PluginRegistry registry;
+  load_plugins(registry, o.plugin_dirs);
+  for (const auto& r : registry.refused())
+    std::cerr << "warning: plugin refused: " << r.reason << "\n";
+
+  TraceSession session;
+  try {
+    session = load_trace(o.trace, o.load);
+  } catch (const io::InputError& e) {
+    print_error(e.what());
+    return kExitBadInput;
+  }
+  const index::EventIndex& index = session.file.index;
+  if (index.stats().skipped_events() > 0)
+    std::cerr << "warning: " << session.file.path << ": skipped " << index.stats().skipped_events()
+              << " malformed events; run 'traceprism inspect' for the reasons.\n";
+  platform::PlatformInfo platform;
+  try {
+    platform = choose_platform(o.platform, index);
+  } catch (const std::exception& e) {  // UnknownPlatform, PlatformError
+    print_error(e.what());
+    return kExitUsage;
+  }
+
+  const auto launchers = model::KernelLaunchers::build(index, session.tree, session.links);
+  plugins::RunProducts products(index, session.tree, session.links, session.timeline, launchers);
+  const config::RunConfig config;
+  const plugins::OpModelInputs model_inputs{&registry, &config, &platform, &o.trace, o.jobs};
+  const plugins::OpModelRun op_run = plugins::run_op_models(model_inputs, products);
+  const auto fwd_bwd = model::ForwardBackwardLinks::build(index);
+
+  report::PerfReportInputs in;
+  in.index = &index;
+  in.tree = &session.tree;
+  in.links = &session.links;
+  in.fwd_bwd = &fwd_bwd;
+  in.timeline = &session.timeline;
+  in.launchers = &launchers;
+  in.op_work = &op_run.table;
+  in.platform = &platform;
+  in.options = o.sheets;
+  const std::vector<report::PerfSheet> sheets = report::build_perf_report(in);
+
+  std::error_code ec;
+  std::filesystem::create_directories(o.output_dir, ec);
+  if (ec || !std::filesystem::is_directory(o.output_dir)) {
+    print_error(o.output_dir + ": cannot create the output folder: " +
+                (ec ? ec.message() : std::string("a file of that name exists")) + ".");
+    return kExitOutput;
+  }
+  try {
+    for (const report::PerfSheet& sheet : sheets)
+      io::write_file_atomically(
+          (std::filesystem::path(o.output_dir) / (sheet.name + ".csv")).string(), sheet.csv);
+  } catch (const std::exception& e) {
+    print_error(e.what());
+    return kExitOutput;
+  }
+  if (!o.load.quiet)
+    std::cout << "wrote " << sheets.size() << " sheets to " << o.output_dir << "\n";
+  return kExitOk;
+}
+
 }  // namespace
 
 void add_perf_report_command(CLI::App& app) {
-  auto options = std::make_shared<PerfReportOptions>();
+  auto o = std::make_shared<PerfReportCommandOptions>();
   CLI::App* cmd = app.add_subcommand(
       "perf-report",
-      "Write the TraceLens-compatible perf report sheets as CSV files into a folder.\n"
-      "Sheets so far: gpu_timeline.csv (where GPU time goes: computation, exposed\n"
-      "communication, exposed memcpy, idle).");
-  add_trace_options(*cmd, options->trace, options->load);
-  cmd->add_option("-o,--output", options->output_dir,
-                  "Folder for the CSV files (created if missing)")
+      "Write the TraceLens-compatible perf report as CSV files into a folder: gpu_timeline,\n"
+      "ops_summary_by_category, ops_summary, ops_unique_args, unified_perf_summary, one sheet\n"
+      "per op family with FLOPs, bytes, TFLOPS/s, TB/s (and roofline columns when the\n"
+      "platform's peaks are known), kernel_summary and the short-kernel sheets.");
+  add_trace_options(*cmd, o->trace, o->load);
+  cmd->add_option("-o,--output", o->output_dir, "Folder for the CSV files (created if missing)")
       ->required();
-  cmd->add_option("--micro-idle-threshold-us", options->load.micro_idle_threshold_us,
+  add_platform_options(*cmd, o->platform);
+  add_plugin_dir_option(*cmd, o->plugin_dirs);
+  cmd->add_option("-j,--jobs", o->jobs, "Threads for the op models (default: all cores)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--micro-idle-threshold-us", o->load.micro_idle_threshold_us,
                   "Split idle time into gaps shorter than this many µs (micro_idle_time) and the "
                   "rest (macro_idle_time), like TraceLens --micro_idle_thresh_us")
       ->check(CLI::PositiveNumber);
-  cmd->footer("Example:\n  traceprism perf-report trace.json.gz -o trace_perf_report_csvs");
-  cmd->callback([options] {
-    TraceSession session;
-    try {
-      session = load_trace(options->trace, options->load);
-    } catch (const io::InputError& e) {
-      print_error(e.what());
-      throw CLI::RuntimeError(kExitBadInput);
-    }
-    const auto& stats = session.file.index.stats();
-    if (stats.skipped_events() > 0) {
-      std::cerr << "warning: " << session.file.path << ": skipped " << stats.skipped_events()
-                << " malformed events; run 'traceprism inspect' for the reasons.\n";
-    }
-    std::error_code ec;
-    std::filesystem::create_directories(options->output_dir, ec);
-    if (ec || !std::filesystem::is_directory(options->output_dir)) {
-      print_error(options->output_dir + ": cannot create the output folder: " +
-                  (ec ? ec.message() : std::string("a file of that name exists")) + ".");
-      throw CLI::RuntimeError(kExitOutput);
-    }
-    try {
-      const std::string path =
-          (std::filesystem::path(options->output_dir) / "gpu_timeline.csv").string();
-      io::write_file_atomically(path, report::gpu_timeline_csv(session.timeline));
-      std::cout << "wrote " << path << "\n";
-    } catch (const std::exception& e) {
-      print_error(e.what());
-      throw CLI::RuntimeError(kExitOutput);
-    }
+  cmd->add_option("--short-kernel-threshold-us", o->sheets.short_kernel_threshold_us,
+                  "Kernels shorter than this are 'short' in the short-kernel sheets")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--short-kernel-bins", o->sheets.short_kernel_bins,
+                  "Bins of short_kernel_histogram")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--topk-short-kernels", o->sheets.topk_short_kernels,
+                  "Keep only the first N rows of short_kernels_summary (0: all)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->footer(
+      "Examples:\n"
+      "  traceprism perf-report trace.json.gz -o trace_perf_report_csvs\n"
+      "  traceprism perf-report trace.json.gz -o out --platform-file H100.json   # roofline");
+  cmd->callback([o] {
+    const int code = run_perf_report(*o);
+    if (code != kExitOk) throw CLI::RuntimeError(code);
   });
 }
 

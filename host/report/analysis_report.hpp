@@ -9,6 +9,7 @@
 #include "plugins/plugin_registry.hpp"
 #include "report/ranker.hpp"
 #include "plugins/op_model_runner.hpp"
+#include "report/perf_report.hpp"
 #include "schedule/analysis_graph.hpp"
 
 namespace traceprism::report {
@@ -21,6 +22,7 @@ struct AnalysisReport {
   platform::PlatformInfo platform;
   std::vector<plugins::RefusedPlugin> refused_plugins;
   std::vector<plugins::OpModelOutcome> op_models;  // phase 1, in load order
+  std::vector<PerfSheet> perf_sheets;              // perf_report_csvs/, in sheet order
   schedule::GraphResult graph;
   RankedFindings findings;
   // The op category with the most direct kernel time, and that time as % of computation time.
