@@ -125,6 +125,15 @@ std::int32_t api_op_call(const traceprism_run_ctx* ctx, std::uint32_t row,
   return TRACEPRISM_OK;
 }
 
+std::int32_t api_perf_sheet(const traceprism_run_ctx* ctx, traceprism_str name,
+                            traceprism_table_v1* out) {
+  if (!valid(name) || !out || out->struct_size < sizeof(traceprism_table_v1)) return TRACEPRISM_ABSENT;
+  const traceprism_table_v1* table = ctx->products->perf_sheet(view(name));
+  if (!table) return TRACEPRISM_ABSENT;
+  *out = *table;
+  return TRACEPRISM_OK;
+}
+
 traceprism_str api_option(const traceprism_run_ctx* ctx, traceprism_str local_name) {
   if (!valid(local_name) || !ctx->config) return {nullptr, 0};
   if (const std::string* v = ctx->config->option(ctx->owner, view(local_name))) return str(*v);
@@ -307,6 +316,7 @@ const traceprism_host_api_v1 kHostApi = {
     api_log,
     api_set_error,
     api_op_call,
+    api_perf_sheet,
 };
 
 }  // namespace

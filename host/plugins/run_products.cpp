@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "report/csv_parse.hpp"
+#include "report/op_category.hpp"
+
 namespace traceprism::plugins {
 namespace {
 
@@ -132,10 +135,16 @@ void RunProducts::set_op_work(const model::OpWorkTable* work) {
   op_category_.assign(n, index::kNoString);
   op_flops_.assign(n, -1);
   op_bytes_.assign(n, -1);
-  for (std::size_t i = 0; work && i < n; ++i) {
-    if (auto category = work->category_of_name(index_.name_id(op_row_[i])))
-      op_category_[i] = intern(*category);
-    const model::OpWork* w = work->find(op_row_[i]);
+  for (std::size_t i = 0; i < n; ++i) {
+    // The reference's op category (§7): registry, name patterns, first-kernel fallback.
+    std::optional<std::string> registry;
+    if (work)
+      if (auto category = work->category_of_name(index_.name_id(op_row_[i])))
+        registry = std::string(*category);
+    std::optional<std::string_view> first_kernel;
+    if (op_kernel_count_[i] > 0) first_kernel = index_.name(op_kernel_rows_[op_kernel_begin_[i]]);
+    op_category_[i] = intern(report::categorize_op(index_.name(op_row_[i]), registry, first_kernel));
+    const model::OpWork* w = work ? work->find(op_row_[i]) : nullptr;
     if (w && w->has_model && w->status == model::OpWorkStatus::kModelled) {
       op_flops_[i] = w->flops;
       op_bytes_[i] = w->bytes;
@@ -152,6 +161,31 @@ void RunProducts::set_op_work(const model::OpWorkTable* work) {
   op_table_.category_id = op_category_.data();
   op_table_.flops = op_flops_.data();
   op_table_.bytes = op_bytes_.data();
+}
+
+void RunProducts::set_perf_sheets(const std::vector<report::PerfSheet>& sheets) {
+  perf_sheets_.clear();
+  auto str = [](const std::string& s) { return traceprism_str{s.data(), s.size()}; };
+  for (const report::PerfSheet& s : sheets) {
+    SheetTable& t = perf_sheets_[s.name];
+    t.sheet = report::parse_csv_sheet(s.csv);
+    for (const auto& c : t.sheet.columns) t.columns.push_back(str(c));
+    for (auto& row : t.sheet.rows) {
+      row.resize(t.sheet.columns.size());  // a short line reads as empty cells
+      for (const auto& cell : row) t.cells.push_back(str(cell));
+    }
+    t.table.struct_size = sizeof(t.table);
+    t.table.column_count = static_cast<std::uint32_t>(t.columns.size());
+    t.table.row_count = t.sheet.rows.size();
+    t.table.title = str(s.name);
+    t.table.columns = t.columns.data();
+    t.table.cells = t.cells.data();
+  }
+}
+
+const traceprism_table_v1* RunProducts::perf_sheet(std::string_view name) const {
+  auto it = perf_sheets_.find(name);
+  return it == perf_sheets_.end() ? nullptr : &it->second.table;
 }
 
 void RunProducts::subtree_gpu_rows(index::Row op, std::vector<index::Row>& out) const {

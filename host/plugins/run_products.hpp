@@ -3,6 +3,7 @@
 #include <traceprism/abi.h>
 
 #include <array>
+#include <map>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -14,6 +15,8 @@
 #include "model/kernel_launchers.hpp"
 #include "model/launch_links.hpp"
 #include "model/op_work.hpp"
+#include "report/csv_sheet.hpp"
+#include "report/perf_report.hpp"
 
 namespace traceprism::plugins {
 
@@ -46,6 +49,11 @@ class RunProducts {
   void set_op_work(const model::OpWorkTable* work);
   const model::OpWorkTable* op_work() const { return op_work_; }
 
+  // The perf report's sheets, for the host API's perf_sheet (parsed once, kept for the run).
+  void set_perf_sheets(const std::vector<report::PerfSheet>& sheets);
+  // The sheet as an ABI table, or null when the report has no sheet of that name.
+  const traceprism_table_v1* perf_sheet(std::string_view name) const;
+
   // Every GPU event below a host op (through the launches of its subtree), by start time.
   void subtree_gpu_rows(index::Row op, std::vector<index::Row>& out) const;
   const model::CallTree& tree() const { return tree_; }
@@ -70,6 +78,12 @@ class RunProducts {
   std::vector<double> op_direct_busy_, op_subtree_busy_, op_flops_, op_bytes_;
   std::vector<std::uint32_t> op_category_;
   std::vector<std::string> extra_strings_;
+  struct SheetTable {
+    report::CsvSheet sheet;
+    std::vector<traceprism_str> columns, cells;
+    traceprism_table_v1 table{};
+  };
+  std::map<std::string, SheetTable, std::less<>> perf_sheets_;
   traceprism_op_instances_v1 op_table_{};
 };
 

@@ -272,6 +272,10 @@ typedef struct traceprism_host_api_v1 {
   /* The shape args and GPU events of a host op; TRACEPRISM_ABSENT for rows that are not host
    * ops. Pointers stay valid for the whole run. */
   int32_t (*op_call)(const traceprism_run_ctx* ctx, uint32_t row, traceprism_op_call_v1* out);
+  /* A sheet of the run's perf report ("unified_perf_summary", "gpu_timeline", "GEMM", ...) as
+   * text cells exactly as its CSV holds them (empty = NaN/None; floats in Python repr, so they
+   * read back bit-exact); TRACEPRISM_ABSENT when the report has no such sheet. */
+  int32_t (*perf_sheet)(const traceprism_run_ctx* ctx, traceprism_str name, traceprism_table_v1* out);
 } traceprism_host_api_v1;
 
 typedef struct traceprism_option_v1 {

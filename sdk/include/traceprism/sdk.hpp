@@ -176,6 +176,41 @@ class Table {
   std::vector<std::string> cells_;
 };
 
+// A perf-report sheet (Context::perf_sheet): text cells as the CSV holds them, so numbers
+// read back exactly (number() parses Python repr text; an empty cell is NaN).
+class Sheet {
+ public:
+  explicit Sheet(const traceprism_table_v1& t) : t_(t) {}
+  std::size_t row_count() const { return static_cast<std::size_t>(t_.row_count); }
+  std::size_t column_count() const { return t_.column_count; }
+  std::string_view column_name(std::size_t c) const { return to_view(t_.columns[c]); }
+  // Index of a column, or column_count() when the sheet has none of that name.
+  std::size_t column(std::string_view name) const {
+    for (std::size_t c = 0; c < t_.column_count; ++c)
+      if (to_view(t_.columns[c]) == name) return c;
+    return t_.column_count;
+  }
+  bool has(std::string_view name) const { return column(name) < t_.column_count; }
+  std::string_view cell(std::size_t row, std::size_t c) const {
+    if (c >= t_.column_count || row >= t_.row_count) return {};
+    return to_view(t_.cells[row * t_.column_count + c]);
+  }
+  std::string_view cell(std::size_t row, std::string_view name) const {
+    return cell(row, column(name));
+  }
+  // The cell as a number; NaN when empty or not a number.
+  double number(std::size_t row, std::string_view name) const {
+    const std::string text(cell(row, name));
+    if (text.empty()) return std::nan("");
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    return end == text.c_str() + text.size() ? v : std::nan("");
+  }
+
+ private:
+  traceprism_table_v1 t_;
+};
+
 class Context;
 
 // Collects one finding; emit() hands it to the host, which copies it.
@@ -289,6 +324,16 @@ class Context {
     return out;
   }
   OpInstances op_instances() const { return OpInstances(api_->op_instances(ctx_)); }
+  // A sheet of the run's perf report (hosts from ABI 1.1), or nullopt when absent.
+  std::optional<Sheet> perf_sheet(std::string_view name) const {
+    const bool has = api_->struct_size >= offsetof(traceprism_host_api_v1, perf_sheet) +
+                                               sizeof(api_->perf_sheet) &&
+                     api_->perf_sheet != nullptr;
+    traceprism_table_v1 out{};
+    out.struct_size = sizeof out;
+    if (!has || api_->perf_sheet(ctx_, to_str(name), &out) != TRACEPRISM_OK) return std::nullopt;
+    return Sheet(out);
+  }
 
   // Options: the value configured for this analyzer, or `fallback` when unset or unparsable
   // (a bad value is logged, never fatal).

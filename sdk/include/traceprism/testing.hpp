@@ -296,7 +296,7 @@ class Session {
     static const traceprism_host_api_v1 table = {sizeof(traceprism_host_api_v1),
         TRACEPRISM_ABI_MAJOR, TRACEPRISM_ABI_MINOR, 0, &events, &string, &find_string,
         &rows_of_kind, &gpu_args, &timeline, &op_instances, &option, &platform_number,
-        &trace_info, &emit, &record, &log, &set_error, &op_call};
+        &trace_info, &emit, &record, &log, &set_error, &op_call, nullptr};
     // clang-format on
     return &table;
   }
