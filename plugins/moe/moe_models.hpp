@@ -1,0 +1,23 @@
+// MoE op models (perf-model spec §9.1 and §4.4): the MoE all-to-all token dispatch/combine
+// (category MoE_comm_fwd, bwd MoE_comm_bwd, sheet MoE_comm; no FLOPs, no compute spec) and the
+// category-only MoE names (token permutation, their backwards, aiter/vllm routing helpers).
+#pragma once
+
+#include <traceprism/op_model.hpp>
+
+namespace traceprism::plugins::moe {
+
+// MoEDispatch, MoECombine: bytes = tokens x hidden x bpe(T[0]).
+void model_moe_comm(const OpCall& call, OpModelResult& r);
+// Category only: MoE_comm_fwd, MoE_comm_bwd and MoE_aux.
+void model_moe_comm_fwd_category_only(const OpCall& call, OpModelResult& r);
+void model_moe_comm_bwd_category_only(const OpCall& call, OpModelResult& r);
+void model_moe_aux_category_only(const OpCall& call, OpModelResult& r);
+
+// NULL-terminated op-name tables, one per model above.
+extern const char* const kMoeCommNames[];
+extern const char* const kMoeCommFwdCategoryOnlyNames[];
+extern const char* const kMoeCommBwdCategoryOnlyNames[];
+extern const char* const kMoeAuxCategoryOnlyNames[];
+
+}  // namespace traceprism::plugins::moe

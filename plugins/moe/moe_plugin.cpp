@@ -1,0 +1,26 @@
+// The "moe" plugin: MoE communication op models (perf-model spec §9.1) and the category-only
+// MoE names (§4.4).
+#include <traceprism/sdk.hpp>
+
+#include "moe_models.hpp"
+
+namespace {
+
+using namespace traceprism::plugins::moe;
+using traceprism::op_model;
+
+TRACEPRISM_OP_MODELS(
+    op_model<&model_moe_comm>("moe-comm", "MoE all-to-all token dispatch / combine", kMoeCommNames),
+    op_model<&model_moe_comm_fwd_category_only>("moe-comm-fwd-category-only",
+                                                "MoE token permutation (category only)",
+                                                kMoeCommFwdCategoryOnlyNames),
+    op_model<&model_moe_comm_bwd_category_only>("moe-comm-bwd-category-only",
+                                                "MoE communication backwards (category only)",
+                                                kMoeCommBwdCategoryOnlyNames),
+    op_model<&model_moe_aux_category_only>("moe-aux-category-only",
+                                           "MoE sorting / top-k / gating helpers (category only)",
+                                           kMoeAuxCategoryOnlyNames));
+
+}  // namespace
+
+TRACEPRISM_OP_MODEL_PLUGIN("moe", "1.0.0");

@@ -1,0 +1,116 @@
+// The MoE op models (plugins/moe) against the perf-model spec (§9.1, §4.4). The reference's
+// perf reports in ../shared/traces have no MoE_comm sheet, so there are no golden rows here.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "moe/moe_models.hpp"
+#include "sheet_rows.hpp"
+
+namespace {
+
+using traceprism::OpCall;
+using traceprism::OpModelResult;
+using traceprism::OpStatus;
+namespace moe = traceprism::plugins::moe;
+
+std::string param(const OpModelResult& r, const std::string& key) {
+  for (const auto& p : r.params)
+    if (p.key == key) return p.repr;
+  return "<missing " + key + ">";
+}
+
+TEST(MoeModels, DispatchMovesTokensTimesHidden) {
+  // §9.1 by hand: tokens 4096, hidden 7168, bf16: 4096 · 7168 · 2 = 58,720,256 bytes, 0 FLOPs,
+  // the same for the backward; no maf type, so no compute spec.
+  const OpCall call("MoEDispatch", "[[4096,7168],[4096,8],[]]",
+                    R"(["c10::BFloat16","long int","Scalar"])", std::nullopt, std::nullopt);
+  OpModelResult r;
+  ASSERT_EQ(traceprism::run_op_model_guarded(moe::model_moe_comm, call, r), OpStatus::kOk);
+  EXPECT_EQ(r.category, "MoE_comm_fwd");
+  EXPECT_EQ(r.bwd_category, "MoE_comm_bwd");
+  EXPECT_EQ(r.sheet, "MoE_comm");
+  EXPECT_TRUE(r.has_model);
+  EXPECT_EQ(r.flops, 0.0);
+  EXPECT_EQ(r.bytes, 58720256.0);
+  EXPECT_EQ(r.compute_spec, "");
+  ASSERT_EQ(r.params.size(), 3u);
+  EXPECT_EQ(r.params[0].key, "num_tokens");
+  EXPECT_EQ(r.params[1].key, "hidden_dim");
+  EXPECT_EQ(r.params[2].key, "bpe");
+  EXPECT_EQ(param(r, "num_tokens"), "4096");
+  EXPECT_EQ(param(r, "hidden_dim"), "7168");
+  EXPECT_EQ(param(r, "bpe"), "2");
+  ASSERT_EQ(r.bwd_status, OpStatus::kOk);
+  EXPECT_EQ(r.flops_bwd, 0.0);
+  EXPECT_EQ(r.bytes_bwd, 58720256.0);
+}
+
+TEST(MoeModels, CombineFp32) {
+  const OpCall call("MoECombine", "[[1000,512]]", R"(["float"])", std::nullopt, std::nullopt);
+  OpModelResult r;
+  ASSERT_EQ(traceprism::run_op_model_guarded(moe::model_moe_comm, call, r), OpStatus::kOk);
+  EXPECT_EQ(r.bytes, 1000.0 * 512 * 4);
+  EXPECT_EQ(param(r, "bpe"), "4");
+}
+
+TEST(MoeModels, MissingShapeOrDtypeGivesNoneNotFailure) {
+  // The reference reads the args with .get() and length checks: None params, bytes None.
+  OpModelResult no_dims;
+  ASSERT_EQ(
+      traceprism::run_op_model_guarded(
+          moe::model_moe_comm,
+          OpCall("MoEDispatch", std::nullopt, std::nullopt, std::nullopt, std::nullopt), no_dims),
+      OpStatus::kOk);
+  EXPECT_EQ(param(no_dims, "num_tokens"), "None");
+  EXPECT_EQ(param(no_dims, "hidden_dim"), "None");
+  EXPECT_EQ(param(no_dims, "bpe"), "None");
+  EXPECT_EQ(no_dims.flops, 0.0);
+  EXPECT_LT(no_dims.bytes, 0);
+  EXPECT_LT(no_dims.bytes_bwd, 0);
+
+  OpModelResult one_dim;
+  ASSERT_EQ(
+      traceprism::run_op_model_guarded(
+          moe::model_moe_comm,
+          OpCall("MoEDispatch", "[[64]]", R"(["bool"])", std::nullopt, std::nullopt), one_dim),
+      OpStatus::kOk);
+  EXPECT_EQ(param(one_dim, "num_tokens"), "64");
+  EXPECT_EQ(param(one_dim, "hidden_dim"), "None");
+  EXPECT_EQ(param(one_dim, "bpe"), "None");  // bool has no size in the reference's table
+  EXPECT_LT(one_dim.bytes, 0);
+}
+
+TEST(MoeModels, CategoryOnlyNames) {
+  const OpCall call("TokenPermuteMaskMap", std::nullopt, std::nullopt, std::nullopt, std::nullopt);
+  const std::pair<void (*)(const OpCall&, OpModelResult&), const char*> cases[] = {
+      {moe::model_moe_comm_fwd_category_only, "MoE_comm_fwd"},
+      {moe::model_moe_comm_bwd_category_only, "MoE_comm_bwd"},
+      {moe::model_moe_aux_category_only, "MoE_aux"}};
+  for (const auto& [fn, category] : cases) {
+    OpModelResult r;
+    ASSERT_EQ(traceprism::run_op_model_guarded(fn, call, r), OpStatus::kOk);
+    EXPECT_EQ(r.category, category);
+    EXPECT_FALSE(r.has_model);
+  }
+}
+
+TEST(MoeModels, NameTablesAreNullTerminatedAndDisjoint) {
+  std::map<std::string, int> seen;
+  for (const auto* table : {moe::kMoeCommNames, moe::kMoeCommFwdCategoryOnlyNames,
+                            moe::kMoeCommBwdCategoryOnlyNames, moe::kMoeAuxCategoryOnlyNames})
+    for (const char* const* name = table; *name; ++name) ++seen[*name];
+  for (const auto& [name, count] : seen) EXPECT_EQ(count, 1) << name;
+  EXPECT_EQ(seen.size(), 18u);
+  EXPECT_EQ(seen.count("aiter::topk_softmax"), 1u);
+  EXPECT_EQ(seen.count("_OperationFuserAutogradFunctionBackward"), 1u);
+}
+
+TEST(MoeModels, NoGoldenMoeSheets) {
+  // If the reference set ever gains MoE_comm sheets, they must be checked here.
+  for (const char* sheet : {"MoE_comm_fwd.csv", "MoE_comm_bwd.csv"})
+    EXPECT_TRUE(traceprism::testing::golden_sheets(sheet).empty()) << sheet;
+}
+
+}  // namespace
