@@ -1,0 +1,51 @@
+// The elementwise plugin: op models of the reference's UnaryElementwise / BinaryElementwise
+// classes (category "elementwise"), the gated activations, fused RoPE and fused cross entropy.
+#include <traceprism/sdk.hpp>
+
+#include "elementwise_models.hpp"
+
+namespace ew = traceprism::plugins::elementwise;
+
+TRACEPRISM_OP_MODELS(
+    traceprism::op_model<&ew::model_unary>("elementwise-unary",
+                                           "aten unary elementwise ops (copy_, pow, silu, ...)",
+                                           ew::kUnaryOpNames),
+    traceprism::op_model<&ew::model_replication_pad>("elementwise-replication-pad",
+                                                     "aten::replication_pad{1,2,3}d",
+                                                     ew::kReplicationPadOpNames),
+    traceprism::op_model<&ew::model_upsample_nearest>("elementwise-upsample-nearest",
+                                                      "aten::upsample_nearest{1,2,3}d",
+                                                      ew::kUpsampleNearestOpNames),
+    traceprism::op_model<&ew::model_quantize_fp8_tensorwise>("elementwise-quantize-fp8-tensorwise",
+                                                             "primus_turbo tensorwise fp8 quantize",
+                                                             ew::kQuantizeFp8TensorwiseOpNames),
+    traceprism::op_model<&ew::model_quantize_mxfp4_dual>("elementwise-quantize-mxfp4-dual",
+                                                         "rowwise + colwise mxfp4 quantize",
+                                                         ew::kQuantizeMxfp4DualOpNames),
+    traceprism::op_model<&ew::model_silu_and_mul>("elementwise-silu-and-mul", "gated SiLU",
+                                                  ew::kSiluAndMulOpNames),
+    traceprism::op_model<&ew::model_gelu_and_mul>("elementwise-gelu-and-mul", "gated GELU (erf)",
+                                                  ew::kGeluAndMulOpNames),
+    traceprism::op_model<&ew::model_gelu_tanh_and_mul>("elementwise-gelu-tanh-and-mul",
+                                                       "gated GELU (tanh)",
+                                                       ew::kGeluTanhAndMulOpNames),
+    traceprism::op_model<&ew::model_binary>("elementwise-binary",
+                                            "aten binary elementwise ops (add, mul, div, ...)",
+                                            ew::kBinaryOpNames),
+    traceprism::op_model<&ew::model_liger_silu_mul>("elementwise-liger-silu-mul",
+                                                    "Liger fused SiLU(a) * b",
+                                                    ew::kLigerSiluMulOpNames),
+    traceprism::op_model<&ew::model_fused_rope>("rope-fused-rope-fwd",
+                                                "TransformerEngine fused RoPE",
+                                                ew::kFusedRopeOpNames),
+    traceprism::op_model<&ew::model_fused_rope_backward>("rope-fused-rope-bwd",
+                                                         "fused RoPE backward (category only)",
+                                                         ew::kFusedRopeBackwardOpNames),
+    traceprism::op_model<&ew::model_cross_entropy>("cross-entropy-fwd",
+                                                   "fused softmax + cross entropy",
+                                                   ew::kCrossEntropyOpNames),
+    traceprism::op_model<&ew::model_cross_entropy_backward>(
+        "cross-entropy-bwd", "fused cross entropy backward (category only)",
+        ew::kCrossEntropyBackwardOpNames));
+
+TRACEPRISM_OP_MODEL_PLUGIN("elementwise", "1.0.0");
