@@ -1,0 +1,30 @@
+// The convolution op models (perf-model spec §6) and the SSM models (§9.2, §9.5).
+#include <traceprism/sdk.hpp>
+
+#include "conv_models.hpp"
+
+namespace conv = traceprism::plugins::conv;
+using traceprism::op_model;
+
+TRACEPRISM_OP_MODELS(
+    op_model<&conv::model_convolution>("conv-aten", "aten::convolution, with its backward",
+                                       conv::kConvolutionNames),
+    op_model<&conv::model_convolution_backward>("conv-aten-backward", "aten::convolution_backward",
+                                                conv::kConvolutionBackwardNames),
+    op_model<&conv::model_conv_bias>("conv-bias", "fused ConvBias_ / ConvBiasReLU_",
+                                     conv::kConvBiasNames),
+    op_model<&conv::model_conv_bias_backward>("conv-bias-backward",
+                                              "ConvBias*_Backward (category only in practice)",
+                                              conv::kConvBiasBackwardNames),
+    op_model<&conv::model_conv_category_only>("conv-category-only",
+                                              "cuDNN / MIOpen convolution: CONV_fwd timing only",
+                                              conv::kConvCategoryOnlyNames),
+    op_model<&conv::model_causal_conv1d_fwd>("ssm-causal-conv1d", "DaoAILab causal conv1d",
+                                             conv::kCausalConv1dFwdNames),
+    op_model<&conv::model_mamba_ssd_fwd>("ssm-mamba-ssd", "Mamba-2 SSD fused conv1d + scan",
+                                         conv::kMambaSsdFwdNames),
+    op_model<&conv::model_ssm_bwd_category_only>("ssm-bwd-category-only",
+                                                 "SSM backward ops: SSM_bwd timing only",
+                                                 conv::kSsmBwdCategoryOnlyNames));
+
+TRACEPRISM_OP_MODEL_PLUGIN("conv", "1.0.0");
