@@ -48,7 +48,7 @@ int run_perf_report(const PerfReportCommandOptions& o) {
               << " malformed events; run 'traceprism inspect' for the reasons.\n";
   platform::PlatformInfo platform;
   try {
-    platform = choose_platform(o.platform, index);
+    platform = choose_platform(o.platform, index, !o.load.quiet);
   } catch (const std::exception& e) {  // UnknownPlatform, PlatformError
     print_error(e.what());
     return kExitUsage;

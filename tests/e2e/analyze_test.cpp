@@ -202,7 +202,7 @@ TEST_F(Analyze, PluginsCommandListsAnalyzersAndOptions) {
   ASSERT_EQ(run_cli("plugins", &out), 0);
   EXPECT_NE(out.find("analyzer cpu-idle"), std::string::npos) << out;
   EXPECT_NE(out.find("cpu-idle.IdleThresholdPercent = 15"), std::string::npos) << out;
-  EXPECT_NE(out.find("(ABI 1.0"), std::string::npos) << out;
+  EXPECT_NE(out.find("(ABI 1.1"), std::string::npos) << out;
 }
 
 }  // namespace

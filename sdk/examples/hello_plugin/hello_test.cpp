@@ -52,7 +52,7 @@ static void runs_from_the_plugin_table() {
   tpt::FakeTrace trace;
   trace.kernel("k", 0, 1);
   const traceprism_plugin_v1* plugin = traceprism_plugin_query_v1();
-  CHECK(plugin->abi_major == TRACEPRISM_ABI_MAJOR && plugin->abi_minor == 0);
+  CHECK(plugin->abi_major == TRACEPRISM_ABI_MAJOR && plugin->abi_minor == TRACEPRISM_ABI_MINOR);
   CHECK(plugin->analyzer_count == 1 && plugin->analyzers[0].option_count == 1);
   const tpt::RunResult r = tpt::run(trace, *plugin, "hello");
   CHECK(r.status == Status::kOk && r.findings.size() == 1);

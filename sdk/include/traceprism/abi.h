@@ -162,8 +162,9 @@ typedef struct traceprism_timeline_v1 {
 } traceprism_timeline_v1;
 
 /* Op instances: the host events that own GPU work (one per launching op call), with their
- * kernels and busy times; columns of `count` entries. `category_id` is the op category that a
- * phase-1 op model assigned (string id; TRACEPRISM_NO_STRING when no model claimed the op). */
+ * kernels and busy times; columns of `count` entries. `category_id` is the op category (string
+ * id): the one the phase-1 op models give the op's name, else the reference's fallbacks
+ * ("triton", "elementwise" from the kernel name, ..., "other"). */
 typedef struct traceprism_op_instances_v1 {
   uint32_t struct_size;
   uint32_t reserved;
