@@ -3,6 +3,7 @@
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <string_view>
@@ -87,6 +88,30 @@ RawWork call_model(const traceprism_op_model_v1& m, traceprism_run_ctx& ctx, ind
   return w;
 }
 
+void add_work(OpModelRun& run, const std::vector<Candidate>& models,
+              const std::pair<index::Row, int>& job, const RawWork& w) {
+  model::OpWork op;
+  op.row = job.first;
+  op.model = static_cast<std::uint32_t>(job.second);
+  op.status = status_of(w.status);
+  op.has_model = w.has_model;
+  op.bwd_status = status_of(w.bwd_status);
+  op.category = run.table.intern_text(w.category);
+  op.bwd_category = run.table.intern_text(w.bwd_category);
+  op.sheet = run.table.intern_text(w.sheet);
+  op.compute_spec = run.table.intern_text(w.compute_spec);
+  op.params = run.table.intern_params(w.params);
+  op.flops = w.flops;
+  op.bytes = w.bytes;
+  op.flops_bwd = w.flops_bwd;
+  op.bytes_bwd = w.bytes_bwd;
+  run.table.add(op);
+  OpModelOutcome& o = run.outcomes[models[static_cast<std::size_t>(job.second)].outcome];
+  ++o.claimed;
+  if (op.status == model::OpWorkStatus::kModelled && op.has_model) ++o.modelled;
+  if (op.status == model::OpWorkStatus::kFailed) ++o.failed;
+}
+
 }  // namespace
 
 OpModelRun run_op_models(const OpModelInputs& in, const RunProducts& products) {
@@ -121,43 +146,27 @@ OpModelRun run_op_models(const OpModelInputs& in, const RunProducts& products) {
     if (it->second >= 0) work.emplace_back(r, it->second);
   }
 
-  std::vector<RawWork> raw(work.size());
+  // Chunks bound the memory of the raw answers (strings per op) on traces with millions of ops;
+  // interning after each chunk keeps the table's order and content independent of threads.
+  constexpr std::size_t kChunk = 8192;
+  std::vector<RawWork> raw;
   oneapi::tbb::task_arena arena(in.jobs > 0 ? in.jobs : oneapi::tbb::task_arena::automatic);
-  arena.execute([&] {
-    oneapi::tbb::parallel_for(std::size_t(0), work.size(), [&](std::size_t i) {
-      const Candidate& c = models[work[i].second];
-      traceprism_run_ctx ctx;
-      ctx.products = &products;
-      ctx.config = in.config;
-      ctx.platform = in.platform;
-      ctx.trace_path = in.trace_path;
-      ctx.owner = c.model->name;
-      raw[i] = call_model(*c.model, ctx, work[i].first);
+  for (std::size_t begin = 0; begin < work.size(); begin += kChunk) {
+    const std::size_t end = std::min(work.size(), begin + kChunk);
+    raw.assign(end - begin, RawWork{});
+    arena.execute([&] {
+      oneapi::tbb::parallel_for(begin, end, [&](std::size_t i) {
+        const Candidate& c = models[work[i].second];
+        traceprism_run_ctx ctx;
+        ctx.products = &products;
+        ctx.config = in.config;
+        ctx.platform = in.platform;
+        ctx.trace_path = in.trace_path;
+        ctx.owner = c.model->name;
+        raw[i - begin] = call_model(*c.model, ctx, work[i].first);
+      });
     });
-  });
-
-  for (std::size_t i = 0; i < work.size(); ++i) {
-    const RawWork& w = raw[i];
-    model::OpWork op;
-    op.row = work[i].first;
-    op.model = static_cast<std::uint32_t>(work[i].second);
-    op.status = status_of(w.status);
-    op.has_model = w.has_model;
-    op.bwd_status = status_of(w.bwd_status);
-    op.category = run.table.intern_text(w.category);
-    op.bwd_category = run.table.intern_text(w.bwd_category);
-    op.sheet = run.table.intern_text(w.sheet);
-    op.compute_spec = run.table.intern_text(w.compute_spec);
-    op.params = run.table.intern_params(w.params);
-    op.flops = w.flops;
-    op.bytes = w.bytes;
-    op.flops_bwd = w.flops_bwd;
-    op.bytes_bwd = w.bytes_bwd;
-    run.table.add(op);
-    OpModelOutcome& o = run.outcomes[models[work[i].second].outcome];
-    ++o.claimed;
-    if (op.status == model::OpWorkStatus::kModelled && op.has_model) ++o.modelled;
-    if (op.status == model::OpWorkStatus::kFailed) ++o.failed;
+    for (std::size_t i = begin; i < end; ++i) add_work(run, models, work[i], raw[i - begin]);
   }
   run.table.finish();
   return run;
