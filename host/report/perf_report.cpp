@@ -1,7 +1,9 @@
 #include "report/perf_report.hpp"
 
 #include "report/gpu_timeline_sheet.hpp"
+#include "report/category_sheets.hpp"
 #include "report/perf_sheets.hpp"
+#include "report/unified_perf_table.hpp"
 
 namespace traceprism::report {
 namespace {
@@ -33,6 +35,12 @@ std::vector<PerfSheet> build_perf_report(const PerfReportInputs& in) {
   std::vector<PerfSheet> sheets;
   sheets.push_back({"gpu_timeline", gpu_timeline_csv(*in.timeline)});
   append(sheets, build_ops_sheets(launcher_inputs));
+  const PerfSheetInputs perf{in.index,   in.tree,    in.links,    in.fwd_bwd,
+                             in.op_work, in.platform, in.launchers};
+  const UnifiedPerfTable unified = build_unified_perf_table(perf);
+  if (!unified.groups.empty())
+    sheets.push_back({"unified_perf_summary", unified_perf_summary_csv(unified)});
+  append(sheets, build_category_sheets(perf));
   append(sheets, build_kernel_sheets(launcher_inputs));
   return sheets;
 }

@@ -1,0 +1,385 @@
+// unified_perf_summary and the per-category perf-model sheets against the reference's CSVs, for
+// every regression pair (X.json.gz with X_perf_report_csvs/): `traceprism perf-report` writes
+// the sheets (when the command does not write one yet, the test builds it in-process from the
+// same inputs). Same rows in the same order; numbers within 1e-4 relative (1e-6 absolute near
+// 0); other cells exactly once np.float64(x) / np.int64(x) are unwrapped, Python literals
+// (kernel summaries, tuples, dicts) compared as parsed structures. Like the reference's test,
+// an empty golden cell is not checked where the reference itself prints a None/NaN parameter
+// inconsistently (`param:` columns: empty, "None" or "nan" for the same value).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "cli/plugin_loading.hpp"
+#include "cli/trace_session.hpp"
+#include "config/run_config.hpp"
+#include "model/forward_backward.hpp"
+#include "model/kernel_launchers.hpp"
+#include "plugins/op_model_runner.hpp"
+#include "plugins/run_products.hpp"
+#include "report/category_sheets.hpp"
+#include "report/unified_perf_table.hpp"
+#include "support/csv.hpp"
+#include "support/run_cli.hpp"
+#include "support/shared_traces.hpp"
+#include "support/temp_dir.hpp"
+
+namespace fs = std::filesystem;
+using traceprism::testing::Csv;
+
+namespace {
+
+const fs::path kTraces = traceprism::testing::shared_traces();
+
+// Sheets of the report that are not made from the op models.
+const std::set<std::string> kOtherSheets = {
+    "gpu_timeline",   "ops_summary_by_category", "ops_summary",           "ops_unique_args",
+    "kernel_summary", "short_kernel_histogram",  "short_kernels_summary", "coll_analysis"};
+
+struct PerfCase {
+  std::string name;
+  fs::path trace;
+  fs::path golden;  // the X_perf_report_csvs folder
+};
+
+void PrintTo(const PerfCase& c, std::ostream* os) {
+  *os << c.golden;
+}
+
+std::vector<std::string> golden_sheets(const fs::path& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string file = e.path().filename().string();
+    if (!file.ends_with(".csv")) continue;
+    const std::string sheet = file.substr(0, file.size() - 4);
+    if (!kOtherSheets.count(sheet)) out.push_back(sheet);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<PerfCase> find_cases() {
+  std::vector<PerfCase> cases;
+  const fs::path root = kTraces / "tracelens";
+  if (!fs::is_directory(root)) return {{"shared_traces_absent", {}, {}}};
+  for (const auto& entry : fs::recursive_directory_iterator(root)) {
+    const std::string file = entry.path().filename().string();
+    if (!entry.is_regular_file() || !file.ends_with(".json.gz")) continue;
+    const std::string stem = file.substr(0, file.size() - 8);
+    const fs::path golden = entry.path().parent_path() / (stem + "_perf_report_csvs");
+    if (!fs::is_directory(golden)) continue;
+    std::string name = fs::relative(entry.path().parent_path(), root).string() + "_" + stem;
+    cases.push_back({traceprism::testing::test_name(name), entry.path(), golden});
+  }
+  std::sort(cases.begin(), cases.end(), [](auto& a, auto& b) { return a.name < b.name; });
+  return cases;
+}
+
+// ---- Python literals ------------------------------------------------------------------------
+
+// A parsed Python literal: None, bool, number, string, or a list/tuple/dict of them.
+struct PyValue {
+  enum class Kind { kNone, kBool, kNumber, kString, kList, kDict } kind = Kind::kNone;
+  double number = 0;
+  std::string text;
+  std::vector<PyValue> items;  // list / tuple items, or dict keys and values alternating
+};
+
+class PyParser {
+ public:
+  explicit PyParser(std::string_view s) : s_(s) {}
+  std::optional<PyValue> parse() {
+    auto v = value();
+    skip();
+    if (!v || i_ != s_.size()) return std::nullopt;
+    return v;
+  }
+
+ private:
+  void skip() {
+    while (i_ < s_.size() && s_[i_] == ' ') ++i_;
+  }
+  bool eat(std::string_view word) {
+    skip();
+    if (s_.substr(i_, word.size()) != word) return false;
+    i_ += word.size();
+    return true;
+  }
+  std::optional<PyValue> sequence(char close, bool dict) {
+    PyValue v;
+    v.kind = dict ? PyValue::Kind::kDict : PyValue::Kind::kList;
+    while (true) {
+      skip();
+      if (i_ < s_.size() && s_[i_] == close) {
+        ++i_;
+        return v;
+      }
+      auto item = value();
+      if (!item) return std::nullopt;
+      v.items.push_back(*item);
+      if (dict) {
+        if (!eat(":")) return std::nullopt;
+        auto val = value();
+        if (!val) return std::nullopt;
+        v.items.push_back(*val);
+      }
+      skip();
+      if (i_ < s_.size() && s_[i_] == ',') ++i_;
+    }
+  }
+  std::optional<PyValue> string() {
+    const char quote = s_[i_++];
+    PyValue v;
+    v.kind = PyValue::Kind::kString;
+    while (i_ < s_.size() && s_[i_] != quote) {
+      if (s_[i_] == '\\' && i_ + 1 < s_.size()) ++i_;
+      v.text += s_[i_++];
+    }
+    if (i_ >= s_.size()) return std::nullopt;
+    ++i_;
+    return v;
+  }
+  std::optional<PyValue> value() {
+    skip();
+    if (i_ >= s_.size()) return std::nullopt;
+    const char c = s_[i_];
+    if (c == '[' || c == '(') return ++i_, sequence(c == '[' ? ']' : ')', false);
+    if (c == '{') return ++i_, sequence('}', true);
+    if (c == '\'' || c == '"') return string();
+    if (eat("None")) return PyValue{};
+    for (const auto& [word, truth] : {std::pair{"True", 1.0}, std::pair{"False", 0.0}}) {
+      if (!eat(word)) continue;
+      PyValue v;
+      v.kind = PyValue::Kind::kBool;
+      v.number = truth;
+      return v;
+    }
+    if (eat("np.float64(") || eat("np.int64(")) {  // numpy scalars as numpy >= 2 prints them
+      auto v = value();
+      if (!v || !eat(")")) return std::nullopt;
+      return v;
+    }
+    const std::size_t start = i_;
+    while (i_ < s_.size() &&
+           std::string_view("+-.0123456789eEinfa").find(s_[i_]) != std::string_view::npos)
+      ++i_;
+    if (start == i_) return std::nullopt;
+    PyValue v;
+    v.kind = PyValue::Kind::kNumber;
+    v.number = std::strtod(std::string(s_.substr(start, i_ - start)).c_str(), nullptr);
+    return v;
+  }
+  std::string_view s_;
+  std::size_t i_ = 0;
+};
+
+bool same_number(double golden, double ours) {
+  if (std::isnan(golden) || std::isnan(ours)) return std::isnan(golden) && std::isnan(ours);
+  return std::fabs(golden - ours) <= std::max(1e-6, 1e-4 * std::fabs(golden));
+}
+
+bool same_value(const PyValue& a, const PyValue& b);
+
+// Python dicts compare equal whatever their key order.
+bool same_dict(const PyValue& a, const PyValue& b) {
+  if (a.items.size() != b.items.size()) return false;
+  for (std::size_t i = 0; i < a.items.size(); i += 2) {
+    bool found = false;
+    for (std::size_t j = 0; j < b.items.size() && !found; j += 2)
+      found = same_value(a.items[i], b.items[j]) && same_value(a.items[i + 1], b.items[j + 1]);
+    if (!found) return false;
+  }
+  return true;
+}
+
+bool same_value(const PyValue& a, const PyValue& b) {
+  if (a.kind != b.kind) return false;
+  switch (a.kind) {
+    case PyValue::Kind::kNone:
+      return true;
+    case PyValue::Kind::kBool:
+      return a.number == b.number;
+    case PyValue::Kind::kNumber:
+      return same_number(a.number, b.number);
+    case PyValue::Kind::kString:
+      return a.text == b.text;
+    case PyValue::Kind::kDict:
+      return same_dict(a, b);
+    default:
+      if (a.items.size() != b.items.size()) return false;
+      for (std::size_t i = 0; i < a.items.size(); ++i)
+        if (!same_value(a.items[i], b.items[i])) return false;
+      return true;
+  }
+}
+
+std::optional<double> as_number(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size()) return std::nullopt;
+  return v;
+}
+
+bool same_cell(const std::string& column, const std::string& golden, const std::string& ours) {
+  if (golden == ours) return true;
+  if (column.starts_with("param: ")) {
+    // The reference prints a missing / None parameter as empty, "None" or "nan" depending on
+    // its version and pandas' dtype inference; its own test skips the empty golden cells.
+    auto is_null = [](const std::string& s) { return s.empty() || s == "None" || s == "nan"; };
+    if (golden.empty() && is_null(ours)) return true;
+    if (is_null(golden) && is_null(ours)) return true;
+  }
+  auto g = as_number(golden), o = as_number(ours);
+  if (g && o) return same_number(*g, *o);
+  auto gv = PyParser(golden).parse(), ov = PyParser(ours).parse();
+  return gv && ov && same_value(*gv, *ov);
+}
+
+// Every golden column in ours, in the same relative order; rows aligned by position.
+void compare_sheet(const std::string& sheet, const Csv& golden, const Csv& ours) {
+  std::vector<std::size_t> at;
+  std::size_t last = 0;
+  bool ordered = true;
+  for (const std::string& column : golden.header) {
+    const std::size_t c = ours.column(column);
+    if (c == ours.header.size()) {
+      ADD_FAILURE() << sheet << ": missing column '" << column << "'";
+      return;
+    }
+    if (!at.empty() && c < last) ordered = false;
+    last = c;
+    at.push_back(c);
+  }
+  EXPECT_TRUE(ordered) << sheet << ": columns out of the golden order";
+  ASSERT_EQ(ours.rows.size(), golden.rows.size()) << sheet << ": row count";
+  int reported = 0;
+  for (std::size_t r = 0; r < golden.rows.size(); ++r) {
+    for (std::size_t c = 0; c < golden.header.size(); ++c) {
+      const std::string& g = golden.rows[r][c];
+      const std::string& o = ours.rows[r][at[c]];
+      if (same_cell(golden.header[c], g, o)) continue;
+      if (reported++ < 12)
+        ADD_FAILURE() << sheet << " row " << r << " (" << golden.rows[r][0] << ") column '"
+                      << golden.header[c] << "':\n  golden: " << g << "\n  ours:   " << o;
+    }
+  }
+  EXPECT_EQ(reported, 0) << sheet << ": " << reported << " cells differ";
+}
+
+// ---- our sheets -----------------------------------------------------------------------------
+
+// The sheets built in-process, for those `perf-report` does not write (yet).
+std::map<std::string, std::string> build_in_process(const fs::path& trace) {
+  traceprism::plugins::PluginRegistry registry;
+  const fs::path plugin_dir = fs::path(TRACEPRISM_BINARY).parent_path() / "plugins";
+  traceprism::cli::load_plugins(registry, {plugin_dir.string()});
+  traceprism::cli::LoadOptions options;
+  options.quiet = true;
+  auto session = traceprism::cli::load_trace(trace.string(), options);
+  const auto& index = session.file.index;
+  const auto launchers =
+      traceprism::model::KernelLaunchers::build(index, session.tree, session.links);
+  traceprism::plugins::RunProducts products(index, session.tree, session.links, session.timeline,
+                                            launchers);
+  const traceprism::config::RunConfig config;
+  const std::string path = trace.string();
+  const traceprism::plugins::OpModelInputs model_inputs{&registry, &config, nullptr, &path, 0};
+  const auto op_run = traceprism::plugins::run_op_models(model_inputs, products);
+  const auto fwd_bwd = traceprism::model::ForwardBackwardLinks::build(index);
+  traceprism::report::PerfSheetInputs in;
+  in.index = &index;
+  in.tree = &session.tree;
+  in.links = &session.links;
+  in.fwd_bwd = &fwd_bwd;
+  in.op_work = &op_run.table;
+  in.launchers = &launchers;
+  std::map<std::string, std::string> out;
+  const auto table = traceprism::report::build_unified_perf_table(in);
+  if (!table.groups.empty())
+    out["unified_perf_summary"] = traceprism::report::unified_perf_summary_csv(table);
+  for (auto& [name, csv] : traceprism::report::build_category_sheets(in)) out[name] = csv;
+  return out;
+}
+
+// With TRACEPRISM_PERF_SHEETS_DUMP=<folder>, our sheets are also written there (one folder per
+// trace) for a closer look at the differences the tolerances allow.
+void dump_for_inspection(const std::string& trace, const std::string& sheet,
+                         const std::string& csv) {
+  const char* dir = std::getenv("TRACEPRISM_PERF_SHEETS_DUMP");
+  if (!dir) return;
+  const fs::path folder = fs::path(dir) / trace;
+  fs::create_directories(folder);
+  std::ofstream(folder / (sheet + ".csv"), std::ios::binary) << csv;
+}
+
+class PerfSheetsGolden : public ::testing::TestWithParam<PerfCase> {};
+
+TEST_P(PerfSheetsGolden, MatchTheReference) {
+  const PerfCase& c = GetParam();
+  if (c.trace.empty()) GTEST_SKIP() << kTraces << " is absent";
+  traceprism::testing::TempDir out;
+  std::string log;
+  const int rc = traceprism::testing::run_cli(
+      "perf-report -q " + traceprism::testing::shell_quote(c.trace.string()) + " -o " +
+          traceprism::testing::shell_quote(out.path().string()),
+      &log);
+  ASSERT_EQ(rc, 0) << log;
+
+  std::optional<std::map<std::string, std::string>> in_process;
+  auto ours = [&](const std::string& sheet) -> std::optional<std::string> {
+    const fs::path file = out.path() / (sheet + ".csv");
+    if (fs::exists(file)) return traceprism::testing::read_file(file.string());
+    if (fs::exists(out.path() / "unified_perf_summary.csv")) return std::nullopt;  // wired
+    if (!in_process) in_process = build_in_process(c.trace);
+    auto it = in_process->find(sheet);
+    if (it == in_process->end()) return std::nullopt;
+    return it->second;
+  };
+
+  const std::vector<std::string> expected = golden_sheets(c.golden);
+  std::string compared;
+  for (const std::string& sheet : expected) {
+    SCOPED_TRACE(sheet);
+    auto text = ours(sheet);
+    if (!text) {
+      ADD_FAILURE() << sheet << ".csv not produced";
+      continue;
+    }
+    const Csv golden = traceprism::testing::parse_csv(
+        traceprism::testing::read_file((c.golden / (sheet + ".csv")).string()));
+    compare_sheet(sheet, golden, traceprism::testing::parse_csv(*text));
+    dump_for_inspection(c.name, sheet, *text);
+    compared += " " + sheet + " (" + std::to_string(golden.rows.size()) + " rows)";
+  }
+  std::cout << "[ compared ]" << (compared.empty() ? " no perf sheet" : compared)
+            << (in_process ? " [built in-process]" : " [written by perf-report]") << "\n";
+  // No perf sheet the reference does not have.
+  std::set<std::string> produced;
+  if (in_process) {
+    for (const auto& [name, csv] : *in_process) produced.insert(name);
+  } else {
+    for (const auto& e : fs::directory_iterator(out.path())) {
+      const std::string file = e.path().filename().string();
+      if (file.ends_with(".csv")) produced.insert(file.substr(0, file.size() - 4));
+    }
+  }
+  for (const std::string& sheet : produced) {
+    const bool known = kOtherSheets.count(sheet) ||
+                       std::find(expected.begin(), expected.end(), sheet) != expected.end();
+    EXPECT_TRUE(known) << "extra sheet " << sheet;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Traces, PerfSheetsGolden, ::testing::ValuesIn(find_cases()),
+                         [](const auto& info) { return info.param.name; });
+
+}  // namespace
