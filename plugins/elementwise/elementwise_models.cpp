@@ -115,12 +115,13 @@ void finish_unary(const UnaryArgs& u, OpModelResult& r) {
 // reads of an element are assumed to hit the cache) and the output written once.
 void finish_resize(const OpCall& call, const Shape& in, const Shape& out, OpModelResult& r) {
   const std::string& dtype = call.type(0);
+  // Key order as the reference's dict (its perf_params column): the shapes come first.
+  r.param_repr("input_shape", py::tuple(in));
+  r.param_repr("output_shape", py::tuple(out));
   r.param_repr("op_shape", py::tuple(out));
   r.param_repr("dtype_in_out", py::tuple({py::str_repr(dtype), py::str_repr(dtype)}));
   r.param_repr("stride_input", tuple_repr(call.strides(0)));
   r.param_repr("stride_output", py::none());
-  r.param_repr("input_shape", py::tuple(in));
-  r.param_repr("output_shape", py::tuple(out));
   r.flops = static_cast<double>(numel(out));
   if (const auto bpe = bpe_of(dtype))
     r.bytes = static_cast<double>((numel(in) + numel(out)) * *bpe);
