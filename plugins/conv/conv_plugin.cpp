@@ -1,6 +1,8 @@
 // The convolution op models (perf-model spec §6) and the SSM models (§9.2, §9.5).
+// Its analyzer, conv-efficiency, is the compute-tier analysis of these categories (plugins/common).
 #include <traceprism/sdk.hpp>
 
+#include "conv_analyzer.hpp"
 #include "conv_models.hpp"
 
 namespace conv = traceprism::plugins::conv;
@@ -27,4 +29,10 @@ TRACEPRISM_OP_MODELS(
                                                  "SSM backward ops: SSM_bwd timing only",
                                                  conv::kSsmBwdCategoryOnlyNames));
 
-TRACEPRISM_OP_MODEL_PLUGIN("conv", "1.0.0");
+TRACEPRISM_ANALYZERS(traceprism::analyzer<traceprism::plugins::conv::ConvEfficiency>(
+    "conv-efficiency",
+    "Roofline efficiency and impact of convolutions (conv_fwd, conv_bwd), with the transpose "
+    "overhead.",
+    traceprism::compute::kComputeOptions));
+
+TRACEPRISM_PLUGIN_WITH_OP_MODELS("conv", "1.0.0");

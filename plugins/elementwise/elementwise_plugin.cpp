@@ -1,7 +1,10 @@
 // The elementwise plugin: op models of the reference's UnaryElementwise / BinaryElementwise
 // classes (category "elementwise"), the gated activations, fused RoPE and fused cross entropy.
+// Its analyzer, elementwise-efficiency, is the compute-tier analysis of these categories
+// (plugins/common).
 #include <traceprism/sdk.hpp>
 
+#include "elementwise_analyzer.hpp"
 #include "elementwise_models.hpp"
 
 namespace ew = traceprism::plugins::elementwise;
@@ -48,4 +51,9 @@ TRACEPRISM_OP_MODELS(
         "cross-entropy-bwd", "fused cross entropy backward (category only)",
         ew::kCrossEntropyBackwardOpNames));
 
-TRACEPRISM_OP_MODEL_PLUGIN("elementwise", "1.0.0");
+TRACEPRISM_ANALYZERS(traceprism::analyzer<traceprism::plugins::elementwise::ElementwiseEfficiency>(
+    "elementwise-efficiency",
+    "Roofline efficiency and impact of elementwise ops against the HBM bandwidth.",
+    traceprism::compute::kComputeOptions));
+
+TRACEPRISM_PLUGIN_WITH_OP_MODELS("elementwise", "1.0.0");

@@ -1,6 +1,8 @@
 // The GEMM-family op models (perf-model spec §5): one entry per reference model class.
+// Its analyzer, gemm-efficiency, is the compute-tier analysis of these categories (plugins/common).
 #include <traceprism/sdk.hpp>
 
+#include "gemm_analyzer.hpp"
 #include "gemm_models.hpp"
 
 namespace gemm = traceprism::plugins::gemm;
@@ -46,4 +48,10 @@ TRACEPRISM_OP_MODELS(
                                                    "Primus Turbo variable-K grouped GEMM",
                                                    gemm::kGroupedGemmVariableKNames));
 
-TRACEPRISM_OP_MODEL_PLUGIN("gemm", "1.0.0");
+TRACEPRISM_ANALYZERS(traceprism::analyzer<traceprism::plugins::gemm::GemmEfficiency>(
+    "gemm-efficiency",
+    "Roofline efficiency and impact of GEMMs (gemm, groupedgemm_*), grouped into P-items by bound, "
+    "library and efficiency band.",
+    traceprism::compute::kComputeOptions));
+
+TRACEPRISM_PLUGIN_WITH_OP_MODELS("gemm", "1.0.0");

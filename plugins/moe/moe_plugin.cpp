@@ -1,7 +1,9 @@
 // The "moe" plugin: MoE communication op models (perf-model spec §9.1) and the category-only
 // MoE names (§4.4).
+// Its analyzer, moe-efficiency, is the compute-tier analysis of these categories (plugins/common).
 #include <traceprism/sdk.hpp>
 
+#include "moe_analyzer.hpp"
 #include "moe_models.hpp"
 
 namespace {
@@ -23,4 +25,8 @@ TRACEPRISM_OP_MODELS(
 
 }  // namespace
 
-TRACEPRISM_OP_MODEL_PLUGIN("moe", "1.0.0");
+TRACEPRISM_ANALYZERS(traceprism::analyzer<traceprism::plugins::moe::MoeEfficiency>(
+    "moe-efficiency", "Roofline efficiency and impact of MoE ops (moe_fused, moe_unfused).",
+    traceprism::compute::kComputeOptions));
+
+TRACEPRISM_PLUGIN_WITH_OP_MODELS("moe", "1.0.0");

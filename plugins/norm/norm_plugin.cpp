@@ -1,7 +1,9 @@
 // The norm plugin: op models of the reference's Normalization classes (NORM_fwd / NORM_bwd, sheet
 // Normalization) and of the extension RMSNorm family (category and sheet RMSNorm).
+// Its analyzer, norm-efficiency, is the compute-tier analysis of these categories (plugins/common).
 #include <traceprism/sdk.hpp>
 
+#include "norm_analyzer.hpp"
 #include "norm_models.hpp"
 
 namespace nm = traceprism::plugins::norm;
@@ -49,4 +51,9 @@ TRACEPRISM_OP_MODELS(
                                                            "RMSNorm + per-token fp8 quant",
                                                            nm::kRmsNormDynamicQuantOpNames));
 
-TRACEPRISM_OP_MODEL_PLUGIN("norm", "1.0.0");
+TRACEPRISM_ANALYZERS(traceprism::analyzer<traceprism::plugins::norm::NormEfficiency>(
+    "norm-efficiency",
+    "Roofline efficiency and impact of normalization ops (norm_fwd, norm_bwd, rmsnorm).",
+    traceprism::compute::kComputeOptions));
+
+TRACEPRISM_PLUGIN_WITH_OP_MODELS("norm", "1.0.0");

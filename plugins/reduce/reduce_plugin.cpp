@@ -1,10 +1,17 @@
 // The reduce plugin: the op model of the reference's aten_reduce class (category reduce).
+// Its analyzer, reduce-efficiency, is the compute-tier analysis of these categories
+// (plugins/common).
 #include <traceprism/sdk.hpp>
 
+#include "reduce_analyzer.hpp"
 #include "reduce_models.hpp"
 
 TRACEPRISM_OP_MODELS(traceprism::op_model<&traceprism::plugins::reduce::model_reduce>(
     "reduce-aten", "aten reductions and scans (sum, mean, max, cumsum, ...)",
     traceprism::plugins::reduce::kReduceOpNames));
 
-TRACEPRISM_OP_MODEL_PLUGIN("reduce", "1.0.0");
+TRACEPRISM_ANALYZERS(traceprism::analyzer<traceprism::plugins::reduce::ReduceEfficiency>(
+    "reduce-efficiency", "Roofline efficiency and impact of reductions (softmax, sum, mean, ...).",
+    traceprism::compute::kComputeOptions));
+
+TRACEPRISM_PLUGIN_WITH_OP_MODELS("reduce", "1.0.0");

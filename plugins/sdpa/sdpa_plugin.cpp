@@ -1,7 +1,9 @@
 // The "sdpa" plugin: attention op models (perf-model spec §7), one entry per reference model
 // class, plus the category-only attention names.
+// Its analyzer, sdpa-efficiency, is the compute-tier analysis of these categories (plugins/common).
 #include <traceprism/sdk.hpp>
 
+#include "sdpa_analyzer.hpp"
 #include "sdpa_models.hpp"
 
 namespace {
@@ -61,4 +63,10 @@ TRACEPRISM_OP_MODELS(
 
 }  // namespace
 
-TRACEPRISM_OP_MODEL_PLUGIN("sdpa", "1.0.0");
+TRACEPRISM_ANALYZERS(traceprism::analyzer<traceprism::plugins::sdpa::SdpaEfficiency>(
+    "sdpa-efficiency",
+    "Roofline efficiency and impact of attention ops (sdpa_fwd, sdpa_bwd, inferenceattention): "
+    "flash, paged or unfused.",
+    traceprism::compute::kComputeOptions));
+
+TRACEPRISM_PLUGIN_WITH_OP_MODELS("sdpa", "1.0.0");

@@ -1,7 +1,10 @@
 // The "triton" plugin: the op model of torch.compile's Inductor Triton kernels (perf-model
 // spec §9.7), claimed by name prefix.
+// Its analyzer, triton-efficiency, is the compute-tier analysis of these categories
+// (plugins/common).
 #include <traceprism/sdk.hpp>
 
+#include "triton_analyzer.hpp"
 #include "triton_models.hpp"
 
 namespace {
@@ -15,4 +18,9 @@ TRACEPRISM_OP_MODELS(op_model<&model_triton_kernel>(
 
 }  // namespace
 
-TRACEPRISM_OP_MODEL_PLUGIN("triton", "1.0.0");
+TRACEPRISM_ANALYZERS(traceprism::analyzer<traceprism::plugins::triton::TritonEfficiency>(
+    "triton-efficiency",
+    "Roofline efficiency of Triton kernels; impact and findings only with QuantifyImpact.",
+    traceprism::compute::kTritonOptions));
+
+TRACEPRISM_PLUGIN_WITH_OP_MODELS("triton", "1.0.0");

@@ -1,0 +1,197 @@
+#include "compute_analyzer.hpp"
+
+#include <traceprism/support.hpp>
+
+#include <cstdio>
+#include <set>
+
+#include "compute_prose.hpp"
+
+namespace traceprism::compute {
+namespace {
+
+// The impact baseline: gpu_timeline's total_time (ms), as the reference reads it from
+// gpu_timeline.csv; the host timeline when the sheet is absent.
+double e2e_ms(const Context& ctx) {
+  if (std::optional<Sheet> timeline = ctx.perf_sheet("gpu_timeline")) {
+    for (std::size_t r = 0; r < timeline->row_count(); ++r) {
+      if (timeline->cell(r, "type") == "total_time") return timeline->number(r, "time ms");
+    }
+  }
+  if (std::optional<Timeline> t = ctx.timeline()) return t->total_us / 1000;
+  return 0;
+}
+
+// The roofline number for a key: achievable when the platform has one, else the datasheet peak
+// (platform_info.hpp); nullopt when neither is known.
+std::optional<double> roofline_number(const Context& ctx, const std::string& achievable,
+                                      const std::string& peak) {
+  if (std::optional<double> v = ctx.platform_number(achievable)) return v;
+  return ctx.platform_number(peak);
+}
+
+Peaks peaks_of(const Context& ctx, const Sheet& unified) {
+  std::set<std::string> specs = {"matrix_bf16"};
+  for (std::size_t r = 0; r < unified.row_count(); ++r) {
+    const std::string_view spec = unified.cell(r, "Compute Spec");
+    if (!spec.empty()) specs.emplace(spec);
+  }
+  Peaks p;
+  for (const std::string& spec : specs) {
+    if (auto v = roofline_number(ctx, "achievable_tflops." + spec, "peak_tflops." + spec))
+      p.tflops[spec] = *v;
+  }
+  if (auto bw = roofline_number(ctx, "achievable_hbm_bandwidth_gbps", "hbm_bandwidth_gbps"))
+    p.hbm_tbs = *bw / 1000;
+  return p;
+}
+
+Severity severity_of(const CategoryFinding& f) {
+  if (f.heuristic) return Severity::kWarning;
+  if (f.impact >= 10) return Severity::kCritical;
+  return f.impact >= 1 ? Severity::kWarning : Severity::kInfo;
+}
+
+// Evidence: each member op's example event (ex_UID is the event's row). Synthetic ops have
+// UIDs past the last event and no event of their own, so they give none.
+std::vector<Row> evidence_of(const Context& ctx, const CategoryMetrics& m,
+                             const CategoryFinding& f) {
+  const std::size_t events = ctx.events().size();
+  std::vector<Row> rows;
+  for (const ImpactEstimate& e : f.members) {
+    const std::optional<std::int64_t>& uid = m.operations[e.op].ex_uid;
+    if (uid && *uid >= 0 && static_cast<std::size_t>(*uid) < events)
+      rows.push_back(static_cast<Row>(*uid));
+  }
+  return rows;
+}
+
+void add_efficiency_range(FindingBuilder& b, const CategoryFinding& f) {
+  std::optional<double> lo, hi;
+  for (const ImpactEstimate& e : f.members) {
+    if (!e.efficiency_pct) continue;
+    lo = lo ? std::min(*lo, *e.efficiency_pct) : *e.efficiency_pct;
+    hi = hi ? std::max(*hi, *e.efficiency_pct) : *e.efficiency_pct;
+  }
+  if (lo) b.metric("efficiency_min_percent", *lo).metric("efficiency_max_percent", *hi);
+}
+
+void emit_finding(Context& ctx, const CategoryMetrics& m, const CategoryFinding& f) {
+  const FindingText text = finding_text(m, f);
+  double time_ms = 0, share = 0;
+  for (const ImpactEstimate& e : f.members) {
+    time_ms += e.time_ms;
+    share += m.operations[e.op].percent_of_total.value_or(0);
+  }
+  FindingBuilder b = ctx.report(Tier::kCompute, m.category, text.title);
+  b.key(finding_key(m, f))
+      .severity(severity_of(f))
+      .insight(text.insight)
+      .action(text.action)
+      .identification(text.identification)
+      .reasoning(text.reasoning)
+      .resolution(text.resolution)
+      .library(f.library)
+      .impact(f.low, f.impact, f.high, f.heuristic)
+      .share_percent(support::py_round(share, 2))
+      .evidence_rows(evidence_of(ctx, m, f))
+      .metric("category_rank", f.rank)
+      .metric("member_count", static_cast<double>(f.members.size()))
+      .metric("time_ms", support::py_round(time_ms, 3))
+      .metric("percent_of_total", support::py_round(share, 2))
+      .table(data_table(m, f));
+  add_efficiency_range(b, f);
+  if (!b.emit()) ctx.warn("finding " + finding_key(m, f) + " was refused by the host");
+}
+
+// Figures of a category (findings.json figures.<analyzer>), recorded whether or not it has
+// findings: the reference's <cat>_metrics.json totals and category_specific, and the
+// priority_data.json rollup of its quantified findings.
+void record_figures(Context& ctx, const CategoryMetrics& m) {
+  const std::string p = m.category + ".";
+  ctx.record(p + "total_time_ms", m.total_time_ms);
+  ctx.record(p + "percent_of_compute", m.percent_of_compute);
+  ctx.record(p + "operation_count", static_cast<double>(m.operation_count));
+  ctx.record(p + "ops", static_cast<double>(m.operations.size()));
+  ctx.record(p + "impact_estimates", static_cast<double>(m.estimates.size()));
+  ctx.record(p + "findings", static_cast<double>(m.findings.size()));
+  double high_variance = 0;
+  for (const Operation& op : m.operations) high_variance += op.high_variance;
+  ctx.record(p + "high_variance_ops", high_variance);
+  const Rollup r = quantified_rollup(m);
+  if (r.any) {
+    ctx.record(p + "impact_score", r.impact);
+    ctx.record(p + "impact_score_low", r.low);
+    ctx.record(p + "impact_score_high", r.high);
+  }
+  for (const auto& [key, value] : m.specific) {
+    if (value) ctx.record(p + "category_specific." + key, *value);
+  }
+  if (!m.skipped_communication_ops.empty()) {
+    // other_analysis.py leaves collectives to the communication analysis; say which.
+    ctx.record(p + "communication_ops_skipped",
+               static_cast<double>(m.skipped_communication_ops.size()));
+    std::string names;
+    for (const std::string& n : m.skipped_communication_ops)
+      names += (names.empty() ? "" : ", ") + n;
+    ctx.info("communication ops left to the communication analysis: " + names);
+  }
+}
+
+// Fusion feedback hook (spec §5.6): kernel name → high-confidence fusion candidate. Empty until
+// the kernel-fusion analyzer publishes its candidates; with it, covered ops get no estimate.
+std::map<std::string, std::string, std::less<>> fusion_kernel_map(const Context&) {
+  return {};
+}
+
+}  // namespace
+
+ComputeSettings compute_settings(const Context& ctx, bool quantify_by_default) {
+  ComputeSettings s;
+  s.thresholds.min_finding_impact = ctx.option("MinFindingImpactPercent", 0.5);
+  s.thresholds.min_op_impact = ctx.option("MinOpImpactPercent", 0.01);
+  s.compute_impact = ctx.option("QuantifyImpact", quantify_by_default);
+  return s;
+}
+
+std::string finding_key(const CategoryMetrics& m, const CategoryFinding& f) {
+  char rank[16];
+  std::snprintf(rank, sizeof rank, "%03d", f.rank);
+  return m.category + "_metrics#" + rank;
+}
+
+Status run_compute_analyzer(Context& ctx, const ComputeSettings& settings, FamilyFilter handles) {
+  const std::optional<Sheet> unified = ctx.perf_sheet("unified_perf_summary");
+  if (!unified) {
+    ctx.info(
+        "the run has no unified_perf_summary sheet (no cpu_op events, or no perf report): nothing "
+        "to analyse");
+    return Status::kSkipped;
+  }
+  if (!unified->has("Pct Roofline_mean"))
+    ctx.warn(
+        "the perf report has no roofline columns (no platform peaks): efficiencies are "
+        "unknown, and only ops without a performance model get (heuristic) findings");
+  Inputs in;
+  in.unified = &*unified;
+  in.e2e_ms = e2e_ms(ctx);
+  in.peaks = peaks_of(ctx, *unified);
+  in.compute_impact = settings.compute_impact;
+  in.thresholds = settings.thresholds;
+  in.fusion_kernel_map = fusion_kernel_map(ctx);
+  bool any = false;
+  for (const auto& [category, display] : categories_of(*unified)) {
+    if (!handles(family_of(category))) continue;
+    any = true;
+    const CategoryMetrics m = analyze_category(in, category, display);
+    record_figures(ctx, m);
+    for (const CategoryFinding& f : m.findings) emit_finding(ctx, m, f);
+  }
+  if (!any) {
+    ctx.info("no op category of this analyzer in the unified perf summary");
+    return Status::kSkipped;
+  }
+  return Status::kOk;
+}
+
+}  // namespace traceprism::compute

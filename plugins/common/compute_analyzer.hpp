@@ -1,0 +1,52 @@
+// What every compute-tier analyzer does with the engine (compute_category.hpp): read the run's
+// unified_perf_summary and gpu_timeline sheets and the platform peaks, analyse each category
+// of its family, record the category figures and emit one finding per P-item (the reference's
+// category_findings[]). The analyzers differ only in the families they take.
+#pragma once
+
+#include <traceprism/sdk.hpp>
+
+#include <string>
+
+#include "compute_category.hpp"
+
+namespace traceprism::compute {
+
+// Options shared by the compute analyzers (defaults: the reference's constants, spec §5.1).
+inline constexpr traceprism_option_v1 kComputeOptions[] = {
+    {"MinFindingImpactPercent", "0.5",
+     "A group of ops becomes a finding when its summed impact (percent of end-to-end time) is "
+     "at least this."},
+    {"MinOpImpactPercent", "0.01",
+     "An op's quantified estimate is dropped when its high-end impact (percent of end-to-end "
+     "time) is below this."},
+};
+
+// The Triton analyzer's options: the reference's triton script computes no impact, so its
+// findings are off unless QuantifyImpact is set.
+inline constexpr traceprism_option_v1 kTritonOptions[] = {
+    kComputeOptions[0],
+    kComputeOptions[1],
+    {"QuantifyImpact", "false",
+     "Estimate impact and report findings for Triton kernels (the reference does not)."},
+};
+
+struct ComputeSettings {
+  Thresholds thresholds;
+  bool compute_impact = true;
+};
+
+// The settings from the analyzer's options; `quantify_by_default` is QuantifyImpact's default.
+ComputeSettings compute_settings(const Context& ctx, bool quantify_by_default = true);
+
+using FamilyFilter = bool (*)(Family);
+
+// Runs the analysis for every category of the sheet whose family passes `handles`. Skipped when
+// the run has no unified_perf_summary sheet or none of its categories is handled.
+Status run_compute_analyzer(Context& ctx, const ComputeSettings& settings, FamilyFilter handles);
+
+// The finding key: "<category>_metrics#<rank>" (rank zero-padded), so that the host's tie order
+// (analyzer, key) follows the reference's (metrics file name, category rank).
+std::string finding_key(const CategoryMetrics& m, const CategoryFinding& f);
+
+}  // namespace traceprism::compute
