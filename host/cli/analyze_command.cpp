@@ -179,7 +179,7 @@ int run_analyze(const AnalyzeOptions& o) {
   r.index = &index;
   r.timeline = session.timeline;
   try {
-    r.platform = choose_platform(o.platform, index, !o.load.quiet);
+    r.platform = choose_platform(o.platform, index);
   } catch (const UnknownPlatform& e) {
     print_error(e.what());
     return kExitUsage;

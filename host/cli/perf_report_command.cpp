@@ -30,6 +30,14 @@ struct PerfReportCommandOptions {
 };
 
 int run_perf_report(const PerfReportCommandOptions& o) {
+  // The output folder first: a bad -o should not cost the minute a big trace takes to read.
+  std::error_code ec;
+  std::filesystem::create_directories(o.output_dir, ec);
+  if (ec || !std::filesystem::is_directory(o.output_dir)) {
+    print_error(o.output_dir + ": cannot create the output folder: " +
+                (ec ? ec.message() : std::string("a file of that name exists")) + ".");
+    return kExitOutput;
+  }
   plugins::PluginRegistry registry;
   load_plugins(registry, o.plugin_dirs);
   for (const auto& r : registry.refused())
@@ -48,7 +56,7 @@ int run_perf_report(const PerfReportCommandOptions& o) {
               << " malformed events; run 'traceprism inspect' for the reasons.\n";
   platform::PlatformInfo platform;
   try {
-    platform = choose_platform(o.platform, index, !o.load.quiet);
+    platform = choose_platform(o.platform, index);
   } catch (const std::exception& e) {  // UnknownPlatform, PlatformError
     print_error(e.what());
     return kExitUsage;
@@ -73,13 +81,6 @@ int run_perf_report(const PerfReportCommandOptions& o) {
   in.options = o.sheets;
   const std::vector<report::PerfSheet> sheets = report::build_perf_report(in);
 
-  std::error_code ec;
-  std::filesystem::create_directories(o.output_dir, ec);
-  if (ec || !std::filesystem::is_directory(o.output_dir)) {
-    print_error(o.output_dir + ": cannot create the output folder: " +
-                (ec ? ec.message() : std::string("a file of that name exists")) + ".");
-    return kExitOutput;
-  }
   try {
     for (const report::PerfSheet& sheet : sheets)
       io::write_file_atomically(

@@ -20,7 +20,7 @@ void add_platform_options(CLI::App& command, PlatformOptions& options) {
 }
 
 platform::PlatformInfo choose_platform(const PlatformOptions& options,
-                                       const index::EventIndex& index, bool warn) {
+                                       const index::EventIndex& index) {
   std::string device;
   if (!index.metadata().devices.empty()) device = index.metadata().devices.front().name;
   if (!options.file.empty()) return platform::load_platform_file(options.file).info(device);
@@ -35,8 +35,7 @@ platform::PlatformInfo choose_platform(const PlatformOptions& options,
   if (const platform::PlatformSpec* p = platform::match_device(device)) return p->info(device);
   platform::PlatformInfo none;
   none.device_name = device;
-  if (warn)
-    std::cerr << "warning: no platform file matches the device "
+  std::cerr << "warning: no platform file matches the device "
             << (device.empty() ? std::string("(the trace names none)") : "'" + device + "'")
             << "; roofline numbers are unknown (use --platform NAME or --platform-file FILE).\n";
   return none;

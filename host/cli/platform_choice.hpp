@@ -26,6 +26,6 @@ void add_platform_options(CLI::App& command, PlatformOptions& options);
 // first device name (a warning when none does: roofline numbers are then unknown). Throws
 // platform::PlatformError (a bad file) or UnknownPlatform (an unknown name).
 platform::PlatformInfo choose_platform(const PlatformOptions& options,
-                                       const index::EventIndex& index, bool warn = true);
+                                       const index::EventIndex& index);
 
 }  // namespace traceprism::cli
