@@ -1,7 +1,12 @@
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <map>
 #include <sstream>
 
 #include "report/analysis_report.hpp"
+#include "report/csv_parse.hpp"
+#include "report/python_format.hpp"
 
 namespace traceprism::report {
 namespace {
@@ -28,6 +33,91 @@ std::string cell(std::string_view text) {
       out += c;
   }
   return out.empty() ? "—" : out;
+}
+
+// One compute category as its analyzer recorded it ("<category>.total_time_ms", ".ops",
+// ".findings", ".impact_score*": the reference's manifest and quantified rollup).
+struct CategoryFigures {
+  double time_ms = 0, ops = 0, findings = 0;
+  std::optional<double> impact, low, high;
+};
+
+std::map<std::string, CategoryFigures> category_figures(const AnalysisReport& r) {
+  std::map<std::string, std::map<std::string, double>> raw;
+  for (const AnalyzerOutcome& a : r.graph.analyzers)
+    for (const auto& [key, value] : a.figures) {
+      const auto dot = key.find('.');
+      if (dot != std::string::npos) raw[key.substr(0, dot)][key.substr(dot + 1)] = value;
+    }
+  std::map<std::string, CategoryFigures> out;
+  for (const auto& [category, f] : raw) {
+    if (!f.contains("total_time_ms") || !f.contains("ops") || !f.contains("percent_of_compute"))
+      continue;  // not a compute category (system analyzers record other figures)
+    CategoryFigures c;
+    c.time_ms = f.at("total_time_ms");
+    c.ops = f.at("ops");
+    if (auto it = f.find("findings"); it != f.end()) c.findings = it->second;
+    if (auto it = f.find("impact_score"); it != f.end()) c.impact = it->second;
+    if (auto it = f.find("impact_score_low"); it != f.end()) c.low = it->second;
+    if (auto it = f.find("impact_score_high"); it != f.end()) c.high = it->second;
+    out[category] = c;
+  }
+  return out;
+}
+
+// The reference's display name of a category key: the op category as the unified sheet
+// writes it ("GEMM", "CONV_fwd").
+std::string display_name(const AnalysisReport& r, const std::string& key) {
+  for (const PerfSheet& sheet : r.perf_sheets) {
+    if (sheet.name != "unified_perf_summary") continue;
+    const CsvSheet table = parse_csv_sheet(sheet.csv);
+    const std::size_t c = table.column_index("op category");
+    for (const auto& row : table.rows) {
+      if (c >= row.size()) continue;
+      std::string k = row[c];
+      for (char& ch : k) {
+        if (ch == ' ' || ch == '/') ch = '_';
+        ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      }
+      if (k == key) return row[c];
+    }
+  }
+  return key;
+}
+
+// Top Operations (analysis-rules.md §5.4, §10.3): the categories by quantified impact (at most
+// six), then the categories without any finding that hold >= 5% of the computation time.
+void write_top_operations(std::ostringstream& md, const AnalysisReport& r) {
+  md << "### Top Operations\n\n<!-- impact-begin kind=top_ops -->\n"
+     << "| Rank | Category | Time (ms) | % of Compute Time | Ops |\n"
+     << "|------|----------|-----------|-------------------|-----|\n";
+  const auto figures = category_figures(r);
+  std::vector<std::pair<std::string, CategoryFigures>> rollups, fallbacks;
+  for (const auto& [key, f] : figures) {
+    if (f.impact && *f.impact > 0)
+      rollups.emplace_back(key, f);
+    else if (f.findings == 0)
+      fallbacks.emplace_back(key, f);
+  }
+  std::stable_sort(rollups.begin(), rollups.end(),
+                   [](const auto& a, const auto& b) { return *a.second.impact > *b.second.impact; });
+  if (rollups.size() > 6) rollups.resize(6);
+  const double compute_ms = r.timeline.computation_us / 1000;
+  std::erase_if(fallbacks, [&](const auto& c) { return c.second.time_ms < 0.05 * compute_ms; });
+  std::stable_sort(fallbacks.begin(), fallbacks.end(),
+                   [](const auto& a, const auto& b) { return a.second.time_ms > b.second.time_ms; });
+  int rank = 0;
+  auto row = [&](const std::string& key, const CategoryFigures& f, bool quantified) {
+    const double share = compute_ms > 0 ? f.time_ms / compute_ms * 100 : 0.0;
+    md << "| " << ++rank << " | " << cell(display_name(r, key)) << " | "
+       << python_float_repr(f.time_ms) << " | " << fixed(share) << " | "
+       << static_cast<long long>(f.ops) << " | <!-- top-ops-row low="
+       << (quantified && f.low ? python_float_repr(*f.low) : "null")
+       << " high=" << (quantified && f.high ? python_float_repr(*f.high) : "null") << " -->\n";
+  };
+  for (const auto& [key, f] : rollups) row(key, f, true);
+  for (const auto& [key, f] : fallbacks) row(key, f, false);
+  md << "<!-- impact-end -->\n\n";
 }
 
 // Severity icons by position within a tier (analysis-rules.md §5.5).
@@ -206,10 +296,8 @@ std::string analysis_markdown(const AnalysisReport& r) {
   write_warnings(md, r);
   md << "---\n\n## Compute Kernel Optimizations\n\n"
      << "Findings from per-category kernel analysis (GEMM, SDPA, elementwise, etc.), focused on "
-        "individual kernel efficiency.\n\n"
-     << "### Top Operations\n\n<!-- impact-begin kind=top_ops -->\n"
-     << "| Rank | Category | Time (ms) | % of Compute Time | Ops |\n"
-     << "|------|----------|-----------|-------------------|-----|\n<!-- impact-end -->\n\n";
+        "individual kernel efficiency.\n\n";
+  write_top_operations(md, r);
   if (f.compute.empty())
     md << "✅ No compute kernel optimization opportunities identified. All categories are within "
           "target performance bounds.\n\n";
