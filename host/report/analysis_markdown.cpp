@@ -99,20 +99,22 @@ void write_top_operations(std::ostringstream& md, const AnalysisReport& r) {
     else if (f.findings == 0)
       fallbacks.emplace_back(key, f);
   }
-  std::stable_sort(rollups.begin(), rollups.end(),
-                   [](const auto& a, const auto& b) { return *a.second.impact > *b.second.impact; });
+  std::stable_sort(rollups.begin(), rollups.end(), [](const auto& a, const auto& b) {
+    return *a.second.impact > *b.second.impact;
+  });
   if (rollups.size() > 6) rollups.resize(6);
   const double compute_ms = r.timeline.computation_us / 1000;
   std::erase_if(fallbacks, [&](const auto& c) { return c.second.time_ms < 0.05 * compute_ms; });
-  std::stable_sort(fallbacks.begin(), fallbacks.end(),
-                   [](const auto& a, const auto& b) { return a.second.time_ms > b.second.time_ms; });
+  std::stable_sort(fallbacks.begin(), fallbacks.end(), [](const auto& a, const auto& b) {
+    return a.second.time_ms > b.second.time_ms;
+  });
   int rank = 0;
   auto row = [&](const std::string& key, const CategoryFigures& f, bool quantified) {
     const double share = compute_ms > 0 ? f.time_ms / compute_ms * 100 : 0.0;
     md << "| " << ++rank << " | " << cell(display_name(r, key)) << " | "
        << python_float_repr(f.time_ms) << " | " << fixed(share) << " | "
-       << static_cast<long long>(f.ops) << " | <!-- top-ops-row low="
-       << (quantified && f.low ? python_float_repr(*f.low) : "null")
+       << static_cast<long long>(f.ops)
+       << " | <!-- top-ops-row low=" << (quantified && f.low ? python_float_repr(*f.low) : "null")
        << " high=" << (quantified && f.high ? python_float_repr(*f.high) : "null") << " -->\n";
   };
   for (const auto& [key, f] : rollups) row(key, f, true);

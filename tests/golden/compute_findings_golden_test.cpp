@@ -11,6 +11,9 @@
 // fusion_flagged (the Qwen GEMMs) is left out of the comparison.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 #include <boost/json.hpp>
 #include <cmath>
 #include <filesystem>
@@ -183,6 +186,69 @@ TEST_P(ComputeFindingsGolden, RankedFindingsAndFiguresMatchReference) {
       const std::optional<double> ours = category_figure(root, cat + ".category_specific." + key);
       ASSERT_TRUE(ours) << cat << ".category_specific." << key << " missing";
       EXPECT_NEAR(*ours, number(*v), 1e-9) << cat << ".category_specific." << key;
+    }
+  }
+}
+
+// The rows of analysis.md's Top Operations block: category and the top-ops-row low/high text.
+struct TopOpsRow {
+  std::string category, low, high;
+};
+std::vector<TopOpsRow> top_ops_rows(const fs::path& analysis_md) {
+  std::ifstream in(analysis_md);
+  std::string line;
+  bool inside = false;
+  std::vector<TopOpsRow> rows;
+  while (std::getline(in, line)) {
+    if (line.find("<!-- impact-begin kind=top_ops -->") != std::string::npos)
+      inside = true;
+    else if (inside && line.find("<!-- impact-end -->") != std::string::npos)
+      break;
+    else if (inside && line.find("top-ops-row") != std::string::npos) {
+      std::vector<std::string> cells;
+      std::stringstream ss(line);
+      for (std::string c; std::getline(ss, c, '|');) cells.push_back(c);
+      TopOpsRow r;
+      r.category = cells.size() > 2 ? cells[2].substr(1, cells[2].size() - 2) : "";
+      const auto low = line.find("low="), high = line.find(" high="), end = line.find(" -->");
+      r.low = line.substr(low + 4, high - low - 4);
+      r.high = line.substr(high + 6, end - high - 6);
+      rows.push_back(r);
+    }
+  }
+  return rows;
+}
+
+// Top Operations reproduces priority_data.json `priorities` (rollups, then fallbacks) when no
+// category waits for the fusion analyzer's feedback (which removes flagged ops first).
+TEST_P(ComputeFindingsGolden, TopOperationsMatchPriorities) {
+  const Case& c = GetParam();
+  if (c.trace.empty()) GTEST_SKIP() << "no reference traces: " << kTraces << " is absent";
+  if (!fusion_pending(c.expected).empty())
+    GTEST_SKIP() << "categories wait for the fusion analyzer's feedback";
+  traceprism::testing::TempDir out;
+  std::string log;
+  ASSERT_EQ(traceprism::testing::run_cli(
+                "analyze -q " + traceprism::testing::shell_quote(c.trace.string()) +
+                    " --platform-file " + traceprism::testing::shell_quote(c.platform.string()) +
+                    " -o " + traceprism::testing::shell_quote(out.path().string()),
+                &log),
+            0)
+      << log;
+  const auto rows = top_ops_rows(out.path() / "analysis.md");
+  const json::value priority = read_json(c.expected / "priority_data.json");
+  const json::array& golden = priority.at("priorities").as_array();
+  ASSERT_EQ(rows.size(), golden.size()) << log;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const json::object& g = golden[i].as_object();
+    EXPECT_EQ(rows[i].category, g.at("display_name").as_string()) << i;
+    for (auto [text, key] : {std::pair{rows[i].low, "impact_score_low"},
+                             std::pair{rows[i].high, "impact_score_high"}}) {
+      const json::value* v = g.if_contains(key);
+      if (!v || v->is_null())
+        EXPECT_EQ(text, "null") << i << " " << key;
+      else
+        EXPECT_NEAR(std::stod(text), number(*v), 0.01) << i << " " << key;
     }
   }
 }
