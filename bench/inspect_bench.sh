@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Usage: bench/inspect_bench.sh [--json-plain] [--analyze] [SIZE_MB=1100] [RUNS=3]
+# Usage: bench/inspect_bench.sh [--json-plain] [--analyze|--perf-report] [SIZE_MB=1100] [RUNS=3]
 #
 # Measures `traceprism inspect` (or, with --analyze, the full `traceprism analyze` with the
-# default plugins) on a large synthetic trace against the cost of just decompressing it
-# (`gunzip -c > /dev/null`), and its peak memory against the uncompressed size.
+# default plugins; with --perf-report, `traceprism perf-report`) on a large synthetic trace
+# against the cost of just decompressing it (`gunzip -c > /dev/null`), and its peak memory
+# against the uncompressed size.
 #
-#   SIZE_MB       uncompressed size of the synthetic trace, passed to `synth --target-mb`
-#   RUNS          runs of each command; the table reports medians
-#   --json-plain  also bench the uncompressed .json file (baseline: `cat > /dev/null`)
+#   SIZE_MB        uncompressed size of the synthetic trace, passed to `synth --target-mb`
+#   RUNS           runs of each command; the table reports medians
+#   --json-plain   also bench the uncompressed .json file (baseline: `cat > /dev/null`)
 #   TRACEPRISM_BIN=path (environment) benches that binary instead of building build/traceprism
 #
 # The trace is generated once and cached in out/bench/ (git-ignored), together with its
@@ -19,7 +20,7 @@ shopt -s inherit_errexit
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-usage() { sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 64; }
+usage() { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 64; }
 
 json_plain=0
 command_name=inspect
@@ -28,6 +29,7 @@ for arg in "$@"; do
   case "$arg" in
     --json-plain) json_plain=1 ;;
     --analyze) command_name=analyze ;;
+    --perf-report) command_name=perf-report ;;
     -h|--help) usage ;;
     -*) echo "inspect_bench: unknown option $arg" >&2; usage ;;
     *) positional+=("$arg") ;;
@@ -91,7 +93,7 @@ fi
 timing=$(mktemp)
 trap 'rm -f "$timing"' EXIT
 
-# measure CMD...: runs CMD under GNU time with stdout to /dev/null; prints "WALL_S RSS_KB".
+# measure CMD...: runs CMD under GNU time with stdout to /dev/null; prints "WALL_S RSS_KB USER_S".
 measure() {
   if ! "$gnu_time" -v -o "$timing" "$@" > /dev/null; then
     echo "inspect_bench: command failed: $*" >&2
@@ -104,7 +106,8 @@ measure() {
       wall = (n == 3) ? p[1] * 3600 + p[2] * 60 + p[3] : p[1] * 60 + p[2]
     }
     /Maximum resident set size/ { rss = $NF }
-    END { printf "%.3f %d\n", wall, rss }' "$timing"
+    /User time \(seconds\)/ { user = $NF }
+    END { printf "%.3f %d %.2f\n", wall, rss, user }' "$timing"
 }
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
@@ -112,29 +115,30 @@ median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] 
 # bench LABEL BASELINE_NAME FILE BASELINE_CMD...: prints one markdown table row.
 bench() {
   local label=$1 base_name=$2 file=$3; shift 3
-  local base_walls=() walls=() rsss=() i w r m
+  local base_walls=() walls=() rsss=() users=() i w r u m
   cat "$file" > /dev/null  # warm the page cache
   for ((i = 1; i <= runs; i++)); do
     m=$(measure "$@")
-    base_walls+=("${m% *}")
-    if [ "$command_name" = analyze ]; then
-      m=$(measure "$bin" analyze -q "$file" -o "$bench_dir/analysis")
-    else
-      m=$(measure "$bin" inspect "$file")
-    fi
-    w=${m% *}; r=${m#* }
-    walls+=("$w"); rsss+=("$r")
-    echo "inspect_bench: $label run $i/$runs: $base_name ${base_walls[-1]} s, $command_name $w s, peak RSS $((r * 1024 / 1000000)) MB" >&2
+    base_walls+=("${m%% *}")
+    case "$command_name" in
+      analyze) m=$(measure "$bin" analyze -q "$file" -o "$bench_dir/analysis") ;;
+      perf-report) m=$(measure "$bin" perf-report -q "$file" -o "$bench_dir/perf_report") ;;
+      *) m=$(measure "$bin" inspect "$file") ;;
+    esac
+    read -r w r u <<< "$m"
+    walls+=("$w"); rsss+=("$r"); users+=("$u")
+    echo "inspect_bench: $label run $i/$runs: $base_name ${base_walls[-1]} s, $command_name $w s (user $u s), peak RSS $((r * 1024 / 1000000)) MB" >&2
   done
-  local base_med wall_med rss_med
+  local base_med wall_med rss_med user_med
   base_med=$(printf '%s\n' "${base_walls[@]}" | median)
   wall_med=$(printf '%s\n' "${walls[@]}" | median)
   rss_med=$(printf '%s\n' "${rsss[@]}" | median)
+  user_med=$(printf '%s\n' "${users[@]}" | median)
   awk -v label="$label" -v base_name="$base_name" -v b="$base_med" -v w="$wall_med" \
-      -v rss_kb="$rss_med" -v bytes="$uncompressed_bytes" 'BEGIN {
+      -v rss_kb="$rss_med" -v bytes="$uncompressed_bytes" -v user="$user_med" 'BEGIN {
     ratio = (b > 0) ? sprintf("%.2f", w / b) : "n/a"
-    printf "| %s | %.0f | %s %.2f s | %.2f s | %s | %.0f | %.3f |\n",
-      label, bytes / 1e6, base_name, b, w, ratio, rss_kb * 1024 / 1e6, rss_kb * 1024 / bytes
+    printf "| %s | %.0f | %s %.2f s | %.2f s | %s | %.0f | %.3f | %.2f s |\n",
+      label, bytes / 1e6, base_name, b, w, ratio, rss_kb * 1024 / 1e6, rss_kb * 1024 / bytes, user
   }'
 }
 
@@ -144,8 +148,10 @@ if [ -n "$plain" ]; then
 fi
 
 build_type=unknown
-if [ -z "${TRACEPRISM_BIN:-}" ]; then
-  build_type=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' build/CMakeCache.txt)
+# The build folder of the binary (build/, or the one TRACEPRISM_BIN lies in) names its type.
+cache="$(dirname "$bin")/CMakeCache.txt"
+if [ -f "$cache" ]; then
+  build_type=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$cache")
 fi
 mem_gib=$(awk '/^MemTotal:/ { printf "%.1f", $2 / 1048576 }' /proc/meminfo)
 cpu_model=$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n 1)
@@ -158,6 +164,6 @@ echo "- machine: $(nproc) CPUs (${cpu_model:-unknown model}), ${mem_gib} GiB mem
 echo "- input: synth --target-mb $size_mb --layers 24 --seed 1, $uncompressed_bytes bytes uncompressed, $(stat -c %s "$gz") bytes gzip"
 echo "- medians of $runs runs, warm page cache; MB = 10^6 bytes"
 echo
-echo "| input | uncompressed MB | baseline wall | $command_name wall | ratio | $command_name peak RSS MB | RSS / uncompressed |"
-echo "|---|---:|---:|---:|---:|---:|---:|"
+echo "| input | uncompressed MB | baseline wall | $command_name wall | ratio | $command_name peak RSS MB | RSS / uncompressed | $command_name user CPU |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 echo "$rows"

@@ -1,19 +1,47 @@
-// Prints resident memory after each stage of `inspect` (read, call tree, links, timeline), to
-// see where the memory of a large trace goes. Build with -DTRACEPRISM_BUILD_BENCH=ON; run:
-//   build/bench/stage_memory out/bench/synth_1100mb_l24_s1.json.gz
+// Prints the time and resident memory of each stage of `analyze` up to the perf report: what
+// `inspect` does (read, call tree, links, timeline), then the op instances, the plugin products,
+// the op models (phase 1), the autograd links and the perf report, whole (as perf-report and
+// analyze run it) and then part by part (one after the other), to see where the time and the
+// memory of a large trace go. Build with -DTRACEPRISM_BUILD_BENCH=ON; run:
+//   build/bench/stage_memory out/bench/synth_1100mb_l24_s1.json.gz [PLUGIN_DIR]
+// PLUGIN_DIR defaults to the build's plugin folder (bench/../plugins).
+#include <malloc.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <string>
 
+#include "cli/platform_choice.hpp"
+#include "cli/plugin_loading.hpp"
+#include "config/run_config.hpp"
 #include "ingest/trace_reader.hpp"
 #include "model/call_tree.hpp"
+#include "model/forward_backward.hpp"
 #include "model/gpu_timeline.hpp"
+#include "model/kernel_launchers.hpp"
 #include "model/launch_links.hpp"
+#include "plugins/op_model_runner.hpp"
+#include "plugins/plugin_registry.hpp"
+#include "plugins/run_products.hpp"
+#include "report/category_sheets.hpp"
+#include "report/gpu_subtrees.hpp"
+#include "report/kernel_sheets.hpp"
+#include "report/ops_sheets.hpp"
+#include "report/perf_report.hpp"
+#include "report/unified_perf_table.hpp"
 
 namespace {
 
-// Current and peak resident set size from /proc/self/status, in MB.
+using Clock = std::chrono::steady_clock;
+
+// Seconds since the previous stage, then current and peak resident set size from
+// /proc/self/status, in MB.
 void report(const char* stage) {
+  static Clock::time_point last = Clock::now();
+  const Clock::time_point now = Clock::now();
   std::ifstream status("/proc/self/status");
   std::string line;
   long rss_kb = 0, peak_kb = 0;
@@ -21,25 +49,115 @@ void report(const char* stage) {
     if (line.rfind("VmRSS:", 0) == 0) rss_kb = std::stol(line.substr(6));
     if (line.rfind("VmHWM:", 0) == 0) peak_kb = std::stol(line.substr(6));
   }
-  std::cout << stage << ": resident " << rss_kb / 1000 << " MB, peak so far " << peak_kb / 1000
-            << " MB\n";
+  std::printf("%-32s %6.2f s   resident %5ld MB, peak so far %5ld MB\n", stage,
+              std::chrono::duration<double>(now - last).count(), rss_kb / 1000, peak_kb / 1000);
+  std::fflush(stdout);
+  last = Clock::now();  // the /proc read is not part of the next stage
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::cerr << "usage: stage_memory TRACE\n";
+  namespace tp = traceprism;
+  if (argc < 2 || argc > 3) {
+    std::cerr << "usage: stage_memory TRACE [PLUGIN_DIR]\n";
     return 64;
   }
-  auto file = traceprism::ingest::read_trace(argv[1]);
-  report("after read");
-  auto tree = traceprism::model::CallTree::build(file.index);
-  report("after call tree");
-  auto links = traceprism::model::LaunchLinks::build(file.index);
-  report("after links");
-  auto timeline = traceprism::model::compute_gpu_timeline(file.index, links);
-  report("after timeline");
-  std::cout << file.index.size() << " events, " << timeline.events << " GPU events\n";
+  const std::string trace = argv[1];
+  const std::string plugin_dir =
+      argc == 3 ? argv[2]
+                : (std::filesystem::absolute(argv[0]).parent_path().parent_path() / "plugins")
+                      .string();
+  tp::plugins::PluginRegistry registry;
+  tp::cli::load_plugins(registry, {plugin_dir});
+  report("start (plugins loaded)");
+
+  auto file = tp::ingest::read_trace(trace);
+  report("read");
+  const tp::index::EventIndex& index = file.index;
+  auto tree = tp::model::CallTree::build(index);
+  report("call tree");
+  auto links = tp::model::LaunchLinks::build(index);
+  report("links");
+  auto timeline = tp::model::compute_gpu_timeline(index, links);
+  report("timeline");
+  std::printf("%zu events, %zu GPU events\n", index.size(), static_cast<std::size_t>(timeline.events));
+
+  const auto launchers = tp::model::KernelLaunchers::build(index, tree, links);
+  report("op instances");
+  tp::plugins::RunProducts products(index, tree, links, timeline, launchers);
+  report("plugin products");
+  tp::platform::PlatformInfo platform;
+  try {
+    platform = tp::cli::choose_platform({}, index);
+  } catch (const std::exception& e) {
+    std::cerr << "no platform: " << e.what() << "\n";
+  }
+  const tp::config::RunConfig config;
+  const tp::plugins::OpModelInputs model_inputs{&registry, &config, &platform, &trace, 0};
+  const tp::plugins::OpModelRun op_run = tp::plugins::run_op_models(model_inputs, products);
+  products.set_op_work(&op_run.table);
+  report("op models (phase 1)");
+  const auto fwd_bwd = tp::model::ForwardBackwardLinks::build(index);
+  report("autograd links");
+
+  tp::report::PerfReportInputs in;
+  in.index = &index;
+  in.tree = &tree;
+  in.links = &links;
+  in.fwd_bwd = &fwd_bwd;
+  in.timeline = &timeline;
+  in.launchers = &launchers;
+  in.op_work = &op_run.table;
+  in.platform = &platform;
+  std::size_t bytes = 0;
+  {
+    const auto sheets = tp::report::build_perf_report(in);
+    for (const auto& sheet : sheets) bytes += sheet.csv.size();
+    report("perf report");
+  }
+  std::printf("perf report: %zu bytes of CSV\n", bytes);
+  malloc_trim(0);
+  report("(trimmed)");
+
+  // The report's parts one after the other, each from a trimmed heap.
+  const tp::report::LauncherSheetInputs launcher_inputs{
+      index, tree, links, launchers, timeline,
+      [&](tp::index::Row row) -> std::optional<std::string> {
+        if (auto c = op_run.table.category_of_name(index.name_id(row))) return std::string(*c);
+        return std::nullopt;
+      }};
+  {
+    tp::report::OpsSheetsBuilder ops;
+    tp::report::LauncherCategories categories;
+    tp::report::LauncherRowBuilder builder(launcher_inputs);
+    tp::report::LauncherRow row;
+    for (const auto& l : launchers.all()) {
+      builder.fill(l, row);
+      ops.add(row);
+      categories.add(row.row, row.category);
+    }
+    categories.finish();
+    bytes = ops.ops_summary_by_category().to_csv().size() + ops.ops_summary().to_csv().size() +
+            ops.ops_unique_args().to_csv().size();
+    for (const auto& [name, csv] : tp::report::kernel_sheets_of(launcher_inputs, categories))
+      bytes += csv.size();
+    report("  ops and kernel sheets");
+  }
+  malloc_trim(0);
+  const tp::report::PerfSheetInputs perf{&index,       &tree,     &links,     &fwd_bwd,
+                                         &op_run.table, &platform, &launchers};
+  const tp::report::GpuSubtrees subtrees(index, tree, links, &fwd_bwd);
+  report("  GPU subtrees");
+  {
+    const auto unified = tp::report::build_unified_perf_table(perf, subtrees, false);
+    bytes = tp::report::unified_perf_summary_csv(unified).size();
+    report("  unified_perf_summary");
+  }
+  malloc_trim(0);
+  {
+    const auto sheets = tp::report::build_category_sheets(perf, subtrees);
+    report("  per-category sheets");
+  }
   return 0;
 }

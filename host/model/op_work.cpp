@@ -1,8 +1,15 @@
 #include "model/op_work.hpp"
 
 #include <algorithm>
+#include <bit>
 
 namespace traceprism::model {
+
+std::size_t OpWorkTable::AnswerKeyHash::operator()(const AnswerKey& key) const {
+  std::size_t h = 0;
+  for (std::uint64_t part : key) h = h * 1000003 ^ std::hash<std::uint64_t>{}(part);
+  return h;
+}
 
 std::uint32_t OpWorkTable::intern_text(std::string_view text) {
   if (text.empty()) return 0;
@@ -30,23 +37,57 @@ std::uint32_t OpWorkTable::add_model_name(std::string name) {
   return static_cast<std::uint32_t>(model_names_.size() - 1);
 }
 
-void OpWorkTable::add(OpWork work) { works_.push_back(work); }
+namespace {
+
+// An answer's identity: every field but the row (doubles compare bitwise).
+OpWorkTable::AnswerKey answer_key(const OpWork& w) {
+  auto pair = [](std::uint64_t high, std::uint64_t low) { return high << 32 | low; };
+  return {pair(w.model, static_cast<std::uint64_t>(w.status) << 16 |
+                            static_cast<std::uint64_t>(w.has_model) << 8 |
+                            static_cast<std::uint64_t>(w.bwd_status)),
+          pair(w.category, w.bwd_category),
+          pair(w.sheet, w.compute_spec),
+          w.params,
+          std::bit_cast<std::uint64_t>(w.flops),
+          std::bit_cast<std::uint64_t>(w.bytes),
+          std::bit_cast<std::uint64_t>(w.flops_bwd),
+          std::bit_cast<std::uint64_t>(w.bytes_bwd)};
+}
+
+}  // namespace
+
+void OpWorkTable::add(const OpWork& work) {
+  OpWork answer = work;
+  answer.row = 0;
+  auto [it, fresh] =
+      answer_ids_.try_emplace(answer_key(answer), static_cast<std::uint32_t>(answers_.size()));
+  if (fresh) answers_.push_back(answer);
+  ops_.push_back({work.row, it->second});
+}
+
+OpWork OpWorkTable::at(std::size_t i) const {
+  OpWork w = answers_[ops_[i].answer];
+  w.row = ops_[i].row;
+  return w;
+}
 
 void OpWorkTable::finish() {
-  std::sort(works_.begin(), works_.end(), [](const OpWork& a, const OpWork& b) { return a.row < b.row; });
+  std::sort(ops_.begin(), ops_.end(), [](const Op& a, const Op& b) { return a.row < b.row; });
   by_name_.clear();
   if (!index_) return;
-  for (const OpWork& w : works_) {
-    NameInfo& info = by_name_[index_->name_id(w.row)];
+  for (const Op& op : ops_) {
+    const OpWork& w = answers_[op.answer];
+    NameInfo& info = by_name_[index_->name_id(op.row)];
     if (info.category == 0) info.category = w.category;
     if (w.has_model) info.has_model = true;
   }
 }
 
-const OpWork* OpWorkTable::find(Row row) const {
-  auto it = std::lower_bound(works_.begin(), works_.end(), row,
-                             [](const OpWork& w, Row r) { return w.row < r; });
-  return it != works_.end() && it->row == row ? &*it : nullptr;
+std::optional<OpWork> OpWorkTable::find(Row row) const {
+  auto it = std::lower_bound(ops_.begin(), ops_.end(), row,
+                             [](const Op& op, Row r) { return op.row < r; });
+  if (it == ops_.end() || it->row != row) return std::nullopt;
+  return at(static_cast<std::size_t>(it - ops_.begin()));
 }
 
 std::string OpWorkTable::sheet(const OpWork& w) const {

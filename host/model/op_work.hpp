@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -41,19 +42,54 @@ struct OpParam {
   std::string repr;
 };
 
-// Phase-1 results for every host op whose name an op model claims, sorted by row. Texts and
-// parameter lists repeat across millions of ops, so both are interned.
+// Phase-1 results for every host op whose name an op model claims, by row. Texts, parameter
+// lists and whole answers repeat across millions of ops, so all three are interned: the table
+// keeps a row and an answer id per op (8 bytes instead of a 72-byte OpWork).
 class OpWorkTable {
  public:
   // Interning, used while the table is filled (single-threaded).
   std::uint32_t intern_text(std::string_view text);
   std::uint32_t intern_params(std::vector<OpParam> params);
   std::uint32_t add_model_name(std::string name);
-  void add(OpWork work);  // rows in any order; call finish() once done
+  void reserve(std::size_t ops) { ops_.reserve(ops); }
+  void add(const OpWork& work);  // rows in any order; call finish() once done
   void finish();
 
-  std::span<const OpWork> all() const { return works_; }
-  const OpWork* find(Row row) const;
+  // The ops by row, as OpWork values.
+  std::size_t size() const { return ops_.size(); }
+  OpWork at(std::size_t i) const;
+  class Ops {
+   public:
+    class iterator {
+     public:
+      iterator(const OpWorkTable* table, std::size_t i) : table_(table), i_(i) {}
+      OpWork operator*() const { return table_->at(i_); }
+      iterator& operator++() {
+        ++i_;
+        return *this;
+      }
+      bool operator==(const iterator& o) const { return i_ == o.i_; }
+
+     private:
+      const OpWorkTable* table_;
+      std::size_t i_;
+    };
+    explicit Ops(const OpWorkTable* table) : table_(table) {}
+    iterator begin() const { return {table_, 0}; }
+    iterator end() const { return {table_, table_->size()}; }
+
+   private:
+    const OpWorkTable* table_;
+  };
+  Ops all() const { return Ops(this); }
+  std::optional<OpWork> find(Row row) const;
+
+  // Every field of an answer but the row, packed (doubles as their bits).
+  using AnswerKey = std::array<std::uint64_t, 8>;
+  struct AnswerKeyHash {
+    std::size_t operator()(const AnswerKey& key) const;
+  };
+
   std::string_view text(std::uint32_t id) const { return texts_[id]; }
   const std::vector<OpParam>& params(std::uint32_t id) const { return param_lists_[id]; }
   const std::vector<std::string>& model_names() const { return model_names_; }
@@ -68,7 +104,13 @@ class OpWorkTable {
   bool name_has_model(index::StringId name) const;
 
  private:
-  std::vector<OpWork> works_;
+  struct Op {
+    Row row;
+    std::uint32_t answer;  // index into answers_
+  };
+  std::vector<Op> ops_;
+  std::vector<OpWork> answers_;  // distinct answers (row 0)
+  std::unordered_map<AnswerKey, std::uint32_t, AnswerKeyHash> answer_ids_;
   std::vector<std::string> texts_{""};  // id 0 = empty
   std::unordered_map<std::string, std::uint32_t> text_ids_;
   std::vector<std::vector<OpParam>> param_lists_{{}};  // id 0 = none

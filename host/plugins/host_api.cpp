@@ -40,7 +40,7 @@ const std::uint32_t* api_rows_of_kind(const traceprism_run_ctx* ctx, std::int32_
     if (count) *count = 0;
     return nullptr;
   }
-  const auto& rows = ctx->products->rows_of_kind(kind);
+  const auto rows = ctx->products->rows_of_kind(kind);
   if (count) *count = rows.size();
   return rows.data();
 }

@@ -4,9 +4,11 @@
 #include <oneapi/tbb/task_arena.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <string_view>
+#include <unordered_map>
 
 #include "plugins/host_api.hpp"
 
@@ -88,11 +90,9 @@ RawWork call_model(const traceprism_op_model_v1& m, traceprism_run_ctx& ctx, ind
   return w;
 }
 
-void add_work(OpModelRun& run, const std::vector<Candidate>& models,
-              const std::pair<index::Row, int>& job, const RawWork& w) {
+// A model's answer with its texts interned into the table (row and model not set).
+model::OpWork intern_answer(OpModelRun& run, const RawWork& w) {
   model::OpWork op;
-  op.row = job.first;
-  op.model = static_cast<std::uint32_t>(job.second);
   op.status = status_of(w.status);
   op.has_model = w.has_model;
   op.bwd_status = status_of(w.bwd_status);
@@ -105,11 +105,52 @@ void add_work(OpModelRun& run, const std::vector<Candidate>& models,
   op.bytes = w.bytes;
   op.flops_bwd = w.flops_bwd;
   op.bytes_bwd = w.bytes_bwd;
+  return op;
+}
+
+void add_work(OpModelRun& run, const std::vector<Candidate>& models,
+              const std::pair<index::Row, int>& job, model::OpWork op) {
+  op.row = job.first;
+  op.model = static_cast<std::uint32_t>(job.second);
   run.table.add(op);
   OpModelOutcome& o = run.outcomes[models[static_cast<std::size_t>(job.second)].outcome];
   ++o.claimed;
   if (op.status == model::OpWorkStatus::kModelled && op.has_model) ++o.modelled;
   if (op.status == model::OpWorkStatus::kFailed) ++o.failed;
+}
+
+// What an op model sees of an op call (sdk OpCall): the name, the four shape-arg texts and the
+// names of the GPU events below, as interned ids, plus the model. Calls with equal keys get
+// equal answers; the Sequence number is left out (models only quote it in error messages).
+struct CallKey {
+  int model = 0;
+  std::array<index::StringId, 5> texts{};  // name, dims, types, strides, concrete inputs
+  std::vector<index::StringId> kernels;    // by start time
+  bool operator==(const CallKey&) const = default;
+};
+
+struct CallKeyHash {
+  std::size_t operator()(const CallKey& k) const {
+    std::size_t h = static_cast<std::size_t>(k.model);
+    for (index::StringId id : k.texts) h = h * 1000003 ^ id;
+    for (index::StringId id : k.kernels) h = h * 1000003 ^ id;
+    return h;
+  }
+};
+
+void fill_call_key(const RunProducts& products, const std::pair<index::Row, int>& job,
+                   std::vector<index::Row>& kernels, CallKey& key) {
+  const index::EventIndex& index = products.index();
+  const index::Row row = job.first;
+  key.model = job.second;
+  key.texts = {index.name_id(row), index::kNoString, index::kNoString, index::kNoString,
+               index::kNoString};
+  if (const index::OpArgs* a = index.op_args(row))
+    key.texts = {index.name_id(row), a->input_dims, a->input_types, a->input_strides,
+                 a->concrete_inputs};
+  products.subtree_gpu_rows(row, kernels);  // what op_call gives the model
+  key.kernels.clear();
+  for (index::Row k : kernels) key.kernels.push_back(index.name_id(k));
 }
 
 }  // namespace
@@ -146,28 +187,58 @@ OpModelRun run_op_models(const OpModelInputs& in, const RunProducts& products) {
     if (it->second >= 0) work.emplace_back(r, it->second);
   }
 
-  // Chunks bound the memory of the raw answers (strings per op) on traces with millions of ops;
-  // interning after each chunk keeps the table's order and content independent of threads.
-  constexpr std::size_t kChunk = 8192;
-  std::vector<RawWork> raw;
+  // An op model is a function of the op call it reads (CallKey): big traces repeat a few
+  // thousand distinct calls over hundreds of thousands of ops (every layer, every step), so
+  // each distinct call is modelled once, for its first op, and its answer is shared. Keys are
+  // made on the workers (each walks the op's subtree), then numbered in op order.
   oneapi::tbb::task_arena arena(in.jobs > 0 ? in.jobs : oneapi::tbb::task_arena::automatic);
-  for (std::size_t begin = 0; begin < work.size(); begin += kChunk) {
-    const std::size_t end = std::min(work.size(), begin + kChunk);
+  constexpr std::size_t kChunk = 8192;
+  std::vector<std::uint32_t> call_of(work.size());
+  std::vector<std::pair<index::Row, int>> calls;  // the first op of each distinct call
+  {
+    std::unordered_map<CallKey, std::uint32_t, CallKeyHash> ids;
+    std::vector<CallKey> keys(std::min(work.size(), kChunk));  // reused: keep their capacity
+    for (std::size_t begin = 0; begin < work.size(); begin += kChunk) {
+      const std::size_t end = std::min(work.size(), begin + kChunk);
+      arena.execute([&] {
+        oneapi::tbb::parallel_for(begin, end, [&](std::size_t i) {
+          thread_local std::vector<index::Row> kernels;
+          fill_call_key(products, work[i], kernels, keys[i - begin]);
+        });
+      });
+      for (std::size_t i = begin; i < end; ++i) {
+        auto [it, fresh] =
+            ids.try_emplace(keys[i - begin], static_cast<std::uint32_t>(calls.size()));
+        if (fresh) calls.push_back(work[i]);
+        call_of[i] = it->second;
+      }
+    }
+  }
+
+  // Chunks bound the memory of the raw answers (strings per call); interning after each chunk,
+  // in call order, keeps the table's order and content independent of threads.
+  std::vector<RawWork> raw;
+  std::vector<model::OpWork> answers;
+  answers.reserve(calls.size());
+  for (std::size_t begin = 0; begin < calls.size(); begin += kChunk) {
+    const std::size_t end = std::min(calls.size(), begin + kChunk);
     raw.assign(end - begin, RawWork{});
     arena.execute([&] {
       oneapi::tbb::parallel_for(begin, end, [&](std::size_t i) {
-        const Candidate& c = models[work[i].second];
+        const Candidate& c = models[calls[i].second];
         traceprism_run_ctx ctx;
         ctx.products = &products;
         ctx.config = in.config;
         ctx.platform = in.platform;
         ctx.trace_path = in.trace_path;
         ctx.owner = c.model->name;
-        raw[i - begin] = call_model(*c.model, ctx, work[i].first);
+        raw[i - begin] = call_model(*c.model, ctx, calls[i].first);
       });
     });
-    for (std::size_t i = begin; i < end; ++i) add_work(run, models, work[i], raw[i - begin]);
+    for (std::size_t i = begin; i < end; ++i) answers.push_back(intern_answer(run, raw[i - begin]));
   }
+  run.table.reserve(work.size());
+  for (std::size_t i = 0; i < work.size(); ++i) add_work(run, models, work[i], answers[call_of[i]]);
   run.table.finish();
   return run;
 }

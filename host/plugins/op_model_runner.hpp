@@ -35,7 +35,10 @@ struct OpModelInputs {
 
 // Phase 1: every host op (cpu_op or user annotation) is offered to the first op model, in load
 // order, that claims its name (exactly, or by a "prefix*" pattern). Runs on `jobs` threads;
-// results do not depend on the thread count.
+// results do not depend on the thread count. An op model is taken to be a function of the op
+// call it reads (sdk OpCall: the name, the four shape-arg texts and the names of the GPU events
+// below; not the Sequence number): ops with the same call share the answer the model gave for
+// the first of them, so each distinct call is modelled once.
 OpModelRun run_op_models(const OpModelInputs& in, const RunProducts& products);
 
 }  // namespace traceprism::plugins

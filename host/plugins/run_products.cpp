@@ -1,6 +1,7 @@
 #include "plugins/run_products.hpp"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "report/csv_parse.hpp"
 #include "report/op_category.hpp"
@@ -86,16 +87,30 @@ RunProducts::RunProducts(const index::EventIndex& index, const model::CallTree& 
   columns_.gpu_class = gpu_class_.data();
 
   for (int k = 0; k < index::kEventKindCount; ++k) {
-    auto rows = index.rows_of_kind(static_cast<index::EventKind>(k));
-    auto& sorted = sorted_by_kind_[k];
-    sorted.assign(rows.begin(), rows.end());
+    const auto rows = index.rows_of_kind(static_cast<index::EventKind>(k));
     auto before = [&](index::Row a, index::Row b) {
       return index.ts_ns(a) != index.ts_ns(b) ? index.ts_ns(a) < index.ts_ns(b) : a < b;
     };
-    // Profilers mostly write events in time order; sort only when they did not.
-    if (!std::is_sorted(sorted.begin(), sorted.end(), before))
+    // Profilers mostly write events in time order: then the index's list is shown as it is,
+    // and only a list out of order is copied and sorted.
+    rows_by_kind_[k] = rows;
+    if (!std::is_sorted(rows.begin(), rows.end(), before)) {
+      auto& sorted = sorted_copies_[k];
+      sorted.assign(rows.begin(), rows.end());
       std::sort(sorted.begin(), sorted.end(), before);
+      rows_by_kind_[k] = sorted;
+    }
   }
+
+  launches_below_.assign(n, false);
+  for (index::EventKind kind : {index::EventKind::kCudaRuntime, index::EventKind::kCudaDriver})
+    for (index::Row runtime : index.rows_of_kind(kind)) {
+      if (links.launched(runtime).empty()) continue;
+      // Stop at the first ancestor already marked: its own ancestors are marked too.
+      for (std::int32_t cur = static_cast<std::int32_t>(runtime); cur >= 0 && !launches_below_[cur];
+           cur = tree.parent(static_cast<index::Row>(cur)))
+        launches_below_[cur] = true;
+    }
 
   for (const model::KernelLauncher& op : launchers.all()) {
     op_row_.push_back(op.row);
@@ -135,16 +150,28 @@ void RunProducts::set_op_work(const model::OpWorkTable* work) {
   op_category_.assign(n, index::kNoString);
   op_flops_.assign(n, -1);
   op_bytes_.assign(n, -1);
+  // The category depends on the op's name and its first kernel's name only: decided once per
+  // such pair (kNoString: no kernel; an empty kernel name categorizes the same way).
+  std::unordered_map<std::uint64_t, index::StringId> category_of;
   for (std::size_t i = 0; i < n; ++i) {
-    // The reference's op category (§7): registry, name patterns, first-kernel fallback.
-    std::optional<std::string> registry;
-    if (work)
-      if (auto category = work->category_of_name(index_.name_id(op_row_[i])))
-        registry = std::string(*category);
-    std::optional<std::string_view> first_kernel;
-    if (op_kernel_count_[i] > 0) first_kernel = index_.name(op_kernel_rows_[op_kernel_begin_[i]]);
-    op_category_[i] = intern(report::categorize_op(index_.name(op_row_[i]), registry, first_kernel));
-    const model::OpWork* w = work ? work->find(op_row_[i]) : nullptr;
+    const index::StringId first_kernel_name =
+        op_kernel_count_[i] > 0 ? index_.name_id(op_kernel_rows_[op_kernel_begin_[i]])
+                                : index::kNoString;
+    const std::uint64_t key =
+        static_cast<std::uint64_t>(index_.name_id(op_row_[i])) << 32 | first_kernel_name;
+    auto [known, fresh] = category_of.try_emplace(key, index::kNoString);
+    if (fresh) {
+      // The reference's op category (§7): registry, name patterns, first-kernel fallback.
+      std::optional<std::string> registry;
+      if (work)
+        if (auto category = work->category_of_name(index_.name_id(op_row_[i])))
+          registry = std::string(*category);
+      std::optional<std::string_view> first_kernel;
+      if (op_kernel_count_[i] > 0) first_kernel = index_.name(op_kernel_rows_[op_kernel_begin_[i]]);
+      known->second = intern(report::categorize_op(index_.name(op_row_[i]), registry, first_kernel));
+    }
+    op_category_[i] = known->second;
+    const std::optional<model::OpWork> w = work ? work->find(op_row_[i]) : std::nullopt;
     if (w && w->has_model && w->status == model::OpWorkStatus::kModelled) {
       op_flops_[i] = w->flops;
       op_bytes_[i] = w->bytes;
@@ -190,14 +217,19 @@ const traceprism_table_v1* RunProducts::perf_sheet(std::string_view name) const 
 
 void RunProducts::subtree_gpu_rows(index::Row op, std::vector<index::Row>& out) const {
   out.clear();
-  std::vector<index::Row> stack{op};
+  if (!launches_below_[op]) return;
+  // Only branches with launches are walked: an op's subtree also holds python frames and
+  // instant events, and phase 1 asks for every claimed op.
+  thread_local std::vector<index::Row> stack;
+  stack.assign(1, op);
   while (!stack.empty()) {
     const index::Row r = stack.back();
     stack.pop_back();
     const auto kind = index_.kind(r);
     if (kind == index::EventKind::kCudaRuntime || kind == index::EventKind::kCudaDriver)
       for (index::Row g : links_.launched(r)) out.push_back(g);
-    for (index::Row c : tree_.children(r)) stack.push_back(c);
+    for (index::Row c : tree_.children(r))
+      if (launches_below_[c]) stack.push_back(c);
   }
   std::sort(out.begin(), out.end(), [&](index::Row a, index::Row b) {
     return index_.ts_ns(a) != index_.ts_ns(b) ? index_.ts_ns(a) < index_.ts_ns(b) : a < b;

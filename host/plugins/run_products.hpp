@@ -3,8 +3,9 @@
 #include <traceprism/abi.h>
 
 #include <array>
-#include <map>
 #include <cstdint>
+#include <map>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,7 +36,8 @@ class RunProducts {
   const index::EventIndex& index() const { return index_; }
   const model::KernelLaunchers& launchers() const { return launchers_; }
   const traceprism_event_columns_v1* columns() const { return &columns_; }
-  const std::vector<index::Row>& rows_of_kind(int kind) const { return sorted_by_kind_[kind]; }
+  // Rows of one kind sorted by (ts, row): the index's own list when it is already in that order.
+  std::span<const index::Row> rows_of_kind(int kind) const { return rows_by_kind_[kind]; }
   const model::GpuTimeline& timeline() const { return timeline_; }
   const traceprism_op_instances_v1* op_instances() const { return &op_table_; }
 
@@ -54,7 +56,8 @@ class RunProducts {
   // The sheet as an ABI table, or null when the report has no sheet of that name.
   const traceprism_table_v1* perf_sheet(std::string_view name) const;
 
-  // Every GPU event below a host op (through the launches of its subtree), by start time.
+  // Every GPU event below a host op (through the launches of its subtree), by (start, row).
+  // Thread-safe: phase 1 calls it from every worker.
   void subtree_gpu_rows(index::Row op, std::vector<index::Row>& out) const;
   const model::CallTree& tree() const { return tree_; }
   const model::LaunchLinks& links() const { return links_; }
@@ -72,7 +75,10 @@ class RunProducts {
   std::vector<std::int32_t> stream_;
   std::vector<std::uint8_t> gpu_class_;
   traceprism_event_columns_v1 columns_{};
-  std::array<std::vector<index::Row>, index::kEventKindCount> sorted_by_kind_;
+  std::array<std::span<const index::Row>, index::kEventKindCount> rows_by_kind_;
+  std::array<std::vector<index::Row>, index::kEventKindCount> sorted_copies_;  // when not in order
+  // Per row: a GPU event is launched at or below it (subtree walks skip the other branches).
+  std::vector<bool> launches_below_;
 
   std::vector<std::uint32_t> op_row_, op_kernel_begin_, op_kernel_count_, op_kernel_rows_;
   std::vector<double> op_direct_busy_, op_subtree_busy_, op_flops_, op_bytes_;

@@ -1,6 +1,7 @@
 #include "report/category_sheets.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -67,13 +68,6 @@ template <std::size_t N>
 bool among(const std::string_view (&list)[N], std::string_view name) {
   return std::find(std::begin(list), std::end(list), name) != std::end(list);
 }
-
-// One op instance with the numbers of one pass (a row of build_df_perf_metrics).
-struct PerfSheetRow {
-  Row row = 0;
-  OpPerf perf;
-  KernelDetails kernel_details;  // the timed kernels sorted by start time
-};
 
 // ---- parameter cells ----------------------------------------------------------------------
 
@@ -167,27 +161,9 @@ const std::string* find_param(const std::vector<model::OpParam>& params, const s
 
 // ---- summary (summarize_df_perf_metrics) ---------------------------------------------------
 
-struct SheetContext {
-  const index::EventIndex& index;
-  std::unordered_map<index::StringId, std::string> list_reprs;
-
-  // Input Dims_first & co. print the raw lists: [[512], [141, 512], [], []].
-  const std::string& list_repr(index::StringId id) {
-    auto [it, inserted] = list_reprs.try_emplace(id);
-    if (inserted && id != index::kNoString) it->second = python_list_repr(index.strings().view(id));
-    return it->second;
-  }
-};
-
 std::vector<double> without_nan(std::vector<double> values) {
   std::erase_if(values, [](double v) { return std::isnan(v); });
   return values;
-}
-
-double first_known(const std::vector<double>& values) {
-  for (double v : values)
-    if (!std::isnan(v)) return v;
-  return kNaN;
 }
 
 // mean, median, std, min, max as cells (pandas, NaN skipped); with `sum` appended when asked.
@@ -207,31 +183,6 @@ void add_series_header(std::vector<std::string>& columns, const std::string& nam
     columns.push_back(name + stat);
   if (with_sum) columns.push_back(name + "_sum");
 }
-
-std::vector<std::string> param_keys(const std::vector<PerfSheetRow>& rows) {
-  std::vector<std::string> keys;  // union in order of first appearance, as pandas builds it
-  for (const PerfSheetRow& r : rows)
-    for (const model::OpParam& p : *r.perf.params)
-      if (std::find(keys.begin(), keys.end(), p.key) == keys.end()) keys.push_back(p.key);
-  return keys;
-}
-
-std::vector<ParamColumn> param_columns(const std::vector<PerfSheetRow>& rows,
-                                       const std::vector<std::string>& keys) {
-  std::vector<ParamColumn> columns;
-  for (const std::string& key : keys) {
-    std::vector<const std::string*> values;
-    for (const PerfSheetRow& r : rows) values.push_back(find_param(*r.perf.params, key));
-    columns.emplace_back(values);
-  }
-  return columns;
-}
-
-struct SummaryGroup {
-  std::vector<std::size_t> members;  // indices into the rows, row order
-  double kernel_time_sum = 0;
-  Row uid_first = 0;
-};
 
 std::vector<std::string> summary_header(const std::vector<std::string>& keys, bool roofline) {
   std::vector<std::string> columns{"name"};
@@ -258,103 +209,187 @@ std::vector<std::string> summary_header(const std::vector<std::string>& keys, bo
   return columns;
 }
 
-// The first present value of a shape arg among the members, as a raw list repr.
-std::string first_arg(SheetContext& ctx, const std::vector<PerfSheetRow>& rows,
-                      const SummaryGroup& g, index::StringId index::OpArgs::*field) {
-  for (std::size_t i : g.members) {
-    const index::OpArgs* args = ctx.index.op_args(rows[i].row);
-    if (args && args->*field != index::kNoString) return ctx.list_repr(args->*field);
-  }
-  return "";
-}
+// The shape args whose first present value a summary row shows (Input Dims_first & co.).
+constexpr index::StringId index::OpArgs::*kFirstArgs[] = {
+    &index::OpArgs::input_dims, &index::OpArgs::input_types, &index::OpArgs::input_strides,
+    &index::OpArgs::concrete_inputs};
 
-std::vector<std::string> summary_cells(SheetContext& ctx, const std::vector<PerfSheetRow>& rows,
-                                       const SummaryGroup& g, const std::vector<std::string>& keys,
-                                       const std::vector<ParamColumn>& params, bool roofline) {
-  const PerfSheetRow& first = rows[g.members.front()];
-  std::vector<std::string> cells{std::string(ctx.index.name(first.row))};
-  for (std::size_t k = 0; k < keys.size(); ++k)
-    cells.push_back(params[k].cell(find_param(*first.perf.params, keys[k])));
-  std::vector<double> gflops, moved, intensity, tbs, tflops, kernel_time, roof_time, pct;
-  std::vector<const KernelDetails*> kernel_lists;
-  for (std::size_t i : g.members) {
-    const OpPerf& p = rows[i].perf;
-    gflops.push_back(p.metrics.gflops);
-    moved.push_back(p.metrics.data_moved_mb);
-    intensity.push_back(p.metrics.flops_per_byte);
+// Op instances as indices into the OpWorkTable (by row).
+using OpList = std::vector<std::uint32_t>;
+
+// One summary row while its op instances come in (group order): the first instance's values
+// and the per-instance columns the statistics need. "First" values keep the first non-NaN.
+struct SummaryGroup {
+  Row uid_first = 0;
+  const std::vector<model::OpParam>* params = nullptr;  // the first instance's
+  std::string_view compute_spec;
+  double gflops = kNaN, moved = kNaN, intensity = kNaN, roof_time = kNaN;
+  std::string bound;  // Roofline Bound_first: the first instance with a roofline
+  std::vector<double> tbs, tflops, kernel_time, pct;
+  KernelSummaryBuilder kernels;
+  std::array<index::StringId, std::size(kFirstArgs)> first_args{};  // kNoString: none yet
+  double kernel_time_sum = 0;
+
+  static void keep_first(double& first, double value) {
+    if (std::isnan(first)) first = value;
+  }
+
+  void add(const index::EventIndex& index, Row row, const OpPerf& p,
+           const KernelDetails& kernel_details) {
+    if (kernel_time.empty()) {
+      uid_first = row;
+      params = p.params;
+      compute_spec = p.compute_spec;
+    }
+    keep_first(gflops, p.metrics.gflops);
+    keep_first(moved, p.metrics.data_moved_mb);
+    keep_first(intensity, p.metrics.flops_per_byte);
     tbs.push_back(p.metrics.tb_per_s);
     tflops.push_back(p.metrics.tflops_per_s);
     kernel_time.push_back(p.kernel_time_us);
-    roof_time.push_back(p.metrics.has_roofline ? p.metrics.roofline_time_us : kNaN);
-    pct.push_back(p.metrics.has_roofline ? p.metrics.pct_roofline : kNaN);
-    kernel_lists.push_back(&rows[i].kernel_details);
+    if (p.metrics.has_roofline) {
+      keep_first(roof_time, p.metrics.roofline_time_us);
+      pct.push_back(p.metrics.pct_roofline);
+      if (bound.empty()) bound = model::roofline_bound_name(p.metrics);
+    }
+    kernels.add(kernel_details);
+    if (const index::OpArgs* args = index.op_args(row))
+      for (std::size_t f = 0; f < first_args.size(); ++f)
+        if (first_args[f] == index::kNoString) first_args[f] = args->*kFirstArgs[f];
   }
-  cells.push_back(float_cell(first_known(gflops)));
-  cells.push_back(float_cell(first_known(moved)));
-  cells.push_back(float_cell(first_known(intensity)));
-  add_series(cells, tbs, false);
-  add_series(cells, tflops, false);
-  const HostNames names = host_names(ctx.index, first.row);
-  cells.push_back(names.process_name);
-  cells.push_back(names.process_label);
-  cells.push_back(names.thread_name);
-  cells.push_back(std::string(first.perf.compute_spec));
-  if (roofline) {
-    cells.push_back(float_cell(first_known(roof_time)));
-    std::string bound;
-    for (std::size_t i : g.members)
-      if (rows[i].perf.metrics.has_roofline) {
-        bound = model::roofline_bound_name(rows[i].perf.metrics);
-        break;
-      }
-    cells.push_back(bound);
-    add_series(cells, pct, false);
-  }
-  const auto summary = summarize_kernel_details(kernel_lists);
-  cells.push_back(kernel_summary_repr(summary));
-  cells.push_back(trunc_kernel_details_repr(summary));
-  cells.push_back(first_arg(ctx, rows, g, &index::OpArgs::input_dims));
-  cells.push_back(first_arg(ctx, rows, g, &index::OpArgs::input_types));
-  cells.push_back(first_arg(ctx, rows, g, &index::OpArgs::input_strides));
-  cells.push_back(first_arg(ctx, rows, g, &index::OpArgs::concrete_inputs));
-  add_series(cells, kernel_time, true);
-  cells.push_back(int_cell(static_cast<std::int64_t>(g.members.size())));
-  cells.push_back(int_cell(g.uid_first));
-  return cells;
-}
+};
 
-// Groups by name and every parameter's string form; rows by kernel time sum desc, UID asc.
-CsvSheet summarize(SheetContext& ctx, const std::vector<PerfSheetRow>& rows) {
-  CsvSheet sheet;
-  if (rows.empty()) return sheet;  // pandas: a frame without columns
-  const std::vector<std::string> keys = param_keys(rows);
-  const std::vector<ParamColumn> params = param_columns(rows, keys);
-  std::vector<SummaryGroup> groups;
-  std::unordered_map<std::string, std::size_t> slot;
-  bool roofline = false;
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    std::string key(ctx.index.name(rows[i].row));
-    for (std::size_t k = 0; k < keys.size(); ++k)
-      key += '\x1f' + params[k].key(find_param(*rows[i].perf.params, keys[k]));
-    auto [it, fresh] = slot.try_emplace(key, groups.size());
-    if (fresh) groups.push_back({{}, 0, rows[i].row});
-    groups[it->second].members.push_back(i);
-    roofline |= rows[i].perf.metrics.has_roofline;
+// One sheet (build_df_perf_metrics, then summarize_df_perf_metrics) of one pass over a
+// family's op instances, built in two passes: the instances' parameter lists first (the param
+// columns, their pandas dtype and the grouping keys depend on all of them), then each
+// instance's numbers straight into its group. No instance row is kept.
+class SheetBuilder {
+ public:
+  SheetBuilder(const CategorySheetInputs& in, const GpuSubtrees& subtrees, ModelPass pass,
+               ArgReprCache& list_reprs, HostNamesCache& names)
+      : in_(in),
+        subtrees_(subtrees),
+        pass_(pass),
+        list_reprs_(list_reprs),
+        names_(names) {}
+
+  CsvSheet build(const OpList& ops) {
+    OpList rows;
+    for (std::uint32_t op : ops)
+      if (included(in_.op_work->at(op))) rows.push_back(op);
+    CsvSheet sheet;
+    if (rows.empty()) return sheet;  // pandas: a frame without columns
+    plan_columns(rows);
+    bool roofline = false;
+    for (std::uint32_t op : rows) {
+      const model::OpWork w = in_.op_work->at(op);
+      op_perf_kernels(subtrees_, w.row, pass_, kernels_);
+      const std::optional<OpPerf> perf =
+          compute_op_perf(*in_.index, *in_.op_work, w, pass_, kernels_, in_.platform);
+      kernel_details_by_start(*in_.index, kernels_, kernel_details_);
+      groups_[group_of(w)].add(*in_.index, w.row, *perf, kernel_details_);
+      roofline |= perf->metrics.has_roofline;
+    }
+    for (SummaryGroup& g : groups_) g.kernel_time_sum = pandas_sum(g.kernel_time);
+    std::vector<std::size_t> order(groups_.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      if (groups_[a].kernel_time_sum != groups_[b].kernel_time_sum)
+        return groups_[a].kernel_time_sum > groups_[b].kernel_time_sum;
+      return groups_[a].uid_first < groups_[b].uid_first;
+    });
+    sheet.columns = summary_header(keys_, roofline);
+    for (std::size_t i : order) sheet.rows.push_back(cells(groups_[i], roofline));
+    return sheet;
   }
-  for (SummaryGroup& g : groups) {
-    std::vector<double> times;
-    for (std::size_t i : g.members) times.push_back(rows[i].perf.kernel_time_us);
-    g.kernel_time_sum = pandas_sum(times);
+
+ private:
+  // A row of the pass's table: a backward row needs backward nodes linked to the op or below
+  // it; a model that raised for the pass gives no row (the reference skips it).
+  bool included(const model::OpWork& w) const {
+    if (pass_ == ModelPass::kBackward && !subtrees_.has_backward_nodes(w.row)) return false;
+    return has_op_perf(w, pass_);
   }
-  std::stable_sort(groups.begin(), groups.end(), [](const SummaryGroup& a, const SummaryGroup& b) {
-    if (a.kernel_time_sum != b.kernel_time_sum) return a.kernel_time_sum > b.kernel_time_sum;
-    return a.uid_first < b.uid_first;
-  });
-  sheet.columns = summary_header(keys, roofline);
-  for (const SummaryGroup& g : groups)
-    sheet.rows.push_back(summary_cells(ctx, rows, g, keys, params, roofline));
-  return sheet;
-}
+
+  // Param columns: the union of the keys in order of first appearance, as pandas builds it,
+  // each with the dtype its values give. Only distinct parameter lists matter for both.
+  void plan_columns(const OpList& rows) {
+    std::vector<std::uint32_t> lists;
+    std::unordered_map<std::uint32_t, bool> seen;
+    for (std::uint32_t op : rows) {
+      const std::uint32_t params = in_.op_work->at(op).params;
+      if (seen.try_emplace(params, true).second) lists.push_back(params);
+    }
+    for (std::uint32_t id : lists)
+      for (const model::OpParam& p : in_.op_work->params(id))
+        if (std::find(keys_.begin(), keys_.end(), p.key) == keys_.end()) keys_.push_back(p.key);
+    for (const std::string& key : keys_) {
+      std::vector<const std::string*> values;
+      for (std::uint32_t id : lists) values.push_back(find_param(in_.op_work->params(id), key));
+      columns_.emplace_back(values);
+    }
+  }
+
+  // Groups by name and every parameter's string form, in order of first appearance; the key
+  // is made once per (name, parameter list).
+  std::size_t group_of(const model::OpWork& w) {
+    const std::pair id{in_.index->name_id(w.row), w.params};
+    auto [cached, fresh] = group_by_ids_.try_emplace(id, 0);
+    if (!fresh) return cached->second;
+    std::string key(in_.index->name(w.row));
+    const auto& params = in_.op_work->params(w.params);
+    for (std::size_t k = 0; k < keys_.size(); ++k)
+      key += '\x1f' + columns_[k].key(find_param(params, keys_[k]));
+    auto [it, inserted] = group_by_key_.try_emplace(std::move(key), groups_.size());
+    if (inserted) groups_.emplace_back();
+    cached->second = it->second;
+    return it->second;
+  }
+
+  std::vector<std::string> cells(const SummaryGroup& g, bool roofline) {
+    const index::EventIndex& index = *in_.index;
+    std::vector<std::string> cells{std::string(index.name(g.uid_first))};
+    for (std::size_t k = 0; k < keys_.size(); ++k)
+      cells.push_back(columns_[k].cell(find_param(*g.params, keys_[k])));
+    cells.push_back(float_cell(g.gflops));
+    cells.push_back(float_cell(g.moved));
+    cells.push_back(float_cell(g.intensity));
+    add_series(cells, g.tbs, false);
+    add_series(cells, g.tflops, false);
+    const HostNames& names = names_.of(g.uid_first);
+    cells.emplace_back(names.process_name);
+    cells.emplace_back(names.process_label);
+    cells.emplace_back(names.thread_name);
+    cells.emplace_back(g.compute_spec);
+    if (roofline) {
+      cells.push_back(float_cell(g.roof_time));
+      cells.push_back(g.bound);
+      add_series(cells, g.pct, false);
+    }
+    const auto summary = g.kernels.finish();
+    cells.push_back(kernel_summary_repr(summary));
+    cells.push_back(trunc_kernel_details_repr(summary));
+    // Input Dims_first & co. print the raw lists: [[512], [141, 512], [], []].
+    for (index::StringId arg : g.first_args) cells.emplace_back(list_reprs_.list_repr(arg));
+    add_series(cells, g.kernel_time, true);
+    cells.push_back(int_cell(static_cast<std::int64_t>(g.kernel_time.size())));
+    cells.push_back(int_cell(g.uid_first));
+    return cells;
+  }
+
+  const CategorySheetInputs& in_;
+  const GpuSubtrees& subtrees_;
+  const ModelPass pass_;
+  ArgReprCache& list_reprs_;
+  HostNamesCache& names_;
+  std::vector<std::string> keys_;
+  std::vector<ParamColumn> columns_;
+  std::vector<SummaryGroup> groups_;  // first-appearance order
+  std::map<std::pair<index::StringId, std::uint32_t>, std::size_t> group_by_ids_;
+  std::unordered_map<std::string, std::size_t> group_by_key_;
+  std::vector<Row> kernels_;             // scratch
+  KernelDetails kernel_details_;         // scratch
+};
 
 // ---- fwd / bwd tables ----------------------------------------------------------------------
 
@@ -389,21 +424,21 @@ CsvSheet concat(const CsvSheet& a, const CsvSheet& b) {
 class FamilySheets {
  public:
   FamilySheets(const CategorySheetInputs& in, const GpuSubtrees& subtrees)
-      : in_(in), subtrees_(subtrees), ctx_{*in.index, {}} {}
+      : in_(in), subtrees_(subtrees), list_reprs_(in.index->strings()), names_(*in.index) {}
 
-  void add(const std::string& family, const std::vector<const model::OpWork*>& works,
+  void add(const std::string& family, const OpList& ops,
            std::vector<std::pair<std::string, std::string>>& out) {
-    CsvSheet fwd = summarize(ctx_, rows(works, ModelPass::kForward));
+    CsvSheet fwd = summarize(ops, ModelPass::kForward);
     if (among(kSingleSheetFamilies, family)) {
       emit(family, fwd, out);
       return;
     }
     std::optional<CsvSheet> moved;
     if (!fwd.columns.empty()) moved = take_rows(fwd, kMovedToBackward);
-    std::vector<const model::OpWork*> bwd_works;
-    for (const model::OpWork* w : works)
-      if (in_.index->name(w->row) != kNoBackwardRows) bwd_works.push_back(w);
-    CsvSheet bwd = summarize(ctx_, rows(bwd_works, ModelPass::kBackward));
+    OpList bwd_ops;
+    for (std::uint32_t op : ops)
+      if (in_.index->name(in_.op_work->at(op).row) != kNoBackwardRows) bwd_ops.push_back(op);
+    CsvSheet bwd = summarize(bwd_ops, ModelPass::kBackward);
     if (moved) bwd = concat(bwd, *moved);
     take_rows(bwd, kRemovedFromBackward);
     emit(family + "_fwd", fwd, out);
@@ -411,18 +446,8 @@ class FamilySheets {
   }
 
  private:
-  std::vector<PerfSheetRow> rows(const std::vector<const model::OpWork*>& works, ModelPass pass) {
-    std::vector<PerfSheetRow> out;
-    for (const model::OpWork* w : works) {
-      // A backward row needs backward nodes linked to the op or below it.
-      if (pass == ModelPass::kBackward && subtrees_.backward_nodes(w->row).empty()) continue;
-      auto perf = compute_op_perf(subtrees_, *in_.op_work, *w, pass, in_.platform);
-      if (!perf) continue;  // the model raised: the reference skips the row
-      PerfSheetRow row{w->row, std::move(*perf), {}};
-      row.kernel_details = kernel_details_by_start(*in_.index, row.perf.kernels);
-      out.push_back(std::move(row));
-    }
-    return out;
+  CsvSheet summarize(const OpList& ops, ModelPass pass) {
+    return SheetBuilder(in_, subtrees_, pass, list_reprs_, names_).build(ops);
   }
 
   static void emit(const std::string& name, const CsvSheet& sheet,
@@ -432,21 +457,29 @@ class FamilySheets {
 
   const CategorySheetInputs& in_;
   const GpuSubtrees& subtrees_;
-  SheetContext ctx_;
+  ArgReprCache list_reprs_;
+  HostNamesCache names_;
 };
 
 // Op instances per sheet family, families in registry order (unknown ones after, in order of
 // appearance), instances in row (UID) order.
-std::vector<std::pair<std::string, std::vector<const model::OpWork*>>> families(
-    const CategorySheetInputs& in) {
-  std::vector<std::pair<std::string, std::vector<const model::OpWork*>>> out;
-  for (const model::OpWork& w : in.op_work->all()) {
+std::vector<std::pair<std::string, OpList>> families(const CategorySheetInputs& in) {
+  std::vector<std::pair<std::string, OpList>> out;
+  // The family depends on the answer's sheet and category texts only: look it up once per pair.
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> family_of;  // kNone: no sheet
+  constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  for (std::uint32_t op = 0; op < in.op_work->size(); ++op) {
+    const model::OpWork w = in.op_work->at(op);
     if (!w.has_model || !in.tree->in_tree(w.row)) continue;
-    const std::string family = in.op_work->sheet(w);
-    if (family.empty() || family == kNoSheetFamily) continue;
-    auto it = std::find_if(out.begin(), out.end(), [&](auto& f) { return f.first == family; });
-    if (it == out.end()) it = out.insert(out.end(), {family, {}});
-    it->second.push_back(&w);
+    auto [known, fresh] = family_of.try_emplace({w.sheet, w.category}, kNone);
+    if (fresh) {
+      const std::string family = in.op_work->sheet(w);
+      if (family.empty() || family == kNoSheetFamily) continue;
+      auto it = std::find_if(out.begin(), out.end(), [&](auto& f) { return f.first == family; });
+      if (it == out.end()) it = out.insert(out.end(), {family, {}});
+      known->second = static_cast<std::size_t>(it - out.begin());
+    }
+    if (known->second != kNone) out[known->second].second.push_back(op);
   }
   auto rank = [](const std::string& family) {
     auto it = std::find(std::begin(kFamilyOrder), std::end(kFamilyOrder), family);
@@ -461,10 +494,16 @@ std::vector<std::pair<std::string, std::vector<const model::OpWork*>>> families(
 
 std::vector<std::pair<std::string, std::string>> build_category_sheets(
     const CategorySheetInputs& in) {
-  std::vector<std::pair<std::string, std::string>> out;
   // GPU-only traces get no ops sheets (spec §8); without op models there is nothing to show.
-  if (!in.op_work || is_gpu_only_trace(*in.index)) return out;
+  if (!in.op_work || is_gpu_only_trace(*in.index)) return {};
   const GpuSubtrees subtrees(*in.index, *in.tree, *in.links, in.fwd_bwd);
+  return build_category_sheets(in, subtrees);
+}
+
+std::vector<std::pair<std::string, std::string>> build_category_sheets(
+    const CategorySheetInputs& in, const GpuSubtrees& subtrees) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (!in.op_work || is_gpu_only_trace(*in.index)) return out;
   FamilySheets sheets(in, subtrees);
   for (const auto& [family, works] : families(in)) sheets.add(family, works, out);
   return out;

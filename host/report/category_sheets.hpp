@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "report/gpu_subtrees.hpp"
 #include "report/perf_sheet_inputs.hpp"
 
 namespace traceprism::report {
@@ -17,5 +18,8 @@ namespace traceprism::report {
 // (backward numbers through autograd links). Empty sheets are left out.
 std::vector<std::pair<std::string /*sheet*/, std::string /*csv*/>> build_category_sheets(
     const CategorySheetInputs& inputs);
+// The same with the caller's GpuSubtrees (shared with the unified table).
+std::vector<std::pair<std::string /*sheet*/, std::string /*csv*/>> build_category_sheets(
+    const CategorySheetInputs& inputs, const GpuSubtrees& subtrees);
 
 }  // namespace traceprism::report

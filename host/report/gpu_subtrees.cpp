@@ -12,10 +12,11 @@ GpuSubtrees::GpuSubtrees(const index::EventIndex& index, const model::CallTree& 
                          const model::LaunchLinks& links,
                          const model::ForwardBackwardLinks* fwd_bwd)
     : index_(index), tree_(tree), links_(links), fwd_bwd_(fwd_bwd) {
-  count_gpu_events();
+  mark_gpu_events();
   if (fwd_bwd_)
     for (const auto& [backward, forward] : fwd_bwd_->pairs())
       backward_of_[forward].push_back(backward);
+  mark_forward_ops();
 }
 
 bool GpuSubtrees::is_communication(Row gpu) const {
@@ -24,52 +25,82 @@ bool GpuSubtrees::is_communication(Row gpu) const {
 }
 
 // The reference appends each launched GPU event to the launching call and to every ancestor
-// of it; counting along the same paths gives len(gpu_events) without storing the lists.
-void GpuSubtrees::count_gpu_events() {
-  counts_.assign(index_.size(), 0);
+// of it; marking the same paths tells which events have gpu_events without storing the lists.
+// A path stops at the first ancestor already marked (its own ancestors are marked too).
+void GpuSubtrees::mark_gpu_events() {
+  has_gpu_.assign(index_.size(), false);
   communication_.assign(index_.size(), false);
+  // Classifying reads the name; names repeat, so decide once per (kind, name).
+  std::unordered_map<std::uint64_t, bool> communication_by_name;
+  auto communication = [&](Row gpu) {
+    const std::uint64_t key =
+        (static_cast<std::uint64_t>(index_.kind(gpu)) << 32) | index_.name_id(gpu);
+    auto [it, fresh] = communication_by_name.try_emplace(key, false);
+    if (fresh) it->second = is_communication(gpu);
+    return it->second;
+  };
+  auto mark_up = [&](Row from, std::vector<bool>& flags) {
+    for (std::int32_t cur = static_cast<std::int32_t>(from); cur >= 0 && !flags[cur];
+         cur = tree_.parent(static_cast<Row>(cur)))
+      flags[cur] = true;
+  };
   for (EventKind kind : {EventKind::kCudaRuntime, EventKind::kCudaDriver}) {
     for (Row runtime : index_.rows_of_kind(kind)) {
-      for (Row gpu : links_.launched(runtime)) {
-        const bool communication = is_communication(gpu);
-        for (std::int32_t cur = static_cast<std::int32_t>(runtime); cur >= 0;
-             cur = tree_.parent(static_cast<Row>(cur))) {
-          ++counts_[cur];
-          if (communication) communication_[cur] = true;
-        }
-      }
+      const auto launched = links_.launched(runtime);
+      if (launched.empty()) continue;
+      mark_up(runtime, has_gpu_);
+      if (std::any_of(launched.begin(), launched.end(), communication))
+        mark_up(runtime, communication_);
     }
   }
 }
 
-std::vector<Row> GpuSubtrees::subtree(Row host) const {
-  std::vector<Row> out;
-  std::vector<Row> stack{host};
+// forward_below_: the event is a forward op with backward nodes, or has one below it.
+void GpuSubtrees::mark_forward_ops() {
+  forward_below_.assign(index_.size(), false);
+  for (const auto& entry : backward_of_)
+    for (std::int32_t cur = static_cast<std::int32_t>(entry.first); cur >= 0 && !forward_below_[cur];
+         cur = tree_.parent(static_cast<Row>(cur)))
+      forward_below_[cur] = true;
+}
+
+// Pruning keeps the preorder of the visited events: only subtrees without anything the walk
+// looks for are skipped.
+template <typename Visit>
+void GpuSubtrees::walk(Row root, const std::vector<bool>& below, Visit&& visit) const {
+  thread_local std::vector<Row> stack;  // reused: walks run per row of every sheet
+  stack.assign(1, root);
   while (!stack.empty()) {
     const Row row = stack.back();
     stack.pop_back();
-    out.push_back(row);
+    visit(row);
     const auto children = tree_.children(row);
-    stack.insert(stack.end(), children.rbegin(), children.rend());
+    for (auto it = children.rbegin(); it != children.rend(); ++it)
+      if (below[*it]) stack.push_back(*it);
   }
-  return out;
 }
 
 std::vector<Row> GpuSubtrees::gpu_events(Row host) const {
   std::vector<Row> out;
-  if (counts_[host] == 0) return out;
-  std::vector<Row> launches;
-  for (Row row : subtree(host))
+  gpu_events(host, out);
+  return out;
+}
+
+void GpuSubtrees::gpu_events(Row host, std::vector<Row>& out) const {
+  out.clear();
+  if (!has_gpu_[host]) return;
+  thread_local std::vector<Row> launches;
+  launches.clear();
+  walk(host, has_gpu_, [&](Row row) {
     if (index::is_runtime_kind(index_.kind(row)) && !links_.launched(row).empty())
       launches.push_back(row);
+  });
   // The reference walks the launching calls in file order (runtime_uids), not tree order.
   std::sort(launches.begin(), launches.end());
-  out.reserve(counts_[host]);
   for (Row runtime : launches) {
     const auto launched = links_.launched(runtime);
     out.insert(out.end(), launched.begin(), launched.end());
   }
-  return out;
 }
 
 std::int32_t GpuSubtrees::forward_of(Row backward) const {
@@ -78,21 +109,27 @@ std::int32_t GpuSubtrees::forward_of(Row backward) const {
 
 std::vector<Row> GpuSubtrees::backward_nodes(Row op) const {
   std::vector<Row> out;
-  if (backward_of_.empty()) return out;
-  for (Row row : subtree(op)) {
+  if (!has_backward_nodes(op)) return out;
+  walk(op, forward_below_, [&](Row row) {
     auto it = backward_of_.find(row);
     if (it != backward_of_.end()) out.insert(out.end(), it->second.begin(), it->second.end());
-  }
+  });
   return out;
 }
 
 std::vector<Row> GpuSubtrees::backward_gpu_events(Row op) const {
   std::vector<Row> out;
+  backward_gpu_events(op, out);
+  return out;
+}
+
+void GpuSubtrees::backward_gpu_events(Row op, std::vector<Row>& out) const {
+  out.clear();
+  std::vector<Row> events;
   for (Row backward : backward_nodes(op)) {
-    std::vector<Row> events = gpu_events(backward);
+    gpu_events(backward, events);
     out.insert(out.end(), events.begin(), events.end());
   }
-  return out;
 }
 
 }  // namespace traceprism::report

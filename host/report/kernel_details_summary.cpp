@@ -13,16 +13,9 @@ namespace {
 
 constexpr std::size_t kTruncatedNameLength = 64;
 
-const KernelDetails* find_template(std::span<const KernelDetails* const> rows) {
-  for (const KernelDetails* row : rows) {
-    if (row && !row->empty()) return row;
-  }
-  return nullptr;
-}
-
 KernelSummaryEntry summarize_position(const KernelDetail& first, std::span<const double> durs) {
   KernelSummaryEntry entry;
-  entry.name = first.name;
+  entry.name = std::string(first.name);
   entry.stream = first.stream;
   for (const auto& key : first.extra_keys) {
     if (key.first != "gpu_op_uid") entry.extra_keys.push_back(key);
@@ -42,13 +35,13 @@ std::string stream_repr(const std::optional<std::int64_t>& stream) {
 }
 
 // Python's name[:64] counts code points, not bytes.
-std::string truncated_name(const std::string& name) {
+std::string truncated_name(std::string_view name) {
   std::size_t code_points = 0, i = 0;
   for (; i < name.size(); ++i) {
     const bool starts_code_point = (static_cast<unsigned char>(name[i]) & 0xc0) != 0x80;
     if (starts_code_point && code_points++ == kTruncatedNameLength) break;
   }
-  return i < name.size() ? name.substr(0, i) + "..." : name;
+  return i < name.size() ? std::string(name.substr(0, i)) + "..." : std::string(name);
 }
 
 // round(np.float64, 2): numpy multiplies by 100, rounds half to even, divides by 100.
@@ -58,26 +51,38 @@ double numpy_round_2(double value) {
 
 }  // namespace
 
-std::vector<KernelSummaryEntry> summarize_kernel_details(
-    std::span<const KernelDetails* const> rows) {
-  const KernelDetails* first = find_template(rows);
-  if (!first) return {};
-  std::vector<std::vector<double>> durations(first->size());
-  for (const KernelDetails* row : rows) {
-    // Rows of another length are skipped (the reference warns); names are not checked.
-    if (!row || row->size() != first->size()) continue;
-    for (std::size_t i = 0; i < row->size(); ++i) durations[i].push_back((*row)[i].dur_us);
+void KernelSummaryBuilder::add(std::span<const KernelDetail> row) {
+  if (template_.empty()) {
+    if (row.empty()) return;
+    template_.assign(row.begin(), row.end());
+    durations_.resize(row.size());
   }
+  // Rows of another length are skipped (the reference warns); names are not checked.
+  if (row.size() != template_.size()) return;
+  for (std::size_t i = 0; i < row.size(); ++i) durations_[i].push_back(row[i].dur_us);
+}
+
+std::vector<KernelSummaryEntry> KernelSummaryBuilder::finish() const {
   std::vector<KernelSummaryEntry> summary;
-  summary.reserve(first->size());
-  for (std::size_t i = 0; i < first->size(); ++i)
-    summary.push_back(summarize_position((*first)[i], durations[i]));
+  summary.reserve(template_.size());
+  for (std::size_t i = 0; i < template_.size(); ++i)
+    summary.push_back(summarize_position(template_[i], durations_[i]));
   std::stable_sort(summary.begin(), summary.end(), [](const auto& a, const auto& b) {
     if (a.total_duration_us != b.total_duration_us)
       return a.total_duration_us < b.total_duration_us;
     return a.name < b.name;
   });
   return summary;
+}
+
+std::vector<KernelSummaryEntry> summarize_kernel_details(
+    std::span<const KernelDetails* const> rows) {
+  // The first non-empty list is the template; rows before it are empty, so feeding every row
+  // in order gives the same result.
+  KernelSummaryBuilder builder;
+  for (const KernelDetails* row : rows)
+    if (row) builder.add(*row);
+  return builder.finish();
 }
 
 std::string kernel_summary_repr(const std::vector<KernelSummaryEntry>& summary) {

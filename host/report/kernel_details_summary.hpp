@@ -4,6 +4,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -13,7 +14,7 @@ namespace traceprism::report {
 // plus optional keys some sheets add (the unified table's 'call_stack', the overlap sheets'
 // 'overlap_pct'). `dur` is the raw trace duration in µs, not a busy time.
 struct KernelDetail {
-  std::string name;
+  std::string_view name;  // the trace's kernel name (the index's string pool)
   double dur_us = 0;
   std::optional<std::int64_t> stream;  // None when the event has no args.stream
   // Further keys in dict order, each with its value already rendered as a Python repr
@@ -43,6 +44,18 @@ struct KernelSummaryEntry {
 // sorted by (total_duration_us, name). Empty result when no row has kernels.
 std::vector<KernelSummaryEntry> summarize_kernel_details(
     std::span<const KernelDetails* const> rows);
+
+// summarize_kernel_details fed one row at a time, in group order: keeps the template list and
+// the durations only, so a group's rows need not stay in memory.
+class KernelSummaryBuilder {
+ public:
+  void add(std::span<const KernelDetail> row);
+  std::vector<KernelSummaryEntry> finish() const;
+
+ private:
+  KernelDetails template_;                      // the first non-empty list
+  std::vector<std::vector<double>> durations_;  // per template position
+};
 
 // The summary as the reference prints it: a Python list of dicts. Numbers print as plain
 // Python floats/ints; the goldens show numpy scalars as np.float64(...), which the reference's

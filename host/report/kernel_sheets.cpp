@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 #include <limits>
-#include <map>
 #include <unordered_map>
 
 #include "report/numpy_stats.hpp"
@@ -16,64 +15,36 @@ namespace {
 using index::EventKind;
 using index::Row;
 
-std::optional<std::string> optional_tuple_repr(const index::EventIndex& index, index::StringId id) {
-  if (id == index::kNoString) return std::nullopt;
-  return python_tuple_repr(index.strings().view(id));
-}
-
-// Builds ParentCpuOp entries once per cpu_op and hands out their table indices.
-class ParentOpResolver {
+// Categories of the kernels' parent ops: an op instance's comes with the launcher rows; any
+// other cpu_op is categorized without kernels, as the reference sees it (once per name).
+class ParentCategories {
  public:
-  ParentOpResolver(const LauncherSheetInputs& in, std::span<const LauncherRow> launchers,
-                   std::vector<ParentCpuOp>& out)
-      : in_(in), out_(out) {
-    for (const LauncherRow& l : launchers) launcher_category_[l.row] = &l.category;
-  }
+  ParentCategories(const LauncherSheetInputs& in, const LauncherCategories& launchers)
+      : in_(in), launchers_(launchers) {}
 
-  // The nearest cpu_op at or above `launch` in the call tree, as a table index (-1: none).
-  std::int32_t resolve(std::int32_t launch) {
-    for (std::int32_t cur = launch; cur >= 0; cur = in_.tree.parent(static_cast<Row>(cur))) {
-      if (in_.index.kind(static_cast<Row>(cur)) == EventKind::kCpuOp)
-        return index_of(static_cast<Row>(cur));
+  std::string_view of(Row op) {
+    if (auto launcher = launchers_.find(op)) return *launcher;
+    auto [it, fresh] = by_name_.try_emplace(in_.index.name_id(op));
+    if (fresh) {
+      std::optional<std::string> registry;
+      if (in_.registry_category) registry = in_.registry_category(op);
+      it->second = intern_report_text(categorize_op(in_.index.name(op), registry, std::nullopt));
     }
-    return -1;
-  }
-
- private:
-  std::int32_t index_of(Row op) {
-    auto [it, inserted] = slot_.try_emplace(op, static_cast<std::int32_t>(out_.size()));
-    if (inserted) out_.push_back(describe(op));
     return it->second;
   }
 
-  ParentCpuOp describe(Row op) const {
-    const index::EventIndex& x = in_.index;
-    ParentCpuOp p;
-    p.row = op;
-    p.name = std::string(x.name(op));
-    p.category = category_of(op, p.name);
-    if (const index::OpArgs* a = x.op_args(op)) {
-      p.input_dims = optional_tuple_repr(x, a->input_dims);
-      p.input_strides = optional_tuple_repr(x, a->input_strides);
-      p.concrete_inputs = optional_tuple_repr(x, a->concrete_inputs);
-    }
-    return p;
-  }
-
-  // An op instance carries kernel_details (its category is already known); any other cpu_op
-  // is categorized without kernels, as the reference sees it.
-  std::string category_of(Row op, const std::string& name) const {
-    if (auto it = launcher_category_.find(op); it != launcher_category_.end()) return *it->second;
-    std::optional<std::string> registry;
-    if (in_.registry_category) registry = in_.registry_category(op);
-    return categorize_op(name, registry, std::nullopt);
-  }
-
+ private:
   const LauncherSheetInputs& in_;
-  std::vector<ParentCpuOp>& out_;
-  std::unordered_map<Row, const std::string*> launcher_category_;
-  std::unordered_map<Row, std::int32_t> slot_;
+  const LauncherCategories& launchers_;
+  std::unordered_map<index::StringId, std::string_view> by_name_;
 };
+
+// The nearest cpu_op at or above `launch` in the call tree, or -1.
+std::int32_t parent_cpu_op(const LauncherSheetInputs& in, std::int32_t launch) {
+  for (std::int32_t cur = launch; cur >= 0; cur = in.tree.parent(static_cast<Row>(cur)))
+    if (in.index.kind(static_cast<Row>(cur)) == EventKind::kCpuOp) return cur;
+  return -1;
+}
 
 // pandas groupby(sort=True, dropna=False) key order: ascending, missing values last.
 template <typename T>
@@ -82,9 +53,12 @@ int compare_optional(const std::optional<T>& a, const std::optional<T>& b) {
   return *a < *b ? -1 : (*b < *a ? 1 : 0);
 }
 
+// A kernel_summary group. The texts are views of the index's string pool (names) or interned
+// (categories), so equal texts share one address: the hash look-up compares addresses, the
+// sheet's order compares texts.
 struct SummaryKey {
-  std::optional<std::string> category;
-  std::optional<std::string> parent_op;
+  std::optional<std::string_view> category;
+  std::optional<std::string_view> parent_op;
   std::string_view kernel;
   std::optional<std::int64_t> stream;
 
@@ -94,27 +68,51 @@ struct SummaryKey {
     if (kernel != o.kernel) return kernel < o.kernel;
     return compare_optional(stream, o.stream) < 0;
   }
+  bool operator==(const SummaryKey& o) const {
+    auto same = [](const auto& a, const auto& b) {
+      return a.has_value() == b.has_value() && (!a || a->data() == b->data());
+    };
+    return same(category, o.category) && same(parent_op, o.parent_op) &&
+           kernel.data() == o.kernel.data() && stream == o.stream;
+  }
+};
+
+struct SummaryKeyHash {
+  std::size_t operator()(const SummaryKey& k) const {
+    auto address = [](const std::optional<std::string_view>& v) {
+      return v ? std::hash<const char*>{}(v->data()) : std::size_t{1};
+    };
+    std::size_t h = address(k.category);
+    h = h * 1000003 ^ address(k.parent_op);
+    h = h * 1000003 ^ std::hash<const char*>{}(k.kernel.data());
+    return h * 1000003 ^ (k.stream ? std::hash<std::int64_t>{}(*k.stream) : 7);
+  }
 };
 
 // The reference's fallback category for kernels whose launch has no cpu_op above it.
-std::optional<std::string> launcher_category(std::string_view launcher) {
+// Interned like the op categories, so that "graph" keys one group whatever produced it.
+std::optional<std::string_view> launcher_category(std::string_view launcher) {
+  static const std::string_view graph = intern_report_text("graph");
+  static const std::string_view runtime = intern_report_text("runtime");
   std::string lower(launcher);
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (lower.find("cudagraph") != std::string::npos ||
       lower.find("graphlaunch") != std::string::npos)
-    return "graph";
+    return graph;
   if (lower.empty()) return std::nullopt;
-  return "runtime";
+  return runtime;
 }
 
 SummaryKey summary_key(const KernelTable& table, const KernelRow& k) {
-  SummaryKey key{std::nullopt, std::nullopt, k.name, k.stream};
-  if (const ParentCpuOp* p = table.parent_of(k)) {
-    key.category = p->category;
-    key.parent_op = p->name;
-  } else if (k.launcher) {
-    key.category = launcher_category(*k.launcher);
-    key.parent_op = std::string(*k.launcher);  // "Parent cpu_op" filled from Launcher
+  const index::EventIndex& index = *table.index;
+  SummaryKey key{std::nullopt, std::nullopt, index.name(k.row), table.stream(k)};
+  if (k.parent_op >= 0) {
+    key.category = table.categories[k.parent_category];
+    key.parent_op = index.name(static_cast<Row>(k.parent_op));
+  } else if (const std::int32_t launch = table.launcher(k); launch >= 0) {
+    const std::string_view launcher = index.name(static_cast<Row>(launch));
+    key.category = launcher_category(launcher);
+    key.parent_op = launcher;  // "Parent cpu_op" filled from Launcher
   }
   return key;
 }
@@ -133,7 +131,7 @@ double percent_of(double value, double total, bool require_positive) {
 std::vector<double> short_durations(const KernelTable& table, double threshold_us) {
   std::vector<double> durs;
   for (const KernelRow& k : table.kernels) {
-    if (k.dur_us < threshold_us) durs.push_back(k.dur_us);
+    if (const double dur = table.dur_us(k); dur < threshold_us) durs.push_back(dur);
   }
   return durs;
 }
@@ -156,62 +154,147 @@ std::vector<std::int64_t> histogram_counts(const std::vector<double>& values,
 }
 
 struct ShortGroup {
-  std::vector<std::string> keys;
+  std::vector<std::string_view> keys;
   std::vector<double> durs;
   double sum = 0, mean = 0, percent = 0;
 };
 
-// The group keys of a short kernel, or nullopt when one of them is missing (dropped rows).
-std::optional<std::vector<std::string>> short_kernel_keys(const KernelTable& table,
-                                                          const KernelRow& k, bool gpu_only) {
-  if (gpu_only) return std::vector<std::string>{std::string(k.name)};
-  const ParentCpuOp* p = table.parent_of(k);
-  if (!p || !p->input_dims || !p->input_strides || !p->concrete_inputs) return std::nullopt;
-  return std::vector<std::string>{p->name, *p->input_dims, *p->input_strides, *p->concrete_inputs,
-                                  std::string(k.name)};
+// The group keys of a short kernel (parent op, its shape args, kernel name; the kernel name
+// alone for GPU-only traces), or nothing when one of them is missing (dropped rows). Views of
+// the pool or interned reprs: equal texts, equal addresses.
+bool short_kernel_keys(const KernelTable& table, ArgReprCache& reprs, const KernelRow& k,
+                       bool gpu_only, std::vector<std::string_view>& keys) {
+  const index::EventIndex& index = *table.index;
+  keys.clear();
+  if (!gpu_only) {
+    if (k.parent_op < 0) return false;
+    const Row op = static_cast<Row>(k.parent_op);
+    const index::OpArgs* a = index.op_args(op);
+    if (!a || a->input_dims == index::kNoString || a->input_strides == index::kNoString ||
+        a->concrete_inputs == index::kNoString)
+      return false;
+    keys = {index.name(op), reprs.tuple_repr(a->input_dims), reprs.tuple_repr(a->input_strides),
+            reprs.tuple_repr(a->concrete_inputs)};
+  }
+  keys.push_back(index.name(k.row));
+  return true;
 }
+
+struct ShortKeyHash {
+  std::size_t operator()(const std::vector<const char*>& key) const {
+    std::size_t h = 0;
+    for (const char* p : key) h = h * 1000003 ^ std::hash<const char*>{}(p);
+    return h;
+  }
+};
 
 std::vector<ShortGroup> group_short_kernels(const KernelTable& table, double threshold_us,
                                             bool gpu_only) {
   std::vector<ShortGroup> groups;  // first-appearance order, as groupby(sort=False)
-  std::map<std::vector<std::string>, std::size_t> group_of;
+  std::unordered_map<std::vector<const char*>, std::size_t, ShortKeyHash> group_of;
+  ArgReprCache reprs(table.index->strings());
+  std::vector<std::string_view> keys;
+  std::vector<const char*> addresses;
   for (const KernelRow& k : table.kernels) {
-    if (!(k.dur_us < threshold_us)) continue;
-    auto keys = short_kernel_keys(table, k, gpu_only);
-    if (!keys) continue;
-    auto [it, inserted] = group_of.try_emplace(*keys, groups.size());
-    if (inserted) groups.push_back({std::move(*keys), {}, 0, 0, 0});
-    groups[it->second].durs.push_back(k.dur_us);
+    const double dur = table.dur_us(k);
+    if (!(dur < threshold_us)) continue;
+    if (!short_kernel_keys(table, reprs, k, gpu_only, keys)) continue;
+    addresses.clear();
+    for (std::string_view key : keys) addresses.push_back(key.data());
+    auto [it, inserted] = group_of.try_emplace(addresses, groups.size());
+    if (inserted) groups.push_back({keys, {}, 0, 0, 0});
+    groups[it->second].durs.push_back(dur);
   }
   return groups;
 }
 
 }  // namespace
 
+void LauncherCategories::add(Row launcher, std::string_view category) {
+  // Few distinct categories: a linear search by address (the texts are interned).
+  auto it = std::find_if(categories_.begin(), categories_.end(),
+                         [&](std::string_view c) { return c.data() == category.data(); });
+  if (it == categories_.end()) it = categories_.insert(categories_.end(), category);
+  rows_.emplace_back(launcher, static_cast<std::uint32_t>(it - categories_.begin()));
+}
+
+void LauncherCategories::finish() {
+  std::sort(rows_.begin(), rows_.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+}
+
+std::optional<std::string_view> LauncherCategories::find(Row op) const {
+  auto it = std::lower_bound(rows_.begin(), rows_.end(), op,
+                             [](const auto& entry, Row row) { return entry.first < row; });
+  if (it == rows_.end() || it->first != op) return std::nullopt;
+  return categories_[it->second];
+}
+
+double KernelTable::dur_us(const KernelRow& k) const {
+  return raw_dur_us(*index, k.row);
+}
+
+std::optional<std::int64_t> KernelTable::stream(const KernelRow& k) const {
+  if (const index::GpuArgs* args = index->gpu_args(k.row); args && args->stream >= 0)
+    return args->stream;
+  return std::nullopt;
+}
+
 KernelTable build_kernel_table(const LauncherSheetInputs& in,
                                std::span<const LauncherRow> launchers) {
+  LauncherCategories categories;
+  for (const LauncherRow& l : launchers) categories.add(l.row, l.category);
+  categories.finish();
+  return build_kernel_table(in, categories);
+}
+
+KernelTable build_kernel_table(const LauncherSheetInputs& in,
+                               const LauncherCategories& launchers) {
   KernelTable table;
-  ParentOpResolver parents(in, launchers, table.parent_ops);
-  std::vector<Row> rows(in.index.rows_of_kind(EventKind::kKernel).begin(),
-                        in.index.rows_of_kind(EventKind::kKernel).end());
-  std::sort(rows.begin(), rows.end());
-  table.kernels.reserve(rows.size());
-  for (Row k : rows) {
+  table.index = &in.index;
+  table.links = &in.links;
+  ParentCategories categories(in, launchers);
+  const auto kernel_rows = in.index.rows_of_kind(EventKind::kKernel);
+  table.kernels.reserve(kernel_rows.size());
+  for (Row k : kernel_rows) {
     KernelRow r;
     r.row = k;
-    r.name = in.index.name(k);
-    const KernelDetail detail = kernel_detail(in.index, k);
-    r.dur_us = detail.dur_us;
-    r.stream = detail.stream;
-    table.any_stream_missing |= !r.stream;
+    table.any_stream_missing |= !table.stream(r);
     if (const std::int32_t launch = in.links.launcher(k); launch >= 0) {
-      r.launcher = in.index.name(static_cast<Row>(launch));
-      r.parent_op = parents.resolve(launch);
-      table.any_parent_op |= r.parent_op >= 0;
+      r.parent_op = parent_cpu_op(in, launch);
+      if (r.parent_op >= 0) {
+        const std::string_view category = categories.of(static_cast<Row>(r.parent_op));
+        auto it = std::find_if(table.categories.begin(), table.categories.end(),
+                               [&](std::string_view c) { return c.data() == category.data(); });
+        if (it == table.categories.end()) it = table.categories.insert(it, category);
+        r.parent_category = static_cast<std::uint32_t>(it - table.categories.begin());
+        table.any_parent_op = true;
+      }
     }
     table.kernels.push_back(r);
   }
+  std::sort(table.kernels.begin(), table.kernels.end(),
+            [](const KernelRow& a, const KernelRow& b) { return a.row < b.row; });
   return table;
+}
+
+std::vector<std::pair<std::string, std::string>> kernel_sheets_of(
+    const LauncherSheetInputs& in, const LauncherCategories& launchers) {
+  const KernelSheetOptions& options = in.kernel_options;
+  std::vector<std::pair<std::string, std::string>> sheets;
+  if (!options.kernel_summary && !options.short_kernel_study) return sheets;
+  const KernelTable table = build_kernel_table(in, launchers);
+  const double total_us = timeline_total_us(in.timeline);
+  if (options.kernel_summary && !table.kernels.empty())
+    sheets.emplace_back("kernel_summary", kernel_summary_sheet(table, total_us).to_csv());
+  if (options.short_kernel_study) {
+    const bool gpu_only = is_gpu_only_trace(in.index);
+    sheets.emplace_back("short_kernel_histogram",
+                        short_kernel_histogram_sheet(table, options).to_csv());
+    sheets.emplace_back("short_kernels_summary",
+                        short_kernels_summary_sheet(table, total_us, options, gpu_only).to_csv());
+  }
+  return sheets;
 }
 
 double timeline_total_us(const model::GpuTimeline& timeline) {
@@ -220,17 +303,26 @@ double timeline_total_us(const model::GpuTimeline& timeline) {
 
 CsvSheet kernel_summary_sheet(const KernelTable& table, double total_time_us) {
   if (table.kernels.empty()) return {};
-  std::map<SummaryKey, std::vector<double>> groups;
-  std::vector<double> all_durs;
-  all_durs.reserve(table.kernels.size());
+  double total_kernels_us = 0;
+  {
+    std::vector<double> all_durs;  // freed before the groups fill up
+    all_durs.reserve(table.kernels.size());
+    for (const KernelRow& k : table.kernels) all_durs.push_back(table.dur_us(k));
+    total_kernels_us = numpy_sum(all_durs);
+  }
+  // Groups found by address, then put in key order (groupby(sort=True)) by text.
+  std::vector<std::pair<SummaryKey, std::vector<double>>> groups;
+  std::unordered_map<SummaryKey, std::size_t, SummaryKeyHash> slot;
   for (const KernelRow& k : table.kernels) {
     SummaryKey key = summary_key(table, k);
     if (!table.any_parent_op) key.parent_op.reset();  // no Parent cpu_op column at all
-    groups[key].push_back(k.dur_us);
-    all_durs.push_back(k.dur_us);
+    auto [it, fresh] = slot.try_emplace(key, groups.size());
+    if (fresh) groups.emplace_back(key, std::vector<double>{});
+    groups[it->second].second.push_back(table.dur_us(k));
   }
-  const double total_kernels_us = numpy_sum(all_durs);
-  std::vector<const std::pair<const SummaryKey, std::vector<double>>*> entries;
+  std::sort(groups.begin(), groups.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<const std::pair<SummaryKey, std::vector<double>>*> entries;
   std::vector<double> sums;
   for (const auto& entry : groups) {
     entries.push_back(&entry);
@@ -249,8 +341,8 @@ CsvSheet kernel_summary_sheet(const KernelTable& table, double total_time_us) {
     sheet.columns.push_back(c);
   for (std::size_t i : order) {
     const auto& [key, durs] = *entries[i];
-    std::vector<std::string> cells = {text_cell(key.category)};
-    if (table.any_parent_op) cells.push_back(text_cell(key.parent_op));
+    std::vector<std::string> cells = {std::string(key.category.value_or(""))};
+    if (table.any_parent_op) cells.push_back(std::string(key.parent_op.value_or("")));
     cells.push_back(std::string(key.kernel));
     cells.push_back(stream_cell(key.stream, table.any_stream_missing));
     cells.push_back(float_cell(sums[i]));
@@ -323,7 +415,7 @@ CsvSheet short_kernels_summary_sheet(const KernelTable& table, double total_time
         "Short Kernel duration (µs) percent of total time"})
     sheet.columns.push_back(c);
   for (const ShortGroup& g : groups) {
-    std::vector<std::string> cells = g.keys;
+    std::vector<std::string> cells(g.keys.begin(), g.keys.end());
     cells.push_back(float_cell(g.sum));
     cells.push_back(int_cell(static_cast<std::int64_t>(g.durs.size())));
     cells.push_back(float_cell(g.mean));

@@ -5,6 +5,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "report/csv_sheet.hpp"
@@ -13,42 +14,56 @@
 
 namespace traceprism::report {
 
-// The nearest cpu_op above a kernel's launch (no stepping over "execute" here), with what the
-// per-kernel table copies from it (trace-format spec §8.7).
-struct ParentCpuOp {
-  index::Row row = 0;
-  std::string name;
-  std::string category;  // spec §7 with the op's own kernel_details when it is a launcher
-  // Python str() of the op's shape args after list->tuple; nullopt when the arg is absent.
-  std::optional<std::string> input_dims;
-  std::optional<std::string> input_strides;
-  std::optional<std::string> concrete_inputs;
-};
-
-// One event of cat `kernel` (memcpy/memset excluded), linked or not, in row (UID) order.
+// One event of cat `kernel` (memcpy/memset excluded), linked or not, in row (UID) order, with
+// the op it is filed under (trace-format spec §8.7). Twelve bytes a kernel: the rest is read
+// from the index when the sheets need it (KernelTable).
 struct KernelRow {
   index::Row row = 0;
-  std::string_view name;  // points into the index's string pool
-  double dur_us = 0;      // raw trace duration
-  std::optional<std::int64_t> stream;
-  std::optional<std::string_view> launcher;  // name of the launching runtime call
-  std::int32_t parent_op = -1;               // index into KernelTable::parent_ops
+  std::int32_t parent_op = -1;  // the nearest cpu_op at or above the launch (no stepping over
+                                // "execute" here), or -1
+  std::uint32_t parent_category = 0;  // with parent_op: index into KernelTable::categories
 };
 
 struct KernelTable {
+  const index::EventIndex* index = nullptr;
+  const model::LaunchLinks* links = nullptr;
   std::vector<KernelRow> kernels;
-  std::vector<ParentCpuOp> parent_ops;
+  // The parent ops' categories (spec §7; an op instance's with its own kernel_details),
+  // interned texts.
+  std::vector<std::string_view> categories;
   bool any_parent_op = false;       // some kernel has a cpu_op: the Parent cpu_op column exists
   bool any_stream_missing = false;  // pandas then holds streams as floats ("7.0")
-  const ParentCpuOp* parent_of(const KernelRow& k) const {
-    return k.parent_op < 0 ? nullptr : &parent_ops[static_cast<std::size_t>(k.parent_op)];
-  }
+
+  double dur_us(const KernelRow& k) const;  // raw trace duration
+  std::optional<std::int64_t> stream(const KernelRow& k) const;
+  std::int32_t launcher(const KernelRow& k) const { return links->launcher(k.row); }
 };
 
-// The per-kernel table; `launchers` supply the categories (and kernel_details) of cpu_ops
-// that are op instances.
+// The categories of the op instances (launchers), which the kernel table gives their kernels'
+// parent ops: add() each, then finish() before find().
+class LauncherCategories {
+ public:
+  void add(index::Row launcher, std::string_view category);
+  void finish();
+  std::optional<std::string_view> find(index::Row op) const;
+
+ private:
+  // (launcher, index into categories_), sorted by row after finish(): 8 bytes a launcher.
+  std::vector<std::pair<index::Row, std::uint32_t>> rows_;
+  std::vector<std::string_view> categories_;  // distinct (interned) categories
+};
+
+// The per-kernel table; `launchers` supply the categories of cpu_ops that are op instances.
 KernelTable build_kernel_table(const LauncherSheetInputs& inputs,
                                std::span<const LauncherRow> launchers);
+KernelTable build_kernel_table(const LauncherSheetInputs& inputs,
+                               const LauncherCategories& launchers);
+
+// kernel_summary (when enabled and the trace has kernels), then short_kernel_histogram and
+// short_kernels_summary (when the short-kernel study is enabled), as (sheet name, CSV text):
+// what build_kernel_sheets (perf_sheets.hpp) makes, from the launchers' categories only.
+std::vector<std::pair<std::string, std::string>> kernel_sheets_of(
+    const LauncherSheetInputs& inputs, const LauncherCategories& launchers);
 
 // pandas' reading of gpu_timeline's total: total_time_ms * 1e3 (µs).
 double timeline_total_us(const model::GpuTimeline& timeline);

@@ -8,16 +8,30 @@
 
 namespace traceprism::report {
 
-std::optional<OpPerf> compute_op_perf(const GpuSubtrees& subtrees, const model::OpWorkTable& table,
-                                      const model::OpWork& work, ModelPass pass,
+bool has_op_perf(const model::OpWork& work, ModelPass pass) {
+  const model::OpWorkStatus status =
+      pass == ModelPass::kForward ? work.status : work.bwd_status;
+  return work.has_model && status == model::OpWorkStatus::kModelled;
+}
+
+void op_perf_kernels(const GpuSubtrees& subtrees, Row op, ModelPass pass,
+                     std::vector<Row>& kernels) {
+  if (pass == ModelPass::kForward)
+    subtrees.gpu_events(op, kernels);
+  else
+    subtrees.backward_gpu_events(op, kernels);
+}
+
+std::optional<OpPerf> compute_op_perf(const index::EventIndex& index,
+                                      const model::OpWorkTable& table, const model::OpWork& work,
+                                      ModelPass pass, const std::vector<Row>& kernels,
                                       const platform::PlatformInfo* platform) {
+  if (!has_op_perf(work, pass)) return std::nullopt;
   const bool forward = pass == ModelPass::kForward;
-  const model::OpWorkStatus status = forward ? work.status : work.bwd_status;
-  if (!work.has_model || status != model::OpWorkStatus::kModelled) return std::nullopt;
   OpPerf perf;
-  perf.kernels = forward ? subtrees.gpu_events(work.row) : subtrees.backward_gpu_events(work.row);
-  perf.kernel_time_us = model::busy_time_us(subtrees.index(), perf.kernels);
+  perf.kernel_time_us = model::busy_time_us(index, kernels);
   perf.compute_spec = table.text(work.compute_spec);
+  perf.params_id = work.params;
   perf.params = &table.params(work.params);
   perf.metrics = model::compute_op_metrics(forward ? work.flops : work.flops_bwd,
                                            forward ? work.bytes : work.bytes_bwd,
@@ -36,15 +50,28 @@ std::string perf_params_repr(const std::vector<model::OpParam>& params) {
 
 KernelDetails kernel_details_of(const index::EventIndex& index, const std::vector<Row>& kernels) {
   KernelDetails details;
-  details.reserve(kernels.size());
-  for (Row k : kernels) details.push_back(kernel_detail(index, k));
+  kernel_details_of(index, kernels, details);
   return details;
 }
 
 KernelDetails kernel_details_by_start(const index::EventIndex& index, std::vector<Row> kernels) {
+  KernelDetails details;
+  kernel_details_by_start(index, kernels, details);
+  return details;
+}
+
+void kernel_details_of(const index::EventIndex& index, std::span<const Row> kernels,
+                       KernelDetails& out) {
+  out.clear();
+  out.reserve(kernels.size());
+  for (Row k : kernels) out.push_back(kernel_detail(index, k));
+}
+
+void kernel_details_by_start(const index::EventIndex& index, std::vector<Row>& kernels,
+                             KernelDetails& out) {
   std::stable_sort(kernels.begin(), kernels.end(),
                    [&](Row a, Row b) { return index.ts_us(a) < index.ts_us(b); });
-  return kernel_details_of(index, kernels);
+  kernel_details_of(index, kernels, out);
 }
 
 }  // namespace traceprism::report

@@ -1,7 +1,9 @@
 #include "report/ops_sheets.hpp"
 
 #include <algorithm>
+#include <array>
 #include <map>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -13,55 +15,7 @@ namespace traceprism::report {
 
 namespace {
 
-const std::string kUnknown = "Unknown";
-
-// Python str() of interned shape-arg texts, rendered once per distinct text.
-class ArgReprCache {
- public:
-  explicit ArgReprCache(const index::StringPool& strings) : strings_(strings) {}
-  const std::string& tuple_repr(index::StringId id) {
-    auto [it, inserted] = reprs_.try_emplace(id);
-    if (inserted)
-      it->second = id == index::kNoString ? "None" : python_tuple_repr(strings_.view(id));
-    return it->second;
-  }
-
- private:
-  const index::StringPool& strings_;
-  std::unordered_map<index::StringId, std::string> reprs_;
-};
-
-// The registry is keyed by op name, so one look-up per distinct name is enough.
-class CategoryCache {
- public:
-  CategoryCache(const index::EventIndex& index, const RegistryCategory& registry)
-      : index_(index), registry_(registry) {}
-  const std::optional<std::string>& registry_category(index::Row row) {
-    auto [it, inserted] = by_name_.try_emplace(index_.name_id(row));
-    if (inserted && registry_) it->second = registry_(row);
-    return it->second;
-  }
-
- private:
-  const index::EventIndex& index_;
-  const RegistryCategory& registry_;
-  std::unordered_map<index::StringId, std::optional<std::string>> by_name_;
-};
-
-KernelDetails sorted_kernel_details(const index::EventIndex& index,
-                                    std::vector<index::Row> kernels) {
-  std::stable_sort(kernels.begin(), kernels.end(),
-                   [&](index::Row a, index::Row b) { return index.ts_us(a) < index.ts_us(b); });
-  KernelDetails details;
-  details.reserve(kernels.size());
-  for (index::Row k : kernels) details.push_back(kernel_detail(index, k));
-  return details;
-}
-
-std::optional<std::string_view> first_kernel_name(const KernelDetails& details) {
-  if (details.empty()) return std::nullopt;
-  return details.front().name;
-}
+constexpr std::string_view kUnknown = "Unknown";
 
 // Percentage (%) = value / numpy sum of the column * 100; Cumulative = running sum.
 void append_percentages(CsvSheet& sheet, const std::vector<double>& values) {
@@ -81,11 +35,22 @@ void append_percentages(CsvSheet& sheet, const std::vector<double>& values) {
 struct KernelTimes {
   std::vector<double> direct;
   std::vector<double> subtree;
-  void add(const LauncherRow& row) {
-    direct.push_back(row.direct_kernel_time_us);
-    subtree.push_back(row.subtree_kernel_time_us);
-  }
 };
+
+// The rows' (direct, subtree) times, each once; groups keep row numbers into them.
+using RowTimes = std::vector<std::pair<double, double>>;
+using Members = std::vector<std::uint32_t>;
+
+KernelTimes times_of(const RowTimes& times, const Members& members) {
+  KernelTimes t;
+  t.direct.reserve(members.size());
+  t.subtree.reserve(members.size());
+  for (std::uint32_t i : members) {
+    t.direct.push_back(times[i].first);
+    t.subtree.push_back(times[i].second);
+  }
+  return t;
+}
 
 // Groups ordered by their sum, descending, the way pandas' single-key sort_values orders them
 // (ties keep group-key order up to 16 groups, spec §12).
@@ -93,30 +58,36 @@ std::vector<std::size_t> order_by_sum_desc(const std::vector<double>& sums) {
   return pandas_descending_order(sums);
 }
 
-// One ops_unique_args group: the first row (grouping values) and the group's members.
-struct UniqueArgsGroup {
-  const LauncherRow* first = nullptr;
-  KernelTimes times;
-  std::vector<const KernelDetails*> kernel_lists;
-  std::size_t count = 0;
-  double direct_sum = 0;
+// The ops_unique_args grouping key: the addresses of the nine grouping texts (name, category,
+// process/thread names, shape args), equal exactly when the texts are (LauncherRow).
+struct UniqueArgsKey {
+  std::array<const char*, 9> texts;
+  bool operator==(const UniqueArgsKey&) const = default;
+};
+struct UniqueArgsKeyHash {
+  std::size_t operator()(const UniqueArgsKey& k) const {
+    std::size_t h = 0;
+    for (const char* p : k.texts) h = h * 1000003 ^ std::hash<const char*>{}(p);
+    return h;
+  }
 };
 
-std::string unique_args_key(const LauncherRow& r) {
-  constexpr char kSeparator = '\x1f';
-  std::string key;
-  for (const std::string* part :
-       {&r.name, &r.category, &r.names.process_name, &r.names.process_label, &r.names.thread_name,
-        &r.input_dims, &r.input_type, &r.input_strides, &r.concrete_inputs}) {
-    key += *part;
-    key += kSeparator;
-  }
-  return key;
+UniqueArgsKey unique_args_key(const LauncherRow& r) {
+  return {{r.name.data(), r.category.data(), r.names.process_name.data(),
+           r.names.process_label.data(), r.names.thread_name.data(), r.input_dims.data(),
+           r.input_type.data(), r.input_strides.data(), r.concrete_inputs.data()}};
 }
 
+// One ops_unique_args group: the first row (grouping values) and the group's columns.
+struct UniqueArgsGroup {
+  LauncherRow first;  // without its kernel list
+  Members members;
+  KernelSummaryBuilder kernels;
+};
+
 // A grouping column's cell: the value's str(), except None which pandas writes as empty.
-std::string arg_cell(const std::string& repr) {
-  return repr == "None" ? std::string() : repr;
+std::string arg_cell(std::string_view repr) {
+  return repr == "None" ? std::string() : std::string(repr);
 }
 
 void append_stat_cells(std::vector<std::string>& cells, const KernelTimes& t) {
@@ -127,21 +98,21 @@ void append_stat_cells(std::vector<std::string>& cells, const KernelTimes& t) {
   }
 }
 
-std::vector<std::string> unique_args_cells(const UniqueArgsGroup& g) {
-  const LauncherRow& r = *g.first;
-  std::vector<std::string> cells = {r.name,
-                                    r.category,
-                                    r.names.process_name,
-                                    r.names.process_label,
-                                    r.names.thread_name,
+std::vector<std::string> unique_args_cells(const UniqueArgsGroup& g, const KernelTimes& times) {
+  const LauncherRow& r = g.first;
+  std::vector<std::string> cells = {std::string(r.name),
+                                    std::string(r.category),
+                                    std::string(r.names.process_name),
+                                    std::string(r.names.process_label),
+                                    std::string(r.names.thread_name),
                                     arg_cell(r.input_dims),
                                     arg_cell(r.input_type),
                                     arg_cell(r.input_strides),
                                     arg_cell(r.concrete_inputs),
-                                    int_cell(static_cast<std::int64_t>(g.count))};
-  append_stat_cells(cells, g.times);
+                                    int_cell(static_cast<std::int64_t>(g.members.size()))};
+  append_stat_cells(cells, times);
   cells.push_back(int_cell(r.row));
-  const auto summary = summarize_kernel_details(g.kernel_lists);
+  const auto summary = g.kernels.finish();
   cells.push_back(kernel_summary_repr(summary));
   cells.push_back(trunc_kernel_details_repr(summary));
   return cells;
@@ -162,6 +133,20 @@ HostNames host_names(const index::EventIndex& index, index::Row row) {
   return names;
 }
 
+const HostNames& HostNamesCache::of(index::Row row) {
+  const std::pair thread{index_.pid(row), index_.tid(row)};
+  if (last_ && thread == last_thread_) return *last_;
+  auto [it, fresh] = by_thread_.try_emplace(thread);
+  if (fresh) {
+    const HostNames names = host_names(index_, row);
+    it->second = {intern_report_text(names.process_name), intern_report_text(names.process_label),
+                  intern_report_text(names.thread_name)};
+  }
+  last_ = &it->second;
+  last_thread_ = thread;
+  return *last_;
+}
+
 double raw_dur_us(const index::EventIndex& index, index::Row row) {
   // The index keeps exact nanoseconds; dividing once reproduces the double Python parses from
   // the 3-decimal text. (Durations written with sub-ns digits are rare and not kept raw.)
@@ -170,39 +155,61 @@ double raw_dur_us(const index::EventIndex& index, index::Row row) {
 
 KernelDetail kernel_detail(const index::EventIndex& index, index::Row gpu_row) {
   KernelDetail d;
-  d.name = std::string(index.name(gpu_row));
+  d.name = index.name(gpu_row);
   d.dur_us = raw_dur_us(index, gpu_row);
   if (const index::GpuArgs* args = index.gpu_args(gpu_row); args && args->stream >= 0)
     d.stream = args->stream;
   return d;
 }
 
-std::vector<LauncherRow> build_launcher_rows(const LauncherSheetInputs& in) {
-  const index::EventIndex& index = in.index;
-  ArgReprCache args(index.strings());
-  CategoryCache categories(index, in.registry_category);
-  std::map<std::pair<index::IdRef, index::IdRef>, HostNames> names_by_thread;
-  std::vector<LauncherRow> rows;
-  rows.reserve(in.launchers.all().size());
-  for (const model::KernelLauncher& l : in.launchers.all()) {
-    LauncherRow r;
-    r.row = l.row;
-    r.name = std::string(index.name(l.row));
-    r.direct_kernel_time_us = l.direct_busy_us;
-    r.subtree_kernel_time_us = l.subtree_busy_us;
-    r.kernel_details = sorted_kernel_details(index, l.kernels);
-    r.category = categorize_op(r.name, categories.registry_category(l.row),
-                               first_kernel_name(r.kernel_details));
-    const index::OpArgs* a = index.op_args(l.row);
-    r.input_dims = args.tuple_repr(a ? a->input_dims : index::kNoString);
-    r.input_type = args.tuple_repr(a ? a->input_types : index::kNoString);
-    r.input_strides = args.tuple_repr(a ? a->input_strides : index::kNoString);
-    r.concrete_inputs = args.tuple_repr(a ? a->concrete_inputs : index::kNoString);
-    auto [it, inserted] = names_by_thread.try_emplace({index.pid(l.row), index.tid(l.row)});
-    if (inserted) it->second = host_names(index, l.row);
-    r.names = it->second;
-    rows.push_back(std::move(r));
+LauncherRowBuilder::LauncherRowBuilder(const LauncherSheetInputs& inputs)
+    : in_(inputs), args_(inputs.index.strings()), names_(inputs.index) {}
+
+void LauncherRowBuilder::fill(const model::KernelLauncher& l, LauncherRow& r) {
+  const index::EventIndex& index = in_.index;
+  r.row = l.row;
+  r.name = index.name(l.row);
+  r.direct_kernel_time_us = l.direct_busy_us;
+  r.subtree_kernel_time_us = l.subtree_busy_us;
+  // Direct kernels by start time; they are in row order, so a stable sort keeps row order
+  // among equal starts.
+  by_start_.assign(l.kernels.begin(), l.kernels.end());
+  std::stable_sort(by_start_.begin(), by_start_.end(),
+                   [&](index::Row a, index::Row b) { return index.ts_us(a) < index.ts_us(b); });
+  r.kernel_details.clear();
+  for (index::Row k : by_start_) r.kernel_details.push_back(kernel_detail(index, k));
+  r.category = category(r);
+  const index::OpArgs* a = index.op_args(l.row);
+  r.input_dims = args_.tuple_repr(a ? a->input_dims : index::kNoString);
+  r.input_type = args_.tuple_repr(a ? a->input_types : index::kNoString);
+  r.input_strides = args_.tuple_repr(a ? a->input_strides : index::kNoString);
+  r.concrete_inputs = args_.tuple_repr(a ? a->concrete_inputs : index::kNoString);
+  r.names = names_.of(l.row);
+}
+
+// The category depends on the name (registry, name patterns) and the first kernel's name only,
+// so it is decided once per such pair. (kNoString stands for "no kernel": an empty kernel name
+// categorizes the same way.)
+std::string_view LauncherRowBuilder::category(const LauncherRow& r) {
+  const index::EventIndex& index = in_.index;
+  const index::StringId kernel =
+      r.kernel_details.empty() ? index::kNoString : index.name_id(by_start_.front());
+  const std::uint64_t key = (static_cast<std::uint64_t>(index.name_id(r.row)) << 32) | kernel;
+  auto [it, fresh] = categories_.try_emplace(key);
+  if (fresh) {
+    std::optional<std::string> registry;
+    if (in_.registry_category) registry = in_.registry_category(r.row);
+    std::optional<std::string_view> first_kernel;
+    if (!r.kernel_details.empty()) first_kernel = r.kernel_details.front().name;
+    it->second = intern_report_text(categorize_op(r.name, registry, first_kernel));
   }
+  return it->second;
+}
+
+std::vector<LauncherRow> build_launcher_rows(const LauncherSheetInputs& in) {
+  LauncherRowBuilder builder(in);
+  std::vector<LauncherRow> rows(in.launchers.all().size());
+  for (std::size_t i = 0; i < rows.size(); ++i) builder.fill(in.launchers.all()[i], rows[i]);
   return rows;
 }
 
@@ -210,44 +217,78 @@ bool is_gpu_only_trace(const index::EventIndex& index) {
   return index.rows_of_kind(index::EventKind::kCpuOp).empty();
 }
 
-CsvSheet ops_summary_by_category_sheet(std::span<const LauncherRow> rows) {
-  std::map<std::string, KernelTimes> groups;  // sorted keys, as groupby(sort=True)
-  for (const LauncherRow& r : rows) groups[r.category].add(r);
-  std::vector<const std::string*> keys;
+// ---- the three sheets ---------------------------------------------------------------------
+
+struct OpsSheetsBuilder::Groups {
+  RowTimes times;                                   // per added row
+  std::map<std::string_view, Members> by_category;  // sorted keys, as groupby(sort=True)
+  struct NameGroup {
+    Members members;
+    std::set<std::string_view> categories;  // sorted, as the reference's sorted(set(...))
+  };
+  std::map<std::string_view, NameGroup> by_name;
+  std::unordered_map<const char*, NameGroup*> name_group;  // by the name's address
+  std::vector<UniqueArgsGroup> unique_args;  // first-appearance order, as groupby(sort=False)
+  std::unordered_map<UniqueArgsKey, std::size_t, UniqueArgsKeyHash> unique_args_slot;
+};
+
+OpsSheetsBuilder::OpsSheetsBuilder() : groups_(std::make_unique<Groups>()) {}
+OpsSheetsBuilder::~OpsSheetsBuilder() = default;
+
+void OpsSheetsBuilder::reserve(std::size_t rows) {
+  groups_->times.reserve(rows);
+}
+
+void OpsSheetsBuilder::add(const LauncherRow& r) {
+  Groups& g = *groups_;
+  const auto i = static_cast<std::uint32_t>(g.times.size());
+  g.times.emplace_back(r.direct_kernel_time_us, r.subtree_kernel_time_us);
+  g.by_category[r.category].push_back(i);
+
+  Groups::NameGroup*& by_name = g.name_group[r.name.data()];
+  if (!by_name) by_name = &g.by_name[r.name];
+  by_name->members.push_back(i);
+  by_name->categories.insert(r.category);
+
+  auto [it, fresh] = g.unique_args_slot.try_emplace(unique_args_key(r), g.unique_args.size());
+  if (fresh) {
+    UniqueArgsGroup& group = g.unique_args.emplace_back();
+    group.first = r;
+    group.first.kernel_details = {};
+  }
+  UniqueArgsGroup& group = g.unique_args[it->second];
+  group.members.push_back(i);
+  group.kernels.add(r.kernel_details);
+}
+
+CsvSheet OpsSheetsBuilder::ops_summary_by_category() const {
+  std::vector<std::string_view> keys;
   std::vector<double> sums;
   std::vector<std::size_t> counts;
-  for (const auto& [category, times] : groups) {
-    keys.push_back(&category);
-    sums.push_back(pandas_sum(times.direct));
-    counts.push_back(times.direct.size());
+  for (const auto& [category, members] : groups_->by_category) {
+    keys.push_back(category);
+    sums.push_back(pandas_sum(times_of(groups_->times, members).direct));
+    counts.push_back(members.size());
   }
   CsvSheet sheet{{"op category", "Count", "total_direct_kernel_time_ms"}, {}};
   std::vector<double> ms;
   for (std::size_t i : order_by_sum_desc(sums)) {
     ms.push_back(sums[i] / 1000);
-    sheet.rows.push_back(
-        {*keys[i], int_cell(static_cast<std::int64_t>(counts[i])), float_cell(ms.back())});
+    sheet.rows.push_back({std::string(keys[i]), int_cell(static_cast<std::int64_t>(counts[i])),
+                          float_cell(ms.back())});
   }
   append_percentages(sheet, ms);
   return sheet;
 }
 
-CsvSheet ops_summary_sheet(std::span<const LauncherRow> rows) {
-  struct NameGroup {
-    KernelTimes times;
-    std::set<std::string> categories;  // sorted, as the reference's sorted(set(...))
-  };
-  std::map<std::string, NameGroup> groups;
-  for (const LauncherRow& r : rows) {
-    NameGroup& g = groups[r.name];
-    g.times.add(r);
-    g.categories.insert(r.category);
-  }
-  std::vector<const std::pair<const std::string, NameGroup>*> entries;
-  std::vector<double> direct_sums;
-  for (const auto& entry : groups) {
+CsvSheet OpsSheetsBuilder::ops_summary() const {
+  std::vector<const std::pair<const std::string_view, Groups::NameGroup>*> entries;
+  std::vector<double> direct_sums, subtree_sums;
+  for (const auto& entry : groups_->by_name) {
     entries.push_back(&entry);
-    direct_sums.push_back(pandas_sum(entry.second.times.direct));
+    const KernelTimes times = times_of(groups_->times, entry.second.members);
+    direct_sums.push_back(pandas_sum(times.direct));
+    subtree_sums.push_back(pandas_sum(times.subtree));
   }
   CsvSheet sheet{
       {"name", "total_direct_kernel_time_sum", "total_subtree_kernel_time_sum",
@@ -256,33 +297,31 @@ CsvSheet ops_summary_sheet(std::span<const LauncherRow> rows) {
   std::vector<double> direct_ms;
   for (std::size_t i : order_by_sum_desc(direct_sums)) {
     const auto& [name, g] = *entries[i];
-    const double subtree_sum = pandas_sum(g.times.subtree);
+    const double subtree_sum = subtree_sums[i];
     direct_ms.push_back(direct_sums[i] / 1000);
-    sheet.rows.push_back({name, float_cell(direct_sums[i]), float_cell(subtree_sum),
+    sheet.rows.push_back({std::string(name), float_cell(direct_sums[i]), float_cell(subtree_sum),
                           float_cell(direct_ms.back()), float_cell(subtree_sum / 1000),
-                          int_cell(static_cast<std::int64_t>(g.times.direct.size())),
-                          python_string_list_repr({g.categories.begin(), g.categories.end()})});
+                          int_cell(static_cast<std::int64_t>(g.members.size())),
+                          python_string_list_repr(std::vector<std::string_view>(
+                              g.categories.begin(), g.categories.end()))});
   }
   append_percentages(sheet, direct_ms);
   return sheet;
 }
 
-CsvSheet ops_unique_args_sheet(std::span<const LauncherRow> rows) {
-  std::vector<UniqueArgsGroup> groups;  // first-appearance order, as groupby(sort=False)
-  std::unordered_map<std::string, std::size_t> group_of_key;
-  for (const LauncherRow& r : rows) {
-    auto [it, inserted] = group_of_key.try_emplace(unique_args_key(r), groups.size());
-    if (inserted) groups.push_back({&r, {}, {}, 0, 0});
-    UniqueArgsGroup& g = groups[it->second];
-    g.times.add(r);
-    g.kernel_lists.push_back(&r.kernel_details);
-    ++g.count;
+CsvSheet OpsSheetsBuilder::ops_unique_args() const {
+  std::vector<const UniqueArgsGroup*> groups;
+  std::vector<double> group_sums;
+  for (const UniqueArgsGroup& g : groups_->unique_args) {
+    groups.push_back(&g);
+    group_sums.push_back(pandas_sum(times_of(groups_->times, g.members).direct));
   }
-  for (UniqueArgsGroup& g : groups) g.direct_sum = pandas_sum(g.times.direct);
   // Sort by direct sum descending, then ex_UID ascending: fully determined.
-  std::stable_sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) {
-    if (a.direct_sum != b.direct_sum) return a.direct_sum > b.direct_sum;
-    return a.first->row < b.first->row;
+  std::vector<std::size_t> order(groups.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    if (group_sums[a] != group_sums[b]) return group_sums[a] > group_sums[b];
+    return groups[a]->first.row < groups[b]->first.row;
   });
   CsvSheet sheet{{"name",
                   "op category",
@@ -311,12 +350,31 @@ CsvSheet ops_unique_args_sheet(std::span<const LauncherRow> rows) {
                   "trunc_kernel_details"},
                  {}};
   std::vector<double> direct_sums;
-  for (const UniqueArgsGroup& g : groups) {
-    sheet.rows.push_back(unique_args_cells(g));
-    direct_sums.push_back(g.direct_sum);
+  for (std::size_t i : order) {
+    sheet.rows.push_back(unique_args_cells(*groups[i], times_of(groups_->times, groups[i]->members)));
+    direct_sums.push_back(group_sums[i]);
   }
   append_percentages(sheet, direct_sums);
   return sheet;
+}
+
+// The span forms feed every row to a builder (tests and the sheet-at-a-time callers).
+CsvSheet ops_summary_by_category_sheet(std::span<const LauncherRow> rows) {
+  OpsSheetsBuilder builder;
+  for (const LauncherRow& r : rows) builder.add(r);
+  return builder.ops_summary_by_category();
+}
+
+CsvSheet ops_summary_sheet(std::span<const LauncherRow> rows) {
+  OpsSheetsBuilder builder;
+  for (const LauncherRow& r : rows) builder.add(r);
+  return builder.ops_summary();
+}
+
+CsvSheet ops_unique_args_sheet(std::span<const LauncherRow> rows) {
+  OpsSheetsBuilder builder;
+  for (const LauncherRow& r : rows) builder.add(r);
+  return builder.ops_unique_args();
 }
 
 }  // namespace traceprism::report

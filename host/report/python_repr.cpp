@@ -2,7 +2,9 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <mutex>
 #include <string>
+#include <unordered_set>
 #include <utility>
 
 #include "report/python_format.hpp"
@@ -342,13 +344,48 @@ std::string python_string_repr(std::string_view text) {
   return out;
 }
 
-std::string python_string_list_repr(const std::vector<std::string>& items) {
+std::string python_string_list_repr(const std::vector<std::string_view>& items) {
   std::string out = "[";
   for (std::size_t i = 0; i < items.size(); ++i) {
     if (i) out += ", ";
     out += python_string_repr(items[i]);
   }
   return out + "]";
+}
+
+namespace {
+
+struct TextHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
+};
+
+}  // namespace
+
+std::string_view intern_report_text(std::string_view text) {
+  // Never destroyed: views handed out stay valid during static destruction too.
+  static std::mutex* mutex = new std::mutex;
+  static auto* texts = new std::unordered_set<std::string, TextHash, std::equal_to<>>;
+  std::lock_guard<std::mutex> lock(*mutex);
+  auto it = texts->find(text);
+  if (it == texts->end()) it = texts->emplace(text).first;
+  return *it;  // set nodes never move, so the view stays valid
+}
+
+std::string_view ArgReprCache::tuple_repr(index::StringId id) {
+  auto [it, fresh] = tuples_.try_emplace(id);
+  if (fresh)
+    it->second = intern_report_text(id == index::kNoString ? std::string("None")
+                                                            : python_tuple_repr(strings_.view(id)));
+  return it->second;
+}
+
+std::string_view ArgReprCache::list_repr(index::StringId id) {
+  auto [it, fresh] = lists_.try_emplace(id);
+  if (fresh)
+    it->second = intern_report_text(id == index::kNoString ? std::string()
+                                                            : python_list_repr(strings_.view(id)));
+  return it->second;
 }
 
 }  // namespace traceprism::report

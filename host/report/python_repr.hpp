@@ -1,8 +1,12 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
+
+#include "index/string_pool.hpp"
 
 namespace traceprism::report {
 
@@ -26,6 +30,27 @@ std::string python_list_repr(std::string_view canonical_json);
 std::string python_string_repr(std::string_view text);
 
 // repr() of a list of strings, e.g. the ops_summary `Categories` cell: ['GEMM', 'other'].
-std::string python_string_list_repr(const std::vector<std::string>& items);
+std::string python_string_list_repr(const std::vector<std::string_view>& items);
+
+// Texts the report derives from a trace (Python reprs of shape args, op categories) repeat
+// across millions of rows; rows keep views of one interned copy instead of copies. Interned
+// texts live until the process ends (a few thousand distinct ones per trace) and equal texts
+// share one address, so a grouping key may hold the view's data pointer. Thread-safe.
+std::string_view intern_report_text(std::string_view text);
+
+// The Python str() forms of interned shape-arg texts (the reader's StringIds), each rendered
+// once per distinct id: a shape text repeats for every op with those shapes.
+class ArgReprCache {
+ public:
+  explicit ArgReprCache(const index::StringPool& strings) : strings_(strings) {}
+  // python_tuple_repr, "None" for kNoString; interned (see intern_report_text).
+  std::string_view tuple_repr(index::StringId id);
+  // python_list_repr, "" for kNoString; interned.
+  std::string_view list_repr(index::StringId id);
+
+ private:
+  const index::StringPool& strings_;
+  std::unordered_map<index::StringId, std::string_view> tuples_, lists_;
+};
 
 }  // namespace traceprism::report

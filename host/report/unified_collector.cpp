@@ -19,7 +19,8 @@ UnifiedCollector::UnifiedCollector(const GpuSubtrees& subtrees, const model::OpW
       tree_(subtrees.tree()),
       op_work_(op_work),
       visited_(subtrees.index().size(), false),
-      model_below_(subtrees.index().size(), -1) {
+      model_below_known_(subtrees.index().size(), false),
+      model_below_(subtrees.index().size(), false) {
   // python_function frames are tree nodes only when the tree was built with them.
   for (Row r : index_.rows_of_kind(EventKind::kPythonFunction)) {
     if (tree_.in_tree(r)) {
@@ -39,7 +40,7 @@ std::vector<Row> UnifiedCollector::collect() {
 }
 
 bool UnifiedCollector::has_own_model(Row row) const {
-  const model::OpWork* work = op_work_.find(row);
+  const std::optional<model::OpWork> work = op_work_.find(row);
   return work && work->has_model;
 }
 
@@ -52,7 +53,7 @@ void UnifiedCollector::visit(Row row) {
   visited_[row] = true;
   const bool cpu_op = index_.kind(row) == EventKind::kCpuOp;
   if (!python_in_tree_ && !cpu_op) return;
-  if (subtrees_.gpu_event_count(row) == 0) return;
+  if (!subtrees_.has_gpu_events(row)) return;
   if (has_own_model(row)) {
     collected_.push_back(row);
     return;
@@ -78,19 +79,19 @@ void UnifiedCollector::visit(Row row) {
 }
 
 bool UnifiedCollector::model_below(Row row) {
-  std::int8_t& known = model_below_[row];
-  if (known >= 0) return known == 1;
+  if (model_below_known_[row]) return model_below_[row];
   bool found = false;
   for (Row child : tree_.children(row)) {
     const EventKind kind = index_.kind(child);
     if (kind == EventKind::kCpuOp) {
-      found = (has_own_model(child) && subtrees_.gpu_event_count(child) > 0) || model_below(child);
+      found = (has_own_model(child) && subtrees_.has_gpu_events(child)) || model_below(child);
     } else if (kind == EventKind::kPythonFunction) {
       found = model_below(child);
     }
     if (found) break;
   }
-  known = found ? 1 : 0;
+  model_below_known_[row] = true;
+  model_below_[row] = found;
   return found;
 }
 
@@ -128,7 +129,7 @@ std::int32_t UnifiedCollector::sole_backward_forward(Row row) const {
   }
   if (wrapper < 0) return -1;
   const std::int32_t forward = subtrees_.forward_of(static_cast<Row>(wrapper));
-  const model::OpWork* work = op_work_.find(static_cast<Row>(forward));
+  const std::optional<model::OpWork> work = op_work_.find(static_cast<Row>(forward));
   if (!work || !work->has_model || work->bwd_category == 0 ||
       work->bwd_status != model::OpWorkStatus::kModelled)
     return -1;
@@ -144,7 +145,7 @@ std::size_t UnifiedCollector::count_backward_ops(Row wrapper, std::string_view n
   std::size_t count = 0;
   for (Row child : tree_.children(wrapper)) {
     if (index_.kind(child) != EventKind::kCpuOp) continue;
-    if (subtrees_.gpu_event_count(child) > 0 && (name.empty() || index_.name(child) == name))
+    if (subtrees_.has_gpu_events(child) && (name.empty() || index_.name(child) == name))
       ++count;
     count += count_backward_ops(child, name);
   }

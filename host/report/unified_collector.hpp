@@ -42,7 +42,8 @@ class UnifiedCollector {
   const model::OpWorkTable& op_work_;
   bool python_in_tree_ = false;
   std::vector<bool> visited_;
-  std::vector<std::int8_t> model_below_;  // -1 unknown, 0 no, 1 yes
+  // model_below() per row once known: bits, not bytes (the rows of a multi-GB trace).
+  std::vector<bool> model_below_known_, model_below_;
   std::vector<Row> collected_;
 };
 

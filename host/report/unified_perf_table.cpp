@@ -1,14 +1,16 @@
 #include "report/unified_perf_table.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <optional>
+#include <tuple>
 #include <unordered_map>
 
 #include "model/kernel_launchers.hpp"
 #include "report/csv_sheet.hpp"
-#include "report/gpu_subtrees.hpp"
 #include "report/numpy_stats.hpp"
 #include "report/op_category.hpp"
 #include "report/op_perf.hpp"
@@ -24,7 +26,7 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // The first kernel (by start time) of each op instance of spec §6: the kernel_details[0] that
-// categorizes ops the registry does not know.
+// categorizes ops the registry does not know. Sorted by launcher row.
 class LauncherFirstKernels {
  public:
   LauncherFirstKernels(const index::EventIndex& index, const model::KernelLaunchers& launchers) {
@@ -34,33 +36,81 @@ class LauncherFirstKernels {
       Row first = l.kernels.front();
       for (Row k : l.kernels)
         if (index.ts_us(k) < index.ts_us(first)) first = k;
-      first_kernel_.emplace(l.row, first);
+      first_kernel_.emplace_back(l.row, first);
     }
+    std::sort(first_kernel_.begin(), first_kernel_.end());
   }
   std::optional<Row> first_kernel(Row launcher) const {
-    auto it = first_kernel_.find(launcher);
-    if (it == first_kernel_.end()) return std::nullopt;
+    auto it = std::lower_bound(first_kernel_.begin(), first_kernel_.end(),
+                               std::pair<Row, Row>{launcher, 0});
+    if (it == first_kernel_.end() || it->first != launcher) return std::nullopt;
     return it->second;
   }
 
  private:
-  std::unordered_map<Row, Row> first_kernel_;
+  std::vector<std::pair<Row, Row>> first_kernel_;  // (launcher, first kernel)
 };
 
-// str() of a shape arg after list -> tuple, rendered once per distinct text.
-class TupleReprs {
+// The texts of the rows, each made once per distinct input: they repeat across hundreds of
+// thousands of rows. All are views of the index's string pool or interned texts, so equal
+// texts share one address (the grouping key).
+class RowTexts {
  public:
-  explicit TupleReprs(const index::StringPool& strings) : strings_(strings) {}
-  const std::string& repr(index::StringId id) {
-    auto [it, inserted] = reprs_.try_emplace(id);
-    if (inserted)
-      it->second = id == index::kNoString ? "None" : python_tuple_repr(strings_.view(id));
+  RowTexts(const index::EventIndex& index, const model::OpWorkTable& op_work,
+           const LauncherFirstKernels& first_kernels)
+      : args(index.strings()),
+        names(index),
+        index_(index),
+        op_work_(op_work),
+        first_kernels_(first_kernels) {}
+
+  ArgReprCache args;     // str() of the shape args
+  HostNamesCache names;  // process and thread names
+
+  // "<op>-><kernel> (Synthetic Op)"; the pool's view when the trace has that name too.
+  std::string_view synthetic_name(Row op, Row kernel) {
+    auto [it, fresh] = synthetic_.try_emplace({index_.name_id(op), index_.name_id(kernel)});
+    if (fresh) {
+      const std::string text = std::string(index_.name(op)) + "->" +
+                               std::string(index_.name(kernel)) + " (Synthetic Op)";
+      const index::StringId id = index_.strings().find(text);
+      it->second = id != index::kNoString ? index_.strings().view(id) : intern_report_text(text);
+    }
+    return it->second;
+  }
+
+  // Spec §7 on the row's name, the registry (not for Synthetic Ops) and the first kernel of the
+  // event's op instance. (kNoString stands for "no kernel": an empty kernel name categorizes the
+  // same way.)
+  std::string_view category(const UnifiedPerfRow& row, Row source) {
+    const std::optional<Row> kernel = first_kernels_.first_kernel(source);
+    const index::StringId kernel_name = kernel ? index_.name_id(*kernel) : index::kNoString;
+    auto [it, fresh] = categories_.try_emplace({row.name.data(), row.synthetic, kernel_name});
+    if (fresh) {
+      std::optional<std::string> registry;
+      if (!row.synthetic)
+        if (auto c = op_work_.category_of_name(index_.name_id(source))) registry = std::string(*c);
+      std::optional<std::string_view> first_kernel;
+      if (kernel) first_kernel = index_.name(*kernel);
+      it->second = intern_report_text(categorize_op(row.name, registry, first_kernel));
+    }
+    return it->second;
+  }
+
+  // perf_params: the parameters' dict repr, once per interned parameter list.
+  std::string_view perf_params(const OpPerf& perf) {
+    auto [it, fresh] = perf_params_.try_emplace(perf.params_id);
+    if (fresh) it->second = intern_report_text(perf_params_repr(*perf.params));
     return it->second;
   }
 
  private:
-  const index::StringPool& strings_;
-  std::unordered_map<index::StringId, std::string> reprs_;
+  const index::EventIndex& index_;
+  const model::OpWorkTable& op_work_;
+  const LauncherFirstKernels& first_kernels_;
+  std::map<std::pair<index::StringId, index::StringId>, std::string_view> synthetic_;
+  std::map<std::tuple<const char*, bool, index::StringId>, std::string_view> categories_;
+  std::unordered_map<std::uint32_t, std::string_view> perf_params_;
 };
 
 // Everything step 3 of spec §8.5 reads, for one build.
@@ -70,37 +120,26 @@ struct RowContext {
   const model::OpWorkTable& op_work;
   const platform::PlatformInfo* platform;
   const UnifiedCollector& collector;
-  const LauncherFirstKernels& first_kernels;
-  TupleReprs& tuples;
+  RowTexts& texts;
+  std::vector<Row> backward_kernels;  // scratch
 };
 
 // Fields copied from the event itself (for a Synthetic Op: from the event it copies).
 void fill_event_fields(RowContext& ctx, Row source, UnifiedPerfRow& out) {
-  out.names = host_names(ctx.index, source);
+  out.names = ctx.texts.names.of(source);
   out.duration_us = raw_dur_us(ctx.index, source);
   const index::OpArgs* args = ctx.index.op_args(source);
-  out.input_dims = ctx.tuples.repr(args ? args->input_dims : index::kNoString);
-  out.input_type = ctx.tuples.repr(args ? args->input_types : index::kNoString);
-  out.input_strides = ctx.tuples.repr(args ? args->input_strides : index::kNoString);
-  out.concrete_inputs = ctx.tuples.repr(args ? args->concrete_inputs : index::kNoString);
+  out.input_dims = ctx.texts.args.tuple_repr(args ? args->input_dims : index::kNoString);
+  out.input_type = ctx.texts.args.tuple_repr(args ? args->input_types : index::kNoString);
+  out.input_strides = ctx.texts.args.tuple_repr(args ? args->input_strides : index::kNoString);
+  out.concrete_inputs = ctx.texts.args.tuple_repr(args ? args->concrete_inputs : index::kNoString);
 }
 
-std::string category_of(const RowContext& ctx, const UnifiedPerfRow& row, Row source) {
-  std::optional<std::string> registry;
-  if (!row.synthetic) {
-    if (auto c = ctx.op_work.category_of_name(ctx.index.name_id(source)))
-      registry = std::string(*c);
-  }
-  std::optional<std::string_view> first_kernel;
-  if (auto k = ctx.first_kernels.first_kernel(source)) first_kernel = ctx.index.name(*k);
-  return categorize_op(row.name, registry, first_kernel);
-}
-
-void apply_perf(UnifiedPerfRow& row, const OpPerf& perf) {
+void apply_perf(RowContext& ctx, UnifiedPerfRow& row, const OpPerf& perf) {
   row.kernel_time_us = perf.kernel_time_us;
   row.metrics = perf.metrics;
-  row.compute_spec = std::string(perf.compute_spec);
-  row.perf_params = perf_params_repr(*perf.params);
+  row.compute_spec = perf.compute_spec;
+  row.perf_params = ctx.texts.perf_params(perf);
 }
 
 // Step 3 for one event. Returns false when the row is dropped (the model raised
@@ -111,53 +150,58 @@ bool fill_perf(RowContext& ctx, Row source, UnifiedPerfRow& row) {
   row.has_perf_model = own || forward >= 0;
   row.sole_backward = forward >= 0;
   row.kernel_time_us = model::busy_time_us(ctx.index, row.gpu_events);
+  row.metrics.reset();
+  row.compute_spec = {};
+  row.perf_params.reset();
   if (own) {
-    const model::OpWork& work = *ctx.op_work.find(source);
+    const model::OpWork work = *ctx.op_work.find(source);
     if (work.status == model::OpWorkStatus::kNotModelled) return false;
-    if (auto perf =
-            compute_op_perf(ctx.subtrees, ctx.op_work, work, ModelPass::kForward, ctx.platform))
-      apply_perf(row, *perf);
+    // Timed over the op's own gpu_events, which the row already holds.
+    if (auto perf = compute_op_perf(ctx.index, ctx.op_work, work, ModelPass::kForward,
+                                    row.gpu_events, ctx.platform))
+      apply_perf(ctx, row, *perf);
   } else if (forward >= 0) {
     // The reference computes the forward op's backward metrics, so the time is that of every
     // kernel under the forward op's backward nodes, not only this event's.
-    const model::OpWork& work = *ctx.op_work.find(static_cast<Row>(forward));
-    row.category = std::string(ctx.op_work.text(work.bwd_category));
-    if (auto perf =
-            compute_op_perf(ctx.subtrees, ctx.op_work, work, ModelPass::kBackward, ctx.platform))
-      apply_perf(row, *perf);
+    const model::OpWork work = *ctx.op_work.find(static_cast<Row>(forward));
+    row.category = intern_report_text(ctx.op_work.text(work.bwd_category));
+    if (has_op_perf(work, ModelPass::kBackward)) {
+      op_perf_kernels(ctx.subtrees, work.row, ModelPass::kBackward, ctx.backward_kernels);
+      if (auto perf = compute_op_perf(ctx.index, ctx.op_work, work, ModelPass::kBackward,
+                                      ctx.backward_kernels, ctx.platform))
+        apply_perf(ctx, row, *perf);
+    }
   }
   return true;
 }
 
-std::optional<UnifiedPerfRow> make_row(RowContext& ctx, Row source, std::uint64_t uid,
-                                       std::optional<Row> synthetic_kernel) {
-  UnifiedPerfRow row;
+// Fills `row` (reusing its buffers) for a collected event or, with `synthetic_kernel`, a
+// Synthetic Op. Returns false when the row is dropped; row.gpu_events is filled either way.
+bool fill_row(RowContext& ctx, Row source, std::uint64_t uid, std::optional<Row> synthetic_kernel,
+              UnifiedPerfRow& row) {
   row.row = source;
   row.uid = uid;
   row.synthetic = synthetic_kernel.has_value();
-  row.name = std::string(ctx.index.name(source));
   if (synthetic_kernel) {
-    row.name += "->" + std::string(ctx.index.name(*synthetic_kernel)) + " (Synthetic Op)";
-    row.gpu_events = {*synthetic_kernel};
+    row.name = ctx.texts.synthetic_name(source, *synthetic_kernel);
+    row.gpu_events.assign(1, *synthetic_kernel);
   } else {
-    row.gpu_events = ctx.subtrees.gpu_events(source);
+    row.name = ctx.index.name(source);
+    ctx.subtrees.gpu_events(source, row.gpu_events);
   }
   fill_event_fields(ctx, source, row);
-  row.category = category_of(ctx, row, source);
-  if (!fill_perf(ctx, source, row)) return std::nullopt;
-  row.kernel_details = kernel_details_of(ctx.index, row.gpu_events);
-  return row;
+  row.category = ctx.texts.category(row, source);
+  if (!fill_perf(ctx, source, row)) return false;
+  kernel_details_of(ctx.index, row.gpu_events, row.kernel_details);
+  return true;
 }
 
 // Step 2: GPU events no collected event covers, except collectives, as (kernel, event to
 // copy): first those whose launching call has no cpu_op above it, grouped by that call in
 // first-seen order, then those with a cpu_op ancestor, copying the nearest one.
 std::vector<std::pair<Row, Row>> uncovered_kernels(const GpuSubtrees& subtrees,
-                                                   const std::vector<Row>& collected) {
+                                                   const std::vector<bool>& covered) {
   const index::EventIndex& index = subtrees.index();
-  std::vector<bool> covered(index.size(), false);
-  for (Row event : collected)
-    for (Row g : subtrees.gpu_events(event)) covered[g] = true;
   std::vector<Row> gpu_rows;
   for (EventKind k : {EventKind::kKernel, EventKind::kGpuMemcpy, EventKind::kGpuMemset}) {
     auto rows = index.rows_of_kind(k);
@@ -202,141 +246,169 @@ SeriesStats series_stats(const std::vector<double>& raw) {
   return {pandas_mean(v), pandas_median(v), pandas_std(v), numpy_min(v), numpy_max(v)};
 }
 
-double first_known(const std::vector<double>& values) {
-  for (double v : values)
-    if (!std::isnan(v)) return v;
-  return kNaN;
-}
-
-std::string group_key(const UnifiedPerfRow& r) {
-  std::string key;
-  for (const std::string* part :
-       {&r.name, &r.category, &r.names.process_name, &r.names.process_label, &r.names.thread_name,
-        &r.input_dims, &r.input_type, &r.input_strides, &r.concrete_inputs}) {
-    key += *part;
-    key += '\x1f';
-  }
-  return key;
-}
-
-// The per-instance columns of one group, in group order (NaN where a row has no value).
-struct GroupColumns {
-  std::vector<double> duration, kernel_time, gflops, data_moved, flops_per_byte, tb_per_s,
-      tflops_per_s, roofline_time, pct_roofline;
-  std::vector<const KernelDetails*> kernel_lists;
-
-  void add(const UnifiedPerfRow& r) {
-    duration.push_back(r.duration_us);
-    kernel_time.push_back(r.kernel_time_us);
-    kernel_lists.push_back(&r.kernel_details);
-    const bool m = r.metrics.has_value();
-    const bool roof = m && r.metrics->has_roofline;
-    gflops.push_back(m ? r.metrics->gflops : kNaN);
-    data_moved.push_back(m ? r.metrics->data_moved_mb : kNaN);
-    flops_per_byte.push_back(m ? r.metrics->flops_per_byte : kNaN);
-    tb_per_s.push_back(m ? r.metrics->tb_per_s : kNaN);
-    tflops_per_s.push_back(m ? r.metrics->tflops_per_s : kNaN);
-    roofline_time.push_back(roof ? r.metrics->roofline_time_us : kNaN);
-    pct_roofline.push_back(roof ? r.metrics->pct_roofline : kNaN);
+// The grouping key: the addresses of the nine grouping texts (name, category, process/thread
+// names, shape args), equal exactly when the texts are (see UnifiedPerfRow).
+struct GroupKey {
+  std::array<const char*, 9> texts;
+  bool operator==(const GroupKey&) const = default;
+};
+struct GroupKeyHash {
+  std::size_t operator()(const GroupKey& k) const {
+    std::size_t h = 0;
+    for (const char* p : k.texts) h = h * 1000003 ^ std::hash<const char*>{}(p);
+    return h;
   }
 };
 
-UnifiedGroup start_group(const UnifiedPerfRow& r) {
-  UnifiedGroup g;
-  g.name = r.name;
-  g.category = r.category;
-  g.process_name = r.names.process_name;
-  g.process_label = r.names.process_label;
-  g.thread_name = r.names.thread_name;
-  g.input_dims = r.input_dims;
-  g.input_type = r.input_type;
-  g.input_strides = r.input_strides;
-  g.concrete_inputs = r.concrete_inputs;
-  g.ex_uid = r.uid;
-  g.has_perf_model = r.has_perf_model;
-  return g;
+GroupKey group_key(const UnifiedPerfRow& r) {
+  return {{r.name.data(), r.category.data(), r.names.process_name.data(),
+           r.names.process_label.data(), r.names.thread_name.data(), r.input_dims.data(),
+           r.input_type.data(), r.input_strides.data(), r.concrete_inputs.data()}};
 }
 
-void summarize_group(const std::vector<UnifiedPerfRow>& rows, UnifiedGroup& g) {
-  GroupColumns c;
-  for (std::size_t i : g.members) c.add(rows[i]);
-  g.operation_count = g.members.size();
-  g.total_duration_us = pandas_sum(c.duration);
-  g.duration = series_stats(c.duration);
-  g.gflops = first_known(c.gflops);
-  g.data_moved_mb = first_known(c.data_moved);
-  g.flops_per_byte = first_known(c.flops_per_byte);
-  g.roofline_time_us = first_known(c.roofline_time);
-  g.tb_per_s = series_stats(c.tb_per_s);
-  g.tflops_per_s = series_stats(c.tflops_per_s);
-  g.pct_roofline = series_stats(c.pct_roofline);
-  g.kernel_time = series_stats(c.kernel_time);
-  g.kernel_time_sum_us = pandas_sum(c.kernel_time);
-  g.kernel_summary = summarize_kernel_details(c.kernel_lists);
-  for (std::size_t i : g.members) {
-    const UnifiedPerfRow& r = rows[i];
-    if (!r.metrics) continue;
-    if (!g.compute_spec) g.compute_spec = r.compute_spec;
-    if (!g.perf_params) g.perf_params = r.perf_params;
-    if (!g.roofline_bound && r.metrics->has_roofline)
-      g.roofline_bound = model::roofline_bound_name(*r.metrics);
+// One group while rows come in: the first row's values and the per-instance columns the
+// statistics need, in group order. Perf-model columns skip NaNs (as pandas' statistics do);
+// the "first known" values keep the first non-NaN.
+class GroupBuilder {
+ public:
+  explicit GroupBuilder(const UnifiedPerfRow& r) {
+    g_.name = r.name;
+    g_.category = r.category;
+    g_.process_name = r.names.process_name;
+    g_.process_label = r.names.process_label;
+    g_.thread_name = r.names.thread_name;
+    g_.input_dims = r.input_dims;
+    g_.input_type = r.input_type;
+    g_.input_strides = r.input_strides;
+    g_.concrete_inputs = r.concrete_inputs;
+    g_.ex_uid = r.uid;
+    g_.has_perf_model = r.has_perf_model;
+    g_.gflops = g_.data_moved_mb = g_.flops_per_byte = g_.roofline_time_us = kNaN;
   }
-}
 
-std::vector<UnifiedGroup> summarize(const std::vector<UnifiedPerfRow>& rows) {
-  std::vector<UnifiedGroup> groups;
-  std::unordered_map<std::string, std::size_t> slot;
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    auto [it, fresh] = slot.try_emplace(group_key(rows[i]), groups.size());
-    if (fresh) groups.push_back(start_group(rows[i]));
-    groups[it->second].members.push_back(i);
+  void add(const UnifiedPerfRow& r) {
+    duration_.push_back(r.duration_us);
+    kernel_time_.push_back(r.kernel_time_us);
+    kernels_.add(r.kernel_details);
+    if (!r.metrics) return;
+    const model::OpMetrics& m = *r.metrics;
+    keep_first(g_.gflops, m.gflops);
+    keep_first(g_.data_moved_mb, m.data_moved_mb);
+    keep_first(g_.flops_per_byte, m.flops_per_byte);
+    add_known(tb_per_s_, m.tb_per_s);
+    add_known(tflops_per_s_, m.tflops_per_s);
+    if (m.has_roofline) {
+      keep_first(g_.roofline_time_us, m.roofline_time_us);
+      add_known(pct_roofline_, m.pct_roofline);
+    }
+    if (!g_.compute_spec) g_.compute_spec = std::string(r.compute_spec);
+    if (!g_.perf_params && r.perf_params) g_.perf_params = std::string(*r.perf_params);
+    if (!g_.roofline_bound && m.has_roofline) g_.roofline_bound = model::roofline_bound_name(m);
   }
-  for (UnifiedGroup& g : groups) summarize_group(rows, g);
-  std::stable_sort(groups.begin(), groups.end(), [](const UnifiedGroup& a, const UnifiedGroup& b) {
-    if (a.kernel_time_sum_us != b.kernel_time_sum_us)
-      return a.kernel_time_sum_us > b.kernel_time_sum_us;
-    return a.ex_uid < b.ex_uid;
-  });
-  std::vector<double> sums;
-  for (const UnifiedGroup& g : groups) sums.push_back(g.kernel_time_sum_us);
-  const double total = numpy_sum(sums);
-  double cumulative = 0;
-  for (UnifiedGroup& g : groups) {
-    g.percentage = g.kernel_time_sum_us / total * 100;
-    cumulative += g.percentage;
-    g.cumulative_percentage = cumulative;
+
+  UnifiedGroup finish() {
+    g_.operation_count = duration_.size();
+    g_.total_duration_us = pandas_sum(duration_);
+    g_.duration = series_stats(duration_);
+    g_.tb_per_s = series_stats(tb_per_s_);
+    g_.tflops_per_s = series_stats(tflops_per_s_);
+    g_.pct_roofline = series_stats(pct_roofline_);
+    g_.kernel_time = series_stats(kernel_time_);
+    g_.kernel_time_sum_us = pandas_sum(kernel_time_);
+    g_.kernel_summary = kernels_.finish();
+    return std::move(g_);
   }
-  return groups;
-}
+
+ private:
+  static void keep_first(double& first, double value) {
+    if (std::isnan(first)) first = value;
+  }
+  static void add_known(std::vector<double>& column, double value) {
+    if (!std::isnan(value)) column.push_back(value);
+  }
+
+  UnifiedGroup g_;
+  std::vector<double> duration_, kernel_time_, tb_per_s_, tflops_per_s_, pct_roofline_;
+  KernelSummaryBuilder kernels_;
+};
+
+// Step 4, fed one row at a time in collection order.
+class Summary {
+ public:
+  void add(const UnifiedPerfRow& r) {
+    auto [it, fresh] = slot_.try_emplace(group_key(r), groups_.size());
+    if (fresh) groups_.emplace_back(r);
+    groups_[it->second].add(r);
+  }
+
+  std::vector<UnifiedGroup> finish() {
+    std::vector<UnifiedGroup> groups;
+    for (GroupBuilder& g : groups_) groups.push_back(g.finish());
+    std::stable_sort(groups.begin(), groups.end(),
+                     [](const UnifiedGroup& a, const UnifiedGroup& b) {
+                       if (a.kernel_time_sum_us != b.kernel_time_sum_us)
+                         return a.kernel_time_sum_us > b.kernel_time_sum_us;
+                       return a.ex_uid < b.ex_uid;
+                     });
+    std::vector<double> sums;
+    for (const UnifiedGroup& g : groups) sums.push_back(g.kernel_time_sum_us);
+    const double total = numpy_sum(sums);
+    double cumulative = 0;
+    for (UnifiedGroup& g : groups) {
+      g.percentage = g.kernel_time_sum_us / total * 100;
+      cumulative += g.percentage;
+      g.cumulative_percentage = cumulative;
+    }
+    return groups;
+  }
+
+ private:
+  std::vector<GroupBuilder> groups_;  // first-appearance order
+  std::unordered_map<GroupKey, std::size_t, GroupKeyHash> slot_;
+};
 
 }  // namespace
 
 UnifiedPerfTable build_unified_perf_table(const UnifiedPerfInputs& in) {
+  if (is_gpu_only_trace(*in.index)) return {};  // no ops sheets for those (spec §8)
+  const GpuSubtrees subtrees(*in.index, *in.tree, *in.links, in.fwd_bwd);
+  return build_unified_perf_table(in, subtrees, /*keep_rows=*/true);
+}
+
+UnifiedPerfTable build_unified_perf_table(const UnifiedPerfInputs& in, const GpuSubtrees& subtrees,
+                                          bool keep_rows) {
   UnifiedPerfTable table;
   const index::EventIndex& index = *in.index;
   if (is_gpu_only_trace(index)) return table;  // no ops sheets for those (spec §8)
   std::optional<model::KernelLaunchers> built;
   if (!in.launchers) built = model::KernelLaunchers::build(index, *in.tree, *in.links);
   const LauncherFirstKernels first_kernels(index, in.launchers ? *in.launchers : *built);
-  const GpuSubtrees subtrees(index, *in.tree, *in.links, in.fwd_bwd);
+  built.reset();
   static const model::OpWorkTable kNoModels;  // no op-model plugins: timing rows only
   const model::OpWorkTable& op_work = in.op_work ? *in.op_work : kNoModels;
   UnifiedCollector collector(subtrees, op_work);
-  TupleReprs tuples(index.strings());
-  RowContext ctx{index, subtrees, op_work, in.platform, collector, first_kernels, tuples};
+  RowTexts texts(index, op_work, first_kernels);
+  RowContext ctx{index, subtrees, op_work, in.platform, collector, texts, {}};
 
-  const std::vector<Row> collected = collector.collect();
-  for (Row event : collected)
-    if (auto row = make_row(ctx, event, event, std::nullopt)) table.rows.push_back(std::move(*row));
-  std::uint64_t next_uid = index.size();  // fresh UIDs above the largest one
-  for (const auto& [kernel, source] : uncovered_kernels(subtrees, collected))
-    if (auto row = make_row(ctx, source, next_uid++, kernel)) table.rows.push_back(std::move(*row));
-
-  for (const UnifiedPerfRow& r : table.rows) {
+  Summary summary;
+  UnifiedPerfRow row;  // reused: its buffers keep their capacity
+  auto add = [&](const UnifiedPerfRow& r) {
+    summary.add(r);
     table.has_model_columns |= r.metrics.has_value();
     table.has_roofline_columns |= r.metrics && r.metrics->has_roofline;
+    if (keep_rows) table.rows.push_back(r);
+  };
+  // Every collected event's GPU events are covered, even when its row is dropped.
+  std::vector<bool> covered(index.size(), false);
+  for (Row event : collector.collect()) {
+    const bool kept = fill_row(ctx, event, event, std::nullopt, row);
+    for (Row g : row.gpu_events) covered[g] = true;
+    if (kept) add(row);
   }
-  table.groups = summarize(table.rows);
+  std::uint64_t next_uid = index.size();  // fresh UIDs above the largest one
+  for (const auto& [kernel, source] : uncovered_kernels(subtrees, covered))
+    if (fill_row(ctx, source, next_uid++, kernel, row)) add(row);
+  table.groups = summary.finish();
   return table;
 }
 

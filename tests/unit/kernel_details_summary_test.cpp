@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 using traceprism::report::kernel_summary_repr;
@@ -14,7 +15,8 @@ using traceprism::report::trunc_kernel_details_repr;
 
 namespace {
 
-KernelDetail kernel(const std::string& name, double dur, std::optional<std::int64_t> stream = 7) {
+// Names are views (of the trace's string pool in the host): these point at literals.
+KernelDetail kernel(std::string_view name, double dur, std::optional<std::int64_t> stream = 7) {
   return {name, dur, stream, {}};
 }
 

@@ -274,7 +274,7 @@ TEST_F(OpsSheets, CategoriesWithoutARegistry) {
   in.registry_category = {};
   const auto rows = report::build_launcher_rows(in);
   std::map<std::string, std::string> category;
-  for (const auto& r : rows) category[r.name] = r.category;
+  for (const auto& r : rows) category[std::string(r.name)] = std::string(r.category);
   EXPECT_EQ(category["aten::mm"], "other");
   EXPECT_EQ(category["aten::add"], "elementwise");
   EXPECT_EQ(category["aten::copy_"], "other");
