@@ -136,8 +136,6 @@ void add_models(std::map<std::string, ModelFn>& out, const char* const* names, M
 }
 
 // x (8, 16, 32, 32) float: N = 131,072 elements, C = 16 channels.
-constexpr const char* kX = "[8,16,32,32]";
-constexpr const char* kXStrides = "[16384,1024,32,1]";
 constexpr double kN = 131072;
 
 // ---- forward classes
