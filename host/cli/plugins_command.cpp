@@ -17,7 +17,8 @@ void print_plugin(const plugins::LoadedPlugin& p) {
     std::cout << "  analyzer " << a.name << ": " << (a.summary ? a.summary : "") << "\n";
     if (a.depends_on) {
       std::cout << "    depends on:";
-      for (const char* const* d = a.depends_on; *d; ++d) std::cout << " " << *d;
+      for (const char* const* d = a.depends_on; *d; ++d)
+        std::cout << " " << ((*d)[0] == '?' ? std::string(*d + 1) + " (optional)" : *d);
       std::cout << "\n";
     }
     for (std::uint32_t o = 0; o < a.option_count; ++o) {

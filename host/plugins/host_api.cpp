@@ -169,6 +169,29 @@ void log_to(traceprism_run_ctx* ctx, int level, std::string message) {
   if (ctx && ctx->outcome) ctx->outcome->log.push_back({level, std::move(message)});
 }
 
+// Checks and deep-copies one table; returns an empty string or why it was refused.
+std::string copy_table(const traceprism_table_v1& table, report::DataTable& copy) {
+  if (table.struct_size < sizeof(traceprism_table_v1)) return "the table struct is too small";
+  if (!valid(table.title) || (table.column_count > 0 && !table.columns) ||
+      (table.row_count > 0 && table.column_count > 0 && !table.cells))
+    return "the table is missing its columns or cells";
+  copy.title = view(table.title);
+  for (std::uint32_t c = 0; c < table.column_count; ++c) {
+    if (!valid(table.columns[c])) return "a column name has a size but no data";
+    copy.columns.emplace_back(view(table.columns[c]));
+  }
+  for (std::uint64_t r = 0; r < table.row_count && table.column_count > 0; ++r) {
+    std::vector<std::string> cells;
+    for (std::uint32_t c = 0; c < table.column_count; ++c) {
+      traceprism_str cell = table.cells[r * table.column_count + c];
+      if (!valid(cell)) return "a cell has a size but no data";
+      cells.emplace_back(view(cell));
+    }
+    copy.rows.push_back(std::move(cells));
+  }
+  return {};
+}
+
 // Checks and deep-copies one finding; returns an empty string or why it was refused.
 std::string copy_finding(const traceprism_run_ctx* ctx, const traceprism_finding_v1& in,
                          Finding& out) {
@@ -228,26 +251,9 @@ std::string copy_finding(const traceprism_run_ctx* ctx, const traceprism_finding
     out.metrics.emplace_back(std::string(view(in.metrics[i].key)), in.metrics[i].value);
   }
   for (std::uint32_t t = 0; t < in.table_count; ++t) {
-    const traceprism_table_v1& table = in.tables[t];
-    if (table.struct_size < sizeof(traceprism_table_v1)) return "finding table is too small";
-    if (!valid(table.title) || (table.column_count > 0 && !table.columns) ||
-        (table.row_count > 0 && table.column_count > 0 && !table.cells))
-      return "finding table " + std::to_string(t + 1) + " is missing its columns or cells";
     report::DataTable copy;
-    copy.title = view(table.title);
-    for (std::uint32_t c = 0; c < table.column_count; ++c) {
-      if (!valid(table.columns[c])) return "finding table column has a size but no data";
-      copy.columns.emplace_back(view(table.columns[c]));
-    }
-    for (std::uint64_t r = 0; r < table.row_count && table.column_count > 0; ++r) {
-      std::vector<std::string> cells;
-      for (std::uint32_t c = 0; c < table.column_count; ++c) {
-        traceprism_str cell = table.cells[r * table.column_count + c];
-        if (!valid(cell)) return "finding table cell has a size but no data";
-        cells.emplace_back(view(cell));
-      }
-      copy.rows.push_back(std::move(cells));
-    }
+    if (std::string problem = copy_table(in.tables[t], copy); !problem.empty())
+      return "finding table " + std::to_string(t + 1) + ": " + problem;
     out.tables.push_back(std::move(copy));
   }
   return {};
@@ -296,6 +302,60 @@ void api_set_error(traceprism_run_ctx* ctx, traceprism_str message) {
   if (ctx->outcome && valid(message)) ctx->outcome->error = std::string(view(message));
 }
 
+const std::int32_t* api_python_tree_parents(const traceprism_run_ctx* ctx, std::uint64_t* count) {
+  const auto parents = ctx->products->python_tree_parents();
+  if (count) *count = parents.size();
+  return parents.data();
+}
+
+std::int32_t api_publish(traceprism_run_ctx* ctx, traceprism_str name,
+                         const traceprism_table_v1* table) {
+  if (!ctx->outcome) return TRACEPRISM_ERROR;  // op models cannot publish
+  std::string problem;
+  if (!valid(name) || name.size == 0)
+    problem = "a product needs a name";
+  else if (!table || table->struct_size < sizeof(traceprism_table_v1))
+    problem = "product '" + std::string(view(name)) + "' has no table";
+  report::DataTable copy;
+  if (problem.empty()) problem = copy_table(*table, copy);
+  if (!problem.empty()) {
+    log_to(ctx, TRACEPRISM_LOG_WARNING, "product refused: " + problem);
+    return TRACEPRISM_ERROR;
+  }
+  copy.title = view(name);
+  auto& products = ctx->outcome->products;
+  std::erase_if(products, [&](const report::DataTable& t) { return t.title == copy.title; });
+  products.push_back(std::move(copy));
+  return TRACEPRISM_OK;
+}
+
+std::int32_t api_product(const traceprism_run_ctx* ctx, traceprism_str name,
+                         traceprism_table_v1* out) {
+  if (!valid(name) || !out || out->struct_size < sizeof(traceprism_table_v1)) return TRACEPRISM_ABSENT;
+  const std::string_view wanted = view(name);
+  if (auto it = ctx->product_views.find(wanted); it != ctx->product_views.end()) {
+    *out = it->second.table;
+    return TRACEPRISM_OK;
+  }
+  for (const report::AnalyzerOutcome* dependency : ctx->dependencies)
+    for (const report::DataTable& t : dependency->products) {
+      if (t.title != wanted) continue;
+      traceprism_run_ctx::ProductView& v = ctx->product_views[t.title];
+      for (const auto& c : t.columns) v.columns.push_back(str(c));
+      for (const auto& row : t.rows)
+        for (const auto& c : row) v.cells.push_back(str(c));
+      v.table.struct_size = sizeof(traceprism_table_v1);
+      v.table.column_count = static_cast<std::uint32_t>(t.columns.size());
+      v.table.row_count = t.rows.size();
+      v.table.title = str(t.title);
+      v.table.columns = v.columns.data();
+      v.table.cells = v.cells.data();
+      *out = v.table;
+      return TRACEPRISM_OK;
+    }
+  return TRACEPRISM_ABSENT;
+}
+
 const traceprism_host_api_v1 kHostApi = {
     sizeof(traceprism_host_api_v1),
     TRACEPRISM_ABI_MAJOR,
@@ -317,6 +377,9 @@ const traceprism_host_api_v1 kHostApi = {
     api_set_error,
     api_op_call,
     api_perf_sheet,
+    api_python_tree_parents,
+    api_publish,
+    api_product,
 };
 
 }  // namespace

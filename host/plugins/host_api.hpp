@@ -2,7 +2,9 @@
 
 #include <traceprism/abi.h>
 
+#include <map>
 #include <string>
+#include <vector>
 
 #include "config/run_config.hpp"
 #include "platform/platform_info.hpp"
@@ -20,6 +22,14 @@ struct traceprism_run_ctx {
   std::string owner;                                 // analyzer / op model name (option prefix)
   const traceprism_analyzer_v1* analyzer = nullptr;  // for declared option defaults
   traceprism::report::AnalyzerOutcome* outcome = nullptr;  // null for op models (read-only)
+  // Outcomes of the analyzer's dependencies, finished before it started (their products).
+  std::vector<const traceprism::report::AnalyzerOutcome*> dependencies;
+  // ABI views of the products this call read, kept until the call ends.
+  struct ProductView {
+    std::vector<traceprism_str> columns, cells;
+    traceprism_table_v1 table{};
+  };
+  mutable std::map<std::string, ProductView, std::less<>> product_views;
 };
 
 namespace traceprism::plugins {

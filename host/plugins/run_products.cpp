@@ -236,4 +236,13 @@ void RunProducts::subtree_gpu_rows(index::Row op, std::vector<index::Row>& out) 
   });
 }
 
+std::span<const std::int32_t> RunProducts::python_tree_parents() const {
+  std::call_once(python_tree_once_, [this] {
+    model::CallTreeOptions options;
+    options.include_python = true;
+    python_tree_parents_ = model::CallTree::build(index_, options).parent_column();
+  });
+  return python_tree_parents_;
+}
+
 }  // namespace traceprism::plugins

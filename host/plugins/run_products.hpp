@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
@@ -60,6 +61,9 @@ class RunProducts {
   // Thread-safe: phase 1 calls it from every worker.
   void subtree_gpu_rows(index::Row op, std::vector<index::Row>& out) const;
   const model::CallTree& tree() const { return tree_; }
+  // Parents in the call tree that also nests python_function frames; built on first use
+  // (thread-safe), since only analyzers that walk python frames need it.
+  std::span<const std::int32_t> python_tree_parents() const;
   const model::LaunchLinks& links() const { return links_; }
 
  private:
@@ -91,6 +95,8 @@ class RunProducts {
   };
   std::map<std::string, SheetTable, std::less<>> perf_sheets_;
   traceprism_op_instances_v1 op_table_{};
+  mutable std::once_flag python_tree_once_;
+  mutable std::vector<std::int32_t> python_tree_parents_;
 };
 
 }  // namespace traceprism::plugins

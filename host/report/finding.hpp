@@ -62,6 +62,8 @@ struct AnalyzerOutcome {
   std::vector<std::pair<std::string, double>> figures;
   std::vector<LogLine> log;
   std::size_t refused_findings = 0;  // emits the host rejected as malformed
+  // Tables published for dependent analyzers (ABI 1.2 publish); title = the product name.
+  std::vector<DataTable> products;
 };
 
 }  // namespace traceprism::report

@@ -24,6 +24,7 @@ struct AnalyzerSlot {
   const traceprism_analyzer_v1* analyzer = nullptr;
   AnalyzerOutcome outcome;
   std::vector<std::size_t> depends_on;  // slot indices of enabled dependencies
+  std::vector<const AnalyzerOutcome*> dependency_outcomes;  // theirs, for products
 };
 
 traceprism_run_ctx make_context(const GraphInputs& in, const plugins::RunProducts& products,
@@ -43,6 +44,7 @@ void call_analyzer(const GraphInputs& in, const plugins::RunProducts& products,
   traceprism_run_ctx ctx = make_context(in, products, out.name);
   ctx.analyzer = slot.analyzer;
   ctx.outcome = &out;
+  for (const AnalyzerOutcome* d : slot.dependency_outcomes) ctx.dependencies.push_back(d);
   std::int32_t status = TRACEPRISM_ERROR;
   try {
     status = slot.analyzer->run(&ctx, plugins::host_api(), slot.analyzer->user);
@@ -89,8 +91,11 @@ void resolve_dependencies(std::vector<AnalyzerSlot>& slots) {
   for (AnalyzerSlot& slot : slots) {
     if (slot.outcome.status != AnalyzerStatus::kOk || !slot.analyzer->depends_on) continue;
     for (const char* const* d = slot.analyzer->depends_on; *d; ++d) {
-      auto it = by_name.find(*d);
+      // "?name": an optional dependency (ABI 1.2), waited for only when it is loaded.
+      const bool optional = (*d)[0] == '?';
+      auto it = by_name.find(optional ? *d + 1 : *d);
       if (it == by_name.end()) {
+        if (optional) continue;
         slot.outcome.status = AnalyzerStatus::kFailed;
         slot.outcome.error =
             std::string("depends on '") + *d + "', which no loaded plugin provides";
@@ -126,8 +131,10 @@ void resolve_dependencies(std::vector<AnalyzerSlot>& slots) {
   };
   for (std::size_t i = 0; i < slots.size(); ++i) visit(i);
   // Edges into failed analyzers are dropped; failed ones are never run anyway.
-  for (AnalyzerSlot& slot : slots)
+  for (AnalyzerSlot& slot : slots) {
     if (slot.outcome.status == AnalyzerStatus::kFailed) slot.depends_on.clear();
+    for (std::size_t d : slot.depends_on) slot.dependency_outcomes.push_back(&slots[d].outcome);
+  }
 }
 
 }  // namespace

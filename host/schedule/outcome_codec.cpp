@@ -54,6 +54,35 @@ class Reader {
   std::size_t pos_ = 0;
 };
 
+void encode_table(Writer& w, const report::DataTable& t) {
+  w.str(t.title);
+  w.u64(t.columns.size());
+  for (const auto& c : t.columns) w.str(c);
+  w.u64(t.rows.size());
+  for (const auto& row : t.rows) {
+    w.u64(row.size());
+    for (const auto& c : row) w.str(c);
+  }
+}
+
+bool decode_table(Reader& r, report::DataTable& t) {
+  std::uint64_t columns = 0, rows = 0;
+  if (!r.str(t.title) || !r.count(columns, 8)) return false;
+  t.columns.resize(columns);
+  for (auto& c : t.columns)
+    if (!r.str(c)) return false;
+  if (!r.count(rows, 8)) return false;
+  t.rows.resize(rows);
+  for (auto& row : t.rows) {
+    std::uint64_t cells = 0;
+    if (!r.count(cells, 8)) return false;
+    row.resize(cells);
+    for (auto& c : row)
+      if (!r.str(c)) return false;
+  }
+  return true;
+}
+
 void encode_finding(Writer& w, const Finding& f) {
   w.i64(static_cast<std::int64_t>(f.tier));
   w.i64(static_cast<std::int64_t>(f.severity));
@@ -70,16 +99,7 @@ void encode_finding(Writer& w, const Finding& f) {
   w.u64(f.metrics.size());
   for (const auto& [k, v] : f.metrics) w.str(k), w.f64(v);
   w.u64(f.tables.size());
-  for (const auto& t : f.tables) {
-    w.str(t.title);
-    w.u64(t.columns.size());
-    for (const auto& c : t.columns) w.str(c);
-    w.u64(t.rows.size());
-    for (const auto& row : t.rows) {
-      w.u64(row.size());
-      for (const auto& c : row) w.str(c);
-    }
-  }
+  for (const auto& t : f.tables) encode_table(w, t);
 }
 
 bool decode_finding(Reader& r, Finding& f) {
@@ -109,22 +129,8 @@ bool decode_finding(Reader& r, Finding& f) {
     if (!r.str(k) || !r.f64(v)) return false;
   if (!r.count(n, 24)) return false;
   f.tables.resize(n);
-  for (auto& t : f.tables) {
-    std::uint64_t columns = 0, rows = 0;
-    if (!r.str(t.title) || !r.count(columns, 8)) return false;
-    t.columns.resize(columns);
-    for (auto& c : t.columns)
-      if (!r.str(c)) return false;
-    if (!r.count(rows, 8)) return false;
-    t.rows.resize(rows);
-    for (auto& row : t.rows) {
-      std::uint64_t cells = 0;
-      if (!r.count(cells, 8)) return false;
-      row.resize(cells);
-      for (auto& c : row)
-        if (!r.str(c)) return false;
-    }
-  }
+  for (auto& t : f.tables)
+    if (!decode_table(r, t)) return false;
   return true;
 }
 
@@ -141,6 +147,8 @@ std::string encode_outcome(const report::AnalyzerOutcome& o) {
   for (const auto& [k, v] : o.figures) w.str(k), w.f64(v);
   w.u64(o.log.size());
   for (const auto& l : o.log) w.i64(l.level), w.str(l.message);
+  w.u64(o.products.size());
+  for (const auto& t : o.products) encode_table(w, t);
   return w.take();
 }
 
@@ -166,6 +174,10 @@ bool decode_outcome(std::string_view bytes, report::AnalyzerOutcome& out) {
     if (!r.i64(level) || !r.str(l.message)) return false;
     l.level = static_cast<int>(level);
   }
+  if (!r.count(n, 24)) return false;
+  out.products.resize(n);
+  for (auto& t : out.products)
+    if (!decode_table(r, t)) return false;
   return r.done();
 }
 

@@ -138,10 +138,17 @@ void record_figures(Context& ctx, const CategoryMetrics& m) {
   }
 }
 
-// Fusion feedback hook (spec §5.6): kernel name → high-confidence fusion candidate. Empty until
-// the kernel-fusion analyzer publishes its candidates; with it, covered ops get no estimate.
-std::map<std::string, std::string, std::less<>> fusion_kernel_map(const Context&) {
-  return {};
+// Fusion feedback (spec §5.6): kernel name → high-confidence fusion candidate, as the
+// kernel-fusion analyzer published it; empty when that analyzer is not loaded or found none.
+// Covered ops get no estimate, so their time is not counted in two tiers.
+std::map<std::string, std::string, std::less<>> fusion_kernel_map(const Context& ctx) {
+  std::map<std::string, std::string, std::less<>> map;
+  const std::optional<Sheet> product = ctx.product(kFusionKernelMapProduct);
+  if (!product || !product->has("kernel_name") || !product->has("operation")) return map;
+  for (std::size_t r = 0; r < product->row_count(); ++r)
+    map.emplace(std::string(product->cell(r, "kernel_name")),
+                std::string(product->cell(r, "operation")));
+  return map;
 }
 
 }  // namespace

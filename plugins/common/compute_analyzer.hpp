@@ -31,6 +31,14 @@ inline constexpr traceprism_option_v1 kTritonOptions[] = {
      "Estimate impact and report findings for Triton kernels (the reference does not)."},
 };
 
+// Every compute analyzer waits for the kernel-fusion analyzer when it is loaded (its
+// high-confidence candidates' kernels are not counted twice, spec §5.6) and runs without it
+// otherwise.
+inline constexpr const char* kComputeDependencies[] = {"?kernel-fusion", nullptr};
+
+// The product the kernel-fusion analyzer publishes: kernel_name → operation (candidate).
+inline constexpr const char* kFusionKernelMapProduct = "kernel_fusion.high_confidence_kernel_map";
+
 struct ComputeSettings {
   Thresholds thresholds;
   bool compute_impact = true;

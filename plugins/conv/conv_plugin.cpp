@@ -33,6 +33,6 @@ TRACEPRISM_ANALYZERS(traceprism::analyzer<traceprism::plugins::conv::ConvEfficie
     "conv-efficiency",
     "Roofline efficiency and impact of convolutions (conv_fwd, conv_bwd), with the transpose "
     "overhead.",
-    traceprism::compute::kComputeOptions));
+    traceprism::compute::kComputeOptions, traceprism::compute::kComputeDependencies));
 
 TRACEPRISM_PLUGIN_WITH_OP_MODELS("conv", "1.0.0");

@@ -54,6 +54,6 @@ TRACEPRISM_OP_MODELS(
 TRACEPRISM_ANALYZERS(traceprism::analyzer<traceprism::plugins::elementwise::ElementwiseEfficiency>(
     "elementwise-efficiency",
     "Roofline efficiency and impact of elementwise ops against the HBM bandwidth.",
-    traceprism::compute::kComputeOptions));
+    traceprism::compute::kComputeOptions, traceprism::compute::kComputeDependencies));
 
 TRACEPRISM_PLUGIN_WITH_OP_MODELS("elementwise", "1.0.0");

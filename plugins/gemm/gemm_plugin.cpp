@@ -52,6 +52,6 @@ TRACEPRISM_ANALYZERS(traceprism::analyzer<traceprism::plugins::gemm::GemmEfficie
     "gemm-efficiency",
     "Roofline efficiency and impact of GEMMs (gemm, groupedgemm_*), grouped into P-items by bound, "
     "library and efficiency band.",
-    traceprism::compute::kComputeOptions));
+    traceprism::compute::kComputeOptions, traceprism::compute::kComputeDependencies));
 
 TRACEPRISM_PLUGIN_WITH_OP_MODELS("gemm", "1.0.0");

@@ -27,6 +27,6 @@ TRACEPRISM_OP_MODELS(
 
 TRACEPRISM_ANALYZERS(traceprism::analyzer<traceprism::plugins::moe::MoeEfficiency>(
     "moe-efficiency", "Roofline efficiency and impact of MoE ops (moe_fused, moe_unfused).",
-    traceprism::compute::kComputeOptions));
+    traceprism::compute::kComputeOptions, traceprism::compute::kComputeDependencies));
 
 TRACEPRISM_PLUGIN_WITH_OP_MODELS("moe", "1.0.0");

@@ -54,6 +54,6 @@ TRACEPRISM_OP_MODELS(
 TRACEPRISM_ANALYZERS(traceprism::analyzer<traceprism::plugins::norm::NormEfficiency>(
     "norm-efficiency",
     "Roofline efficiency and impact of normalization ops (norm_fwd, norm_bwd, rmsnorm).",
-    traceprism::compute::kComputeOptions));
+    traceprism::compute::kComputeOptions, traceprism::compute::kComputeDependencies));
 
 TRACEPRISM_PLUGIN_WITH_OP_MODELS("norm", "1.0.0");

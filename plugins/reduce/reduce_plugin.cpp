@@ -12,6 +12,6 @@ TRACEPRISM_OP_MODELS(traceprism::op_model<&traceprism::plugins::reduce::model_re
 
 TRACEPRISM_ANALYZERS(traceprism::analyzer<traceprism::plugins::reduce::ReduceEfficiency>(
     "reduce-efficiency", "Roofline efficiency and impact of reductions (softmax, sum, mean, ...).",
-    traceprism::compute::kComputeOptions));
+    traceprism::compute::kComputeOptions, traceprism::compute::kComputeDependencies));
 
 TRACEPRISM_PLUGIN_WITH_OP_MODELS("reduce", "1.0.0");

@@ -67,6 +67,6 @@ TRACEPRISM_ANALYZERS(traceprism::analyzer<traceprism::plugins::sdpa::SdpaEfficie
     "sdpa-efficiency",
     "Roofline efficiency and impact of attention ops (sdpa_fwd, sdpa_bwd, inferenceattention): "
     "flash, paged or unfused.",
-    traceprism::compute::kComputeOptions));
+    traceprism::compute::kComputeOptions, traceprism::compute::kComputeDependencies));
 
 TRACEPRISM_PLUGIN_WITH_OP_MODELS("sdpa", "1.0.0");

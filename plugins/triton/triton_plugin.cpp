@@ -21,6 +21,6 @@ TRACEPRISM_OP_MODELS(op_model<&model_triton_kernel>(
 TRACEPRISM_ANALYZERS(traceprism::analyzer<traceprism::plugins::triton::TritonEfficiency>(
     "triton-efficiency",
     "Roofline efficiency of Triton kernels; impact and findings only with QuantifyImpact.",
-    traceprism::compute::kTritonOptions));
+    traceprism::compute::kTritonOptions, traceprism::compute::kComputeDependencies));
 
 TRACEPRISM_PLUGIN_WITH_OP_MODELS("triton", "1.0.0");

@@ -204,4 +204,39 @@ TEST(FakeHost, RunsAnOpModel) {
   EXPECT_EQ(tpt::run_op_model(trace, model, add).status, Status::kSkipped);
 }
 
+// Republishes the product it was given with one more row, and records the python tree's size.
+class Relay : public traceprism::Analyzer {
+ public:
+  Status run(Context& ctx) override {
+    ctx.record("python_tree_rows", static_cast<double>(ctx.python_tree_parents().size()));
+    if (!ctx.python_tree_parents().empty())
+      ctx.record("parent_of_last", ctx.python_tree_parents()[ctx.python_tree_parents().size() - 1]);
+    const auto in = ctx.product("upstream.names");
+    if (!in) return Status::kSkipped;
+    traceprism::Table out("", {"name"});
+    for (std::size_t r = 0; r < in->row_count(); ++r) out.row({std::string(in->cell(r, "name"))});
+    out.row({"relayed"});
+    ctx.publish("relay.names", out);
+    return Status::kOk;
+  }
+};
+
+TEST(FakeHost, ProductsInAndOutAndThePythonTree) {
+  tpt::FakeTrace trace;
+  const Row frame = trace.add(Kind::kPythonFunction, "model.py(1): forward", 0, 10);
+  trace.cpu_op("aten::mm", 1, 5).parent(frame);
+  EXPECT_EQ(tpt::run<Relay>(trace).status, Status::kSkipped);  // no product given
+
+  trace.add_product({"upstream.names", {"name"}, {{"a"}, {"b"}}});
+  const tpt::RunResult r = tpt::run<Relay>(trace);
+  ASSERT_EQ(r.status, Status::kOk);
+  EXPECT_EQ(r.figure("python_tree_rows"), 2.0);
+  EXPECT_EQ(r.figure("parent_of_last"), 0.0);
+  ASSERT_EQ(r.products.size(), 1u);
+  EXPECT_EQ(r.products[0].name, "relay.names");
+  EXPECT_EQ(r.products[0].columns, std::vector<std::string>{"name"});
+  EXPECT_EQ(r.products[0].rows,
+            (std::vector<std::vector<std::string>>{{"a"}, {"b"}, {"relayed"}}));
+}
+
 }  // namespace

@@ -28,5 +28,7 @@ const size_t traceprism_c_sizes[] = {
     offsetof(traceprism_host_api_v1, op_call),
     offsetof(traceprism_host_api_v1, perf_sheet),
     offsetof(traceprism_op_model_result_v1, bytes_bwd),
+    offsetof(traceprism_host_api_v1, python_tree_parents),
+    offsetof(traceprism_host_api_v1, product),
 };
 const size_t traceprism_c_size_count = sizeof(traceprism_c_sizes) / sizeof(traceprism_c_sizes[0]);

@@ -184,7 +184,7 @@ static_assert(offsetof(traceprism_finding_v1, reserved) == 228);
 static_assert(offsetof(traceprism_finding_v1, tables) == 232);
 
 // traceprism_host_api_v1
-static_assert(sizeof(traceprism_host_api_v1) == 144);  // 128 in ABI 1.0
+static_assert(sizeof(traceprism_host_api_v1) == 168);  // 128 in ABI 1.0, 144 in 1.1
 static_assert(offsetof(traceprism_host_api_v1, struct_size) == 0);
 static_assert(offsetof(traceprism_host_api_v1, abi_major) == 4);
 static_assert(offsetof(traceprism_host_api_v1, abi_minor) == 8);
@@ -205,6 +205,9 @@ static_assert(offsetof(traceprism_host_api_v1, log) == 112);
 static_assert(offsetof(traceprism_host_api_v1, set_error) == 120);
 static_assert(offsetof(traceprism_host_api_v1, op_call) == 128);  // minor 1
 static_assert(offsetof(traceprism_host_api_v1, perf_sheet) == 136);
+static_assert(offsetof(traceprism_host_api_v1, python_tree_parents) == 144);  // minor 2
+static_assert(offsetof(traceprism_host_api_v1, publish) == 152);
+static_assert(offsetof(traceprism_host_api_v1, product) == 160);
 
 // traceprism_op_call_v1 (minor 1)
 static_assert(sizeof(traceprism_op_call_v1) == 104);
@@ -310,6 +313,8 @@ TEST(AbiLayoutV1, CAndCppCompilersAgree) {
       offsetof(traceprism_host_api_v1, op_call),
       offsetof(traceprism_host_api_v1, perf_sheet),
       offsetof(traceprism_op_model_result_v1, bytes_bwd),
+      offsetof(traceprism_host_api_v1, python_tree_parents),
+      offsetof(traceprism_host_api_v1, product),
   };
   ASSERT_EQ(traceprism_c_size_count, std::size(cpp));
   for (std::size_t i = 0; i < std::size(cpp); ++i) EXPECT_EQ(traceprism_c_sizes[i], cpp[i]) << i;

@@ -166,11 +166,12 @@ class AnalyzeWithTestPlugins : public ::testing::Test {
   static std::string trace() { return work_->file("trace.json"); }
 
   // Runs `analyze` with the plugins of one test folder; returns findings.json.
-  json::object analyze_with(const std::string& plugin) {
+  json::object analyze_with(const std::string& plugin, const std::string& extra_args = "") {
     const std::string out = out_.file("report");
     std::string output;
     EXPECT_EQ(run_cli("analyze " + shell_quote(trace()) + " --plugin-dir " +
-                          shell_quote(plugin_dir(plugin).string()) + " -o " + shell_quote(out),
+                          shell_quote(plugin_dir(plugin).string()) + " -o " + shell_quote(out) +
+                          extra_args,
                       &output),
               0)
         << output;
@@ -296,6 +297,26 @@ TEST_F(AnalyzeWithTestPlugins, RefusedPluginsAreListedAndTheRunGoesOn) {
     }
     EXPECT_TRUE(listed) << "findings.json plugins_refused does not list " << file;
     EXPECT_TRUE(f.contains("findings"));
+  }
+}
+
+// ABI 1.2 products flow along depends_on edges, through the isolating child processes too;
+// an optional dependency that is not loaded is ignored; a non-dependent never sees a product.
+TEST_F(AnalyzeWithTestPlugins, ProductsReachDependentsOnly) {
+  for (const char* extra : {"", " --no-isolate"}) {
+    SCOPED_TRACE(std::string("args:") + extra);
+    const json::object f = analyze_with("products", extra);
+    if (f.empty()) continue;
+    for (const char* name : {"products-publisher", "products-reader", "products-stranger"})
+      EXPECT_EQ(analyzer(f, name).at("status").as_string(), "ok") << name;
+    const json::object& figures = f.at("figures").as_object();
+    const json::object& publisher = figures.at("products-publisher").as_object();
+    EXPECT_EQ(publisher.at("published").as_double(), 1.0);
+    EXPECT_EQ(publisher.at("python_tree_rows").as_double(), publisher.at("event_rows").as_double());
+    const json::object& reader = figures.at("products-reader").as_object();
+    EXPECT_GT(reader.at("rows").as_double(), 0.0);
+    EXPECT_EQ(reader.at("first_ordinal").as_double(), 1.0);
+    EXPECT_EQ(figures.at("products-stranger").as_object().at("rows").as_double(), -1.0);
   }
 }
 

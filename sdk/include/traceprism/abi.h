@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #define TRACEPRISM_ABI_MAJOR 1
-#define TRACEPRISM_ABI_MINOR 1
+#define TRACEPRISM_ABI_MINOR 2
 
 #if defined(_WIN32)
 #define TRACEPRISM_EXPORT __declspec(dllexport)
@@ -277,6 +277,16 @@ typedef struct traceprism_host_api_v1 {
    * text cells exactly as its CSV holds them (empty = NaN/None; floats in Python repr, so they
    * read back bit-exact); TRACEPRISM_ABSENT when the report has no such sheet. */
   int32_t (*perf_sheet)(const traceprism_run_ctx* ctx, traceprism_str name, traceprism_table_v1* out);
+  /* ---- minor 2+ ---- */
+  /* Parent of every row in a call tree that also nests python_function frames (the host tree's
+   * rules otherwise); -1 for roots and rows outside the tree. Built on first use; `count` is the
+   * number of rows. Valid for the whole run. */
+  const int32_t* (*python_tree_parents)(const traceprism_run_ctx* ctx, uint64_t* count);
+  /* Products: an analyzer publishes a named table (copied by the host) for the analyzers that
+   * list it in depends_on; they read it with product, which answers TRACEPRISM_ABSENT when no
+   * dependency published that name. A table read stays valid for the rest of the reader's run. */
+  int32_t (*publish)(traceprism_run_ctx* ctx, traceprism_str name, const traceprism_table_v1* table);
+  int32_t (*product)(const traceprism_run_ctx* ctx, traceprism_str name, traceprism_table_v1* out);
 } traceprism_host_api_v1;
 
 typedef struct traceprism_option_v1 {
@@ -327,7 +337,9 @@ typedef struct traceprism_analyzer_v1 {
   uint32_t option_count;
   const char* name;               /* "cpu-idle": unique, kebab-case                              */
   const char* summary;            /* one line for `traceprism plugins`                           */
-  const char* const* depends_on;  /* NULL-terminated analyzer names, or NULL                     */
+  /* NULL-terminated analyzer names, or NULL. From minor 2 a name may start with '?': an
+   * optional dependency, waited for when loaded and ignored when absent. */
+  const char* const* depends_on;
   const traceprism_option_v1* options;
   int32_t (*run)(traceprism_run_ctx* ctx, const traceprism_host_api_v1* api, void* user);
   void* user;

@@ -171,6 +171,7 @@ class Table {
 
  private:
   friend class FindingBuilder;
+  friend class Context;
   std::string title_;
   std::vector<std::string> columns_;
   std::vector<std::string> cells_;
@@ -335,6 +336,26 @@ class Context {
     return Sheet(out);
   }
 
+  // Parent of every row in the call tree with python_function frames (hosts from ABI 1.2;
+  // -1: root or not in the tree); an empty span on older hosts.
+  Span<const std::int32_t> python_tree_parents() const {
+    if (!has_minor2()) return {nullptr, 0};
+    std::uint64_t n = 0;
+    const std::int32_t* p = api_->python_tree_parents(ctx_, &n);
+    return {p, p ? static_cast<std::size_t>(n) : 0};
+  }
+  // Publishes a table for the analyzers that depend on this one (hosts from ABI 1.2); false
+  // when the host refused it or is older.
+  bool publish(std::string_view name, const Table& table);
+  // A table published by one of this analyzer's dependencies, or nullopt.
+  std::optional<Sheet> product(std::string_view name) const {
+    traceprism_table_v1 out{};
+    out.struct_size = sizeof out;
+    if (!has_minor2() || api_->product(ctx_, to_str(name), &out) != TRACEPRISM_OK)
+      return std::nullopt;
+    return Sheet(out);
+  }
+
   // Options: the value configured for this analyzer, or `fallback` when unset or unparsable
   // (a bad value is logged, never fatal).
   std::string option(std::string_view name, const char* fallback) const {
@@ -408,6 +429,10 @@ class Context {
   }
 
   traceprism_run_ctx* raw() const { return ctx_; }
+  bool has_minor2() const {
+    return api_->struct_size >= offsetof(traceprism_host_api_v1, product) + sizeof(api_->product) &&
+           api_->product != nullptr;
+  }
   const traceprism_host_api_v1* api() const { return api_; }
 
  private:
@@ -417,6 +442,21 @@ class Context {
   traceprism_run_ctx* ctx_;
   const traceprism_host_api_v1* api_;
 };
+
+inline bool Context::publish(std::string_view name, const Table& table) {
+  if (!has_minor2()) return false;
+  std::vector<traceprism_str> columns, cells;
+  for (const auto& c : table.columns_) columns.push_back(to_str(c));
+  for (const auto& c : table.cells_) cells.push_back(to_str(c));
+  traceprism_table_v1 t{};
+  t.struct_size = sizeof t;
+  t.column_count = static_cast<std::uint32_t>(columns.size());
+  t.row_count = table.row_count();
+  t.title = to_str(table.title_);
+  t.columns = columns.data();
+  t.cells = cells.data();
+  return api_->publish(ctx_, to_str(name), &t) == TRACEPRISM_OK;
+}
 
 inline bool FindingBuilder::emit() {
   std::vector<traceprism_metric_v1> metrics;

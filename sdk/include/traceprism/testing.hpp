@@ -56,8 +56,17 @@ struct LogLine {
   std::string message;
 };
 
+// A named table (ABI 1.2 products): what an analyzer published, or what a test hands it as
+// a dependency's product.
+struct Product {
+  std::string name;
+  std::vector<std::string> columns;
+  std::vector<std::vector<std::string>> rows;
+};
+
 struct RunResult {
   Status status = Status::kError;
+  std::vector<Product> products;  // published by the run
   std::vector<Finding> findings;
   std::vector<std::pair<std::string, double>> figures;
   std::vector<LogLine> logs;
@@ -123,6 +132,8 @@ class FakeTrace {
   }
   void set_platform_number(std::string key, double v) { platform_[std::move(key)] = v; }
   void set_trace_info(std::string key, std::string v) { info_[std::move(key)] = std::move(v); }
+  // A product of one of the analyzer's dependencies, readable with Context::product.
+  void add_product(Product p) { products_.push_back(std::move(p)); }
 
   std::size_t size() const { return events_.size(); }
   // The id of a string, added to the trace's string table if new.
@@ -155,6 +166,7 @@ class FakeTrace {
   std::map<std::string, double> platform_;
   traceprism_timeline_v1 timeline_{};
   bool has_timeline_ = false;
+  std::vector<Product> products_;
 };
 
 // A handle on an added event, to set its other columns; converts to its Row.
@@ -287,6 +299,20 @@ class Session {
       std::sort(rows.begin(), rows.end(),
                 [&](Row a, Row b) { return ts_[a] != ts_[b] ? ts_[a] < ts_[b] : a < b; });
     build_op_instances();
+    for (Row p : parent_) python_parents_.push_back(p == kNoRow ? -1 : static_cast<std::int32_t>(p));
+    for (const Product& p : t_.products_) {
+      ProductView& v = product_views_.emplace_back();
+      for (const auto& c : p.columns) v.columns.push_back(to_str(c));
+      for (const auto& row : p.rows)
+        for (std::size_t i = 0; i < p.columns.size(); ++i)
+          v.cells.push_back(i < row.size() ? to_str(row[i]) : traceprism_str{"", 0});
+      v.table.struct_size = sizeof v.table;
+      v.table.column_count = static_cast<std::uint32_t>(p.columns.size());
+      v.table.row_count = p.rows.size();
+      v.table.title = to_str(p.name);
+      v.table.columns = v.columns.data();
+      v.table.cells = v.cells.data();
+    }
   }
   traceprism_run_ctx* ctx() { return reinterpret_cast<traceprism_run_ctx*>(this); }
   RunResult result;
@@ -296,7 +322,8 @@ class Session {
     static const traceprism_host_api_v1 table = {sizeof(traceprism_host_api_v1),
         TRACEPRISM_ABI_MAJOR, TRACEPRISM_ABI_MINOR, 0, &events, &string, &find_string,
         &rows_of_kind, &gpu_args, &timeline, &op_instances, &option, &platform_number,
-        &trace_info, &emit, &record, &log, &set_error, &op_call, nullptr};
+        &trace_info, &emit, &record, &log, &set_error, &op_call, nullptr,
+        &python_tree_parents, &publish, &product};
     // clang-format on
     return &table;
   }
@@ -322,6 +349,38 @@ class Session {
     out->kernel_rows = nullptr;
     out->kernel_count = 0;
     return TRACEPRISM_OK;
+  }
+  // Fake traces nest python_function events like any other: the parent column is the tree.
+  static const std::int32_t* python_tree_parents(const traceprism_run_ctx* c,
+                                                 std::uint64_t* count) {
+    const Session& s = self(c);
+    if (count) *count = s.python_parents_.size();
+    return s.python_parents_.data();
+  }
+  static std::int32_t publish(traceprism_run_ctx* c, traceprism_str name,
+                              const traceprism_table_v1* t) {
+    if (!name.data || !t) return TRACEPRISM_ERROR;
+    Product p;
+    p.name = std::string(to_view(name));
+    for (std::uint32_t i = 0; i < t->column_count; ++i)
+      p.columns.emplace_back(to_view(t->columns[i]));
+    for (std::uint64_t r = 0; r < t->row_count; ++r) {
+      auto& row = p.rows.emplace_back();
+      for (std::uint32_t i = 0; i < t->column_count; ++i)
+        row.emplace_back(to_view(t->cells[r * t->column_count + i]));
+    }
+    self(c).result.products.push_back(std::move(p));
+    return TRACEPRISM_OK;
+  }
+  static std::int32_t product(const traceprism_run_ctx* c, traceprism_str name,
+                              traceprism_table_v1* out) {
+    const Session& s = self(c);
+    for (std::size_t i = 0; i < s.t_.products_.size(); ++i) {
+      if (s.t_.products_[i].name != to_view(name)) continue;
+      *out = s.product_views_[i].table;
+      return TRACEPRISM_OK;
+    }
+    return TRACEPRISM_ABSENT;
   }
   static traceprism_str string(const traceprism_run_ctx* c, std::uint32_t id) {
     const auto& s = self(c).t_.strings_;
@@ -418,6 +477,12 @@ class Session {
   std::vector<std::uint32_t> op_row_, op_begin_, op_count_, op_kernels_, op_category_;
   std::vector<double> op_direct_, op_subtree_, op_flops_, op_bytes_;
   traceprism_op_instances_v1 ops_{};
+  std::vector<std::int32_t> python_parents_;
+  struct ProductView {
+    std::vector<traceprism_str> columns, cells;
+    traceprism_table_v1 table{};
+  };
+  std::vector<ProductView> product_views_;
 };
 
 inline std::int32_t Session::timeline(const traceprism_run_ctx* c, traceprism_timeline_v1* out) {
