@@ -17,33 +17,9 @@ constexpr const char* kElementwise = "elementwise";
 
 // ---- reading the args the way the reference does -----------------------------------------------
 
-// repr() of an Input Dims / Strides value kept as the trace's list: "[1, 2]", "[[1], [2]]".
-std::string list_repr(const ArgValue& value) {
-  if (value.is_int) return py::repr(value.value);
-  std::vector<std::string> items;
-  for (const auto& item : value.items) items.push_back(list_repr(item));
-  return py::list(items);
-}
-
-// repr(tuple(value)): the reference stores shapes and strides as tuples of the trace's lists.
-std::string tuple_repr(const ArgValue& value) {
-  if (value.is_int) throw BadArgs("tuple() of an int");  // Python's TypeError
-  std::vector<std::string> items;
-  for (const auto& item : value.items) items.push_back(list_repr(item));
-  return py::tuple(items);
-}
-
-// tuple(Input Strides[i]), or None where the reference catches the KeyError/IndexError.
-std::string stride_or_none(const OpCall& call, std::size_t i) {
-  if (!call.has_strides()) return py::none();
-  const ArgValue* strides = nullptr;
-  try {
-    strides = &call.strides(i);
-  } catch (const BadArgs&) {
-    return py::none();
-  }
-  return tuple_repr(*strides);
-}
+using py::list_repr;
+using py::stride_or_none;
+using py::tuple_repr;
 
 // Input type[0], or nullptr when the key is absent or the list empty (`.get("Input type", [])`).
 const std::string* first_type_or_null(const OpCall& call) {

@@ -14,32 +14,9 @@ using Shape = std::vector<std::int64_t>;
 
 // ---- reading the args the way the reference does -----------------------------------------------
 
-std::string list_repr(const ArgValue& value) {
-  if (value.is_int) return py::repr(value.value);
-  std::vector<std::string> items;
-  for (const auto& item : value.items) items.push_back(list_repr(item));
-  return py::list(items);
-}
-
-// repr(tuple(Input Strides[i])).
-std::string tuple_repr(const ArgValue& value) {
-  if (value.is_int) throw BadArgs("tuple() of an int");  // Python's TypeError
-  std::vector<std::string> items;
-  for (const auto& item : value.items) items.push_back(list_repr(item));
-  return py::tuple(items);
-}
-
-// tuple(Input Strides[i]), or None where the reference catches the KeyError/IndexError.
-std::string stride_or_none(const OpCall& call, std::size_t i) {
-  if (!call.has_strides()) return py::none();
-  const ArgValue* strides = nullptr;
-  try {
-    strides = &call.strides(i);
-  } catch (const BadArgs&) {
-    return py::none();
-  }
-  return tuple_repr(*strides);
-}
+using py::list_repr;
+using py::stride_or_none;
+using py::tuple_repr;
 
 // `Input Dims[i] is not None`: true whenever the slot exists, because Kineto writes an absent
 // optional tensor as [] (quirk Q3: affine and bias always count). A missing slot raises.

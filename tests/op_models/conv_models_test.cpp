@@ -13,12 +13,13 @@
 #include <vector>
 
 #include "conv/conv_models.hpp"
-#include "sheet_rows.hpp"
+#include "golden_rows.hpp"
 
 namespace traceprism::plugins::conv {
 namespace {
 
 using traceprism::testing::SheetRow;
+using traceprism::testing::all_golden_sheets;
 
 using ModelFn = void (*)(const OpCall&, OpModelResult&);
 
@@ -339,20 +340,6 @@ TEST(ConvModels, MambaSsd) {
 }
 
 // ---- golden sheets -------------------------------------------------------------------------
-
-std::vector<std::filesystem::path> all_golden_sheets(const std::string& file) {
-  std::vector<std::filesystem::path> out;
-  const auto root = traceprism::testing::shared_traces();
-  if (!std::filesystem::is_directory(root)) return out;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(root)) {
-    const auto parent = e.path().parent_path().filename().string();
-    if (e.is_regular_file() && e.path().filename() == file && parent.size() >= 4 &&
-        parent.compare(parent.size() - 4, 4, "csvs") == 0)
-      out.push_back(e.path());
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
 
 bool near(double expected, double actual) {
   return std::fabs(expected - actual) <= 1e-9 * std::max(std::fabs(expected), std::fabs(actual));

@@ -12,12 +12,13 @@
 #include <vector>
 
 #include "gemm/gemm_models.hpp"
-#include "sheet_rows.hpp"
+#include "golden_rows.hpp"
 
 namespace traceprism::plugins::gemm {
 namespace {
 
 using traceprism::testing::SheetRow;
+using traceprism::testing::all_golden_sheets;
 
 using ModelFn = void (*)(const OpCall&, OpModelResult&);
 
@@ -493,22 +494,6 @@ ModelFn model_for(const std::string& op) {
   };
   auto it = table.find(op);
   return it == table.end() ? nullptr : it->second;
-}
-
-// Golden sheets named `file` anywhere under shared/traces (the reference's per-category sheets
-// sit in *_csvs folders: tracelens, agent_unit and the inference perf_csvs).
-std::vector<std::filesystem::path> all_golden_sheets(const std::string& file) {
-  std::vector<std::filesystem::path> out;
-  const auto root = traceprism::testing::shared_traces();
-  if (!std::filesystem::is_directory(root)) return out;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(root)) {
-    const auto parent = e.path().parent_path().filename().string();
-    if (e.is_regular_file() && e.path().filename() == file && parent.size() >= 4 &&
-        parent.compare(parent.size() - 4, 4, "csvs") == 0)
-      out.push_back(e.path());
-  }
-  std::sort(out.begin(), out.end());
-  return out;
 }
 
 bool near(double expected, double actual) {

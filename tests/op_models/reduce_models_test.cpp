@@ -10,12 +10,15 @@
 #include <vector>
 
 #include "reduce/reduce_models.hpp"
-#include "sheet_rows.hpp"
+#include "golden_rows.hpp"
 
 namespace traceprism::plugins::reduce {
 namespace {
 
 using traceprism::testing::SheetRow;
+using traceprism::testing::all_golden_sheets;
+using traceprism::testing::expect_close;
+using traceprism::testing::param;
 
 struct ModelRun {
   OpModelResult r;
@@ -36,55 +39,11 @@ OpCall call_of(const std::string& name, const char* dims, const char* types, con
   return OpCall(name, opt(dims), opt(types), std::nullopt, opt(concrete));
 }
 
-const OpParam* find_param(const OpModelResult& r, const std::string& key) {
-  for (const auto& p : r.params)
-    if (p.key == key) return &p;
-  return nullptr;
-}
-
-std::string param(const OpModelResult& r, const std::string& key) {
-  const OpParam* p = find_param(r, key);
-  return p ? p->repr : "<absent>";
-}
-
-// How a model's param shows in a reference sheet cell: None as an empty cell or "None", a key
-// the op lacks as an empty cell or "nan" (see the elementwise test for the writers' variants).
-bool param_cell_matches(const OpParam* p, const std::string& cell) {
-  if (!p) return cell.empty() || cell == "nan";
-  if (p->repr == "None") return cell.empty() || cell == "None";
-  return traceprism::testing::param_cell(p->repr) == cell;
-}
-
-void expect_close(double actual, double expected, const char* what) {
-  const double tol = 1e-9 * std::max(std::fabs(actual), std::fabs(expected));
-  EXPECT_LE(std::fabs(actual - expected), tol) << what << ": " << actual << " vs " << expected;
-}
-
 void expect_row(const SheetRow& row) {
   SCOPED_TRACE(row.sheet.string() + " row " + std::to_string(row.line) + " " + row.name);
   const ModelRun got = run(row.call);
   ASSERT_EQ(got.status, OpStatus::kOk);
-  expect_close(got.r.flops / 1e9, std::stod(row.gflops), "GFLOPS");
-  if (row.data_moved_mb.empty())
-    EXPECT_LT(got.r.bytes, 0) << "the reference has no bytes";
-  else
-    expect_close(got.r.bytes / 1048576.0, std::stod(row.data_moved_mb), "Data Moved (MB)");
-  EXPECT_EQ(got.r.compute_spec, row.compute_spec);
-  for (const auto& [key, cell] : row.params)
-    EXPECT_TRUE(param_cell_matches(find_param(got.r, key), cell))
-        << "param " << key << ": model " << param(got.r, key) << ", sheet '" << cell << "'";
-  EXPECT_EQ(got.r.params.size(), row.params.size());
-}
-
-// Sheets of the reference perf reports, plus the inference runs' perf_csvs folders.
-std::vector<std::filesystem::path> all_golden_sheets(const std::string& file) {
-  auto sheets = traceprism::testing::golden_sheets(file);
-  const auto inference = traceprism::testing::shared_traces() / "tracelens" / "inference";
-  if (std::filesystem::is_directory(inference))
-    for (const auto& run_dir : std::filesystem::directory_iterator(inference))
-      if (std::filesystem::is_regular_file(run_dir.path() / "perf_csvs" / file))
-        sheets.push_back(run_dir.path() / "perf_csvs" / file);
-  return sheets;
+  traceprism::testing::expect_matches_sheet_row(row, got.r);
 }
 
 bool have_shared_traces() {

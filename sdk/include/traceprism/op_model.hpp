@@ -376,6 +376,38 @@ class OpCall {
 // ---- Concrete Inputs text (Python literals) ---------------------------------------------------
 
 // prod(shape) in 64-bit integers (1 for a scalar's empty shape).
+namespace py {
+
+// repr() of an Input Dims / Strides value kept as the trace's list: "[1, 2]", "[[1], [2]]".
+inline std::string list_repr(const ArgValue& value) {
+  if (value.is_int) return repr(value.value);
+  std::vector<std::string> items;
+  for (const auto& item : value.items) items.push_back(list_repr(item));
+  return list(items);
+}
+
+// repr(tuple(value)): the reference stores shapes and strides as tuples of the trace's lists.
+inline std::string tuple_repr(const ArgValue& value) {
+  if (value.is_int) throw BadArgs("tuple() of an int");  // Python's TypeError
+  std::vector<std::string> items;
+  for (const auto& item : value.items) items.push_back(list_repr(item));
+  return tuple(items);
+}
+
+// repr(tuple(Input Strides[i])), or None where the reference catches the KeyError/IndexError.
+inline std::string stride_or_none(const OpCall& call, std::size_t i) {
+  if (!call.has_strides()) return none();
+  const ArgValue* strides = nullptr;
+  try {
+    strides = &call.strides(i);
+  } catch (const BadArgs&) {
+    return none();
+  }
+  return tuple_repr(*strides);
+}
+
+}  // namespace py
+
 inline std::int64_t numel(const std::vector<std::int64_t>& shape) {
   std::int64_t n = 1;
   for (auto d : shape) n *= d;
