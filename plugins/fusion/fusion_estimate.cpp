@@ -1,0 +1,290 @@
+#include "fusion_estimate.hpp"
+
+#include <traceprism/support.hpp>
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "name_text.hpp"
+
+namespace traceprism::fusion {
+namespace {
+
+using support::py_round;
+
+constexpr double kMinSavingsMs = 0.1;
+constexpr double kTargetHigh = 100, kTargetMid = 87.5, kTargetLow = 75;
+
+bool is_norm_kernel(const EnrichedKernel& k) {
+  static const std::string_view kTypes[] = {"LayerNorm", "BatchNorm", "GroupNorm", "InstanceNorm",
+                                            "Norm"};
+  for (std::string_view t : kTypes)
+    if (k.type == t) return true;
+  return contains_any(lower(k.name), {"batchnorm", "layernorm", "groupnorm", "instancenorm",
+                                      "miopenbatchnorm", "rmsnorm"});
+}
+
+// Filter (kernel count, 2% of E2E) and dedup by (instances, kernels, time to 0.1 µs), keeping
+// the shorter module name.
+std::vector<FusionCandidate> filter_and_dedup(const std::vector<FusionCandidate>& candidates,
+                                              double baseline_ms, const FusionSettings& settings) {
+  std::vector<FusionCandidate> out;
+  std::map<std::tuple<int, int, double>, std::size_t> seen;
+  for (const FusionCandidate& c : candidates) {
+    if (c.kernel_count > settings.max_kernel_count) continue;
+    if (baseline_ms > 0 && c.total_kernel_time_us < baseline_ms * 10 * settings.min_impact_percent)
+      continue;
+    const auto key =
+        std::make_tuple(c.instance_count, c.kernel_count, py_round(c.total_kernel_time_us, 1));
+    auto it = seen.find(key);
+    if (it == seen.end()) {
+      seen.emplace(key, out.size());
+      out.push_back(c);
+    } else if (c.module_name.size() < out[it->second].module_name.size()) {
+      out[it->second] = c;
+    }
+  }
+  return out;
+}
+
+struct Roofline {
+  double peak_bw_bytes_s;
+  double vector_tflops;
+  double matrix_tflops;
+  double overlap_efficiency;
+};
+
+// Roofline-projected savings of fusing an elementwise subgroup: the fused kernel reads the
+// first modeled kernel's inputs and writes the last one's outputs once.
+double roofline_savings_us(const std::vector<const EnrichedKernel*>& group, const Roofline& rf) {
+  std::vector<const EnrichedKernel*> modeled;
+  for (const EnrichedKernel* k : group)
+    if (k->has_perf_data()) modeled.push_back(k);
+  if (modeled.empty()) return 0;
+  const EnrichedKernel& first = *modeled.front();
+  const EnrichedKernel& last = *modeled.back();
+  const double in_mb = first.data_in_mb ? *first.data_in_mb : *first.data_moved_mb / 2.0;
+  const double out_mb = last.data_out_mb ? *last.data_out_mb : *last.data_moved_mb / 2.0;
+  // QUIRK kept: the report's "MB" are MiB, read here as 1e6 bytes.
+  const double bytes = (in_mb + out_mb) * 1e6;
+  double vector_gflops = 0, matrix_gflops = 0;
+  for (const EnrichedKernel* k : modeled) {
+    if (!k->gflops || *k->gflops == 0) continue;
+    (is_matrix_op(*k) ? matrix_gflops : vector_gflops) += *k->gflops;
+  }
+  if (bytes <= 0) return 0;
+  const double frac = kTargetHigh / 100.0;
+  const double memory_us = bytes / (rf.peak_bw_bytes_s * frac) * 1e6;
+  const double matrix_us =
+      matrix_gflops > 0 ? (matrix_gflops * 1e9) / (rf.matrix_tflops * 1e12 * frac) * 1e6 : 0.0;
+  const double vector_us =
+      vector_gflops > 0 ? (vector_gflops * 1e9) / (rf.vector_tflops * 1e12 * frac) * 1e6 : 0.0;
+  const double optimal = std::max({memory_us, matrix_us, vector_us});
+  const double serial = memory_us + matrix_us + vector_us;
+  const double fused = optimal + (1.0 - rf.overlap_efficiency) * (serial - optimal);
+  double unmodeled = 0, current = 0;
+  for (const EnrichedKernel* k : group)
+    if (!k->has_perf_data()) unmodeled += k->dur_us;
+  for (const EnrichedKernel* k : group) current += k->dur_us;
+  return std::max(0.0, current - fused - unmodeled);
+}
+
+bool name_has(const std::vector<EnrichedKernel>& ks, std::string_view part) {
+  return std::any_of(ks.begin(), ks.end(),
+                     [&](const EnrichedKernel& k) { return contains(lower(k.name), part); });
+}
+
+ConfidenceSignals confidence_signals(const FusionCandidate& c,
+                                     const std::vector<EnrichedKernel>& ks) {
+  ConfidenceSignals s;
+  const std::string bn = lower(c.base_name), mn = lower(c.module_name);
+  struct Hint {
+    const char* pattern;
+    std::initializer_list<std::string_view> parts;
+  };
+  static const Hint kHints[] = {
+      {"attention", {"attention", "sdpa", "self_attn"}},
+      {"norm", {"rmsnorm", "rms_norm", "layernorm", "layer_norm", "batchnorm", "batch_norm"}},
+      {"mlp", {"mlp"}},
+      {"rope", {"rotary", "rope", "apply_rotary"}},
+      {"siglu", {"silu", "swiglu"}}};
+  for (const Hint& hint : kHints) {
+    const bool hit = std::any_of(hint.parts.begin(), hint.parts.end(), [&](std::string_view h) {
+      return contains(bn, h) || contains(mn, h);
+    });
+    if (hit) {
+      s.name = hint.pattern;
+      break;
+    }
+  }
+  const auto n_matrix = std::count_if(ks.begin(), ks.end(), is_matrix_op);
+  const auto n_other = static_cast<std::ptrdiff_t>(ks.size()) - n_matrix;
+  const bool neg_cat = name_has(ks, "neg") && (name_has(ks, "catarray") || name_has(ks, "cat_"));
+  if (n_matrix >= 2 && name_has(ks, "softmax"))
+    s.composition = "attention";
+  else if (name_has(ks, "rsqrt"))  // RMSNorm, LayerNorm and GroupNorm all use rsqrt
+    s.composition = "norm";
+  else if (n_matrix >= 2 && n_other >= 1)
+    s.composition = "mlp";
+  else if (neg_cat)
+    s.composition = "rope";
+  else if (n_matrix == 0 && ks.size() >= 3)
+    s.composition = "elementwise_chain";
+  return s;
+}
+
+std::optional<FusionEstimate> standalone_estimate(const FusionCandidate& c,
+                                                  const KernelPerfLookup& lookup,
+                                                  const Roofline& rf, double baseline_ms,
+                                                  double min_impact) {
+  if (c.kernels.size() < 2 || c.has_fused_kernel) return std::nullopt;
+  std::vector<EnrichedKernel> ks;
+  const std::optional<std::string_view> dims =
+      c.input_dims ? std::optional<std::string_view>(*c.input_dims) : std::nullopt;
+  for (const CandidateKernel& k : c.kernels) {
+    EnrichedKernel e{k.name, k.type, k.dur_us, {}, k.data_in_mb, k.data_out_mb, {}, {}};
+    if (const PerfEntry* perf = lookup.find(k.name, dims)) {
+      e.data_moved_mb = perf->data_moved_mb;
+      e.gflops = perf->gflops;
+      e.compute_spec = perf->compute_spec;
+    }
+    ks.push_back(std::move(e));
+  }
+  const auto modeled = std::count_if(ks.begin(), ks.end(),
+                                     [](const EnrichedKernel& k) { return k.has_perf_data(); });
+  if (modeled == 0) return std::nullopt;
+  if (std::all_of(ks.begin(), ks.end(), is_matrix_op)) return std::nullopt;
+  if (std::any_of(ks.begin(), ks.end(),
+                  [](const EnrichedKernel& k) { return starts_with(k.name, "triton_"); }))
+    return std::nullopt;
+  const bool any_matrix = std::any_of(ks.begin(), ks.end(), is_matrix_op);
+  if (any_matrix) {
+    bool all_norm = true, any_other = false;
+    for (const EnrichedKernel& k : ks) {
+      if (is_matrix_op(k)) continue;
+      any_other = true;
+      all_norm = all_norm && is_norm_kernel(k);
+    }
+    if (any_other && all_norm) return std::nullopt;
+  }
+  const double modeled_frac = static_cast<double>(modeled) / static_cast<double>(ks.size());
+  if (modeled_frac < (ks.size() < 5 ? 0.5 : 0.75)) return std::nullopt;
+  double current_us = 0;
+  for (const EnrichedKernel& k : ks) current_us += k.dur_us;
+  if (current_us <= 0) return std::nullopt;
+
+  // Subgroups split at matrix ops: a matrix op opens a new one.
+  std::vector<std::vector<const EnrichedKernel*>> groups;
+  for (const EnrichedKernel& k : ks) {
+    if (is_matrix_op(k) && !groups.empty() && !groups.back().empty()) groups.emplace_back();
+    if (groups.empty()) groups.emplace_back();
+    groups.back().push_back(&k);
+  }
+  double savings_us = 0;
+  bool any_epilogue = false;
+  for (const auto& g : groups) {
+    const bool has_matrix =
+        std::any_of(g.begin(), g.end(), [](auto* k) { return is_matrix_op(*k); });
+    const bool has_other =
+        std::any_of(g.begin(), g.end(), [](auto* k) { return !is_matrix_op(*k); });
+    if (has_matrix && has_other) {
+      // A GEMM epilogue: the elementwise tail is assumed free once fused into the GEMM.
+      any_epilogue = true;
+      double tail = 0;
+      for (const EnrichedKernel* k : g)
+        if (!is_matrix_op(*k)) tail += k->dur_us;
+      savings_us += tail;
+    } else if (!has_matrix) {
+      savings_us += roofline_savings_us(g, rf);
+    }
+  }
+  const double gap_high = savings_us / current_us;
+  const double gap_low = (kTargetLow / kTargetHigh) * gap_high;
+  const double gap_mid = (kTargetMid / kTargetHigh) * gap_high;
+  if (savings_us * c.instance_count / 1000 < kMinSavingsMs) return std::nullopt;
+  const double time_ms = current_us * c.instance_count / 1000;
+  const double high = gap_high * time_ms / baseline_ms * 100;
+  if (high < min_impact) return std::nullopt;
+
+  FusionEstimate e;
+  e.operation = c.base_name;
+  e.impact_score = py_round(gap_mid * time_ms / baseline_ms * 100, 2);
+  e.impact_score_low = py_round(gap_low * time_ms / baseline_ms * 100, 2);
+  e.impact_score_high = py_round(high, 2);
+  e.full_estimation = modeled == static_cast<std::ptrdiff_t>(ks.size());
+  e.compute_bound = any_epilogue;
+  e.matrix_compute = any_matrix;
+  e.time_ms = py_round(time_ms, 3);
+  e.instance_count = c.instance_count;
+  e.kernel_count = static_cast<int>(c.kernels.size());
+  e.modeled_kernel_count = static_cast<int>(modeled);
+  e.signals = confidence_signals(c, ks);
+  e.confidence = e.signals.level();
+  const auto unmodeled = static_cast<std::ptrdiff_t>(ks.size()) - modeled;
+  if (unmodeled > 0)
+    e.warning = std::to_string(unmodeled) + " of " + std::to_string(ks.size()) +
+                " kernels lack perf models; savings estimate uses trace time for unmodeled kernels";
+  e.kernels = std::move(ks);
+  return e;
+}
+
+}  // namespace
+
+bool is_matrix_op(const EnrichedKernel& k) {
+  static const std::string_view kMatrixSpecs[] = {"matrix_fp16", "matrix_bf16", "matrix_fp32",
+                                                  "matrix_fp64", "matrix_fp8",  "matrix_int8"};
+  if (k.compute_spec)
+    for (std::string_view s : kMatrixSpecs)
+      if (*k.compute_spec == s) return true;
+  const std::string type = upper(k.type);
+  return contains(type, "GEMM") || contains(type, "CONV");
+}
+
+FusionMetrics estimate_fusion(const std::vector<FusionCandidate>& candidates,
+                              const KernelPerfLookup& lookup, const Peaks& peaks,
+                              double baseline_ms, const FusionSettings& settings) {
+  FusionMetrics m;
+  m.candidates = filter_and_dedup(candidates, baseline_ms, settings);
+  if (m.candidates.empty()) return m;
+  m.has_data = true;
+  double total_us = 0;
+  for (const FusionCandidate& c : m.candidates) total_us += c.total_kernel_time_us;
+  m.total_time_ms = py_round(total_us / 1000, 3);
+  if (baseline_ms > 0) {
+    const double matrix = peaks.matrix_bf16_tflops.value_or(1);
+    const Roofline rf{peaks.hbm_tbs * 1e12, peaks.vector_bf16_tflops.value_or(matrix), matrix,
+                      settings.overlap_efficiency};
+    for (std::size_t i = 0; i < m.candidates.size(); ++i) {
+      if (auto e = standalone_estimate(m.candidates[i], lookup, rf, baseline_ms,
+                                       settings.min_impact_percent)) {
+        e->candidate = i;
+        m.estimates.push_back(std::move(*e));
+      }
+    }
+    std::stable_sort(m.estimates.begin(), m.estimates.end(),
+                     [](const FusionEstimate& a, const FusionEstimate& b) {
+                       return a.impact_score > b.impact_score;
+                     });
+  }
+  double total_impact = 0;
+  for (const FusionEstimate& e : m.estimates) {
+    total_impact += e.impact_score;
+    if (e.warning) m.warnings.push_back(*e.warning);
+    if (e.confidence != Confidence::kHigh) continue;
+    for (const EnrichedKernel& k : e.kernels) {
+      if (k.name.empty()) continue;
+      auto it =
+          std::find_if(m.high_confidence_kernel_map.begin(), m.high_confidence_kernel_map.end(),
+                       [&](const auto& entry) { return entry.first == k.name; });
+      if (it == m.high_confidence_kernel_map.end())
+        m.high_confidence_kernel_map.emplace_back(k.name, e.operation);
+      else
+        it->second = e.operation;
+    }
+  }
+  m.total_impact_score = py_round(total_impact, 2);
+  return m;
+}
+
+}  // namespace traceprism::fusion

@@ -1,0 +1,82 @@
+// Savings estimates for standalone fusion candidates (analysis-rules §9.3, §9.4, §9.6; the
+// reference's kernel_fusion_analysis.py): filter and dedup the candidates, project each one's
+// fused time with a roofline (85% memory/compute overlap), score the savings as % of E2E,
+// classify confidence, and list the kernels of high-confidence estimates.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fusion_candidate.hpp"
+#include "fusion_inputs.hpp"
+#include "perf_lookup.hpp"
+
+namespace traceprism::fusion {
+
+enum class Confidence { kLow = 0, kMedium = 1, kHigh = 2 };
+
+// The reference's constants, as options.
+struct FusionSettings {
+  int max_kernel_count = 15;         // MAX_FUSION_KERNEL_COUNT: more is too complex to fuse
+  double min_impact_percent = 2.0;   // MIN_IMPACT_SCORE: best-case % of E2E an estimate needs
+  double overlap_efficiency = 0.85;  // memory/compute overlap of the fused kernel
+};
+
+// Why an estimate got its confidence: the pattern the name hints at and the one the kernel
+// composition shows ("attention", "norm", "mlp", "rope", "siglu" / "elementwise_chain"), empty
+// when there is none.
+struct ConfidenceSignals {
+  std::string name;
+  std::string composition;
+  Confidence level() const {
+    if (!name.empty() && !composition.empty()) return Confidence::kHigh;
+    return name.empty() && composition.empty() ? Confidence::kLow : Confidence::kMedium;
+  }
+};
+
+// A candidate kernel with its perf-report numbers (the reference's `enriched` entries).
+struct EnrichedKernel {
+  std::string name;
+  std::string type;
+  double dur_us = 0;
+  std::optional<double> data_moved_mb, data_in_mb, data_out_mb, gflops;
+  std::optional<std::string> compute_spec;
+  bool has_perf_data() const { return data_moved_mb.has_value(); }
+};
+
+// Uses matrix units: a matrix compute spec, or GEMM / CONV in the kernel type.
+bool is_matrix_op(const EnrichedKernel& k);
+
+struct FusionEstimate {
+  std::size_t candidate = 0;  // index into FusionMetrics::candidates
+  std::string operation;      // the candidate's base_name
+  double impact_score = 0, impact_score_low = 0, impact_score_high = 0;  // rounded to 2
+  bool full_estimation = true;  // "full" vs "partial" (some kernels lack perf models)
+  bool compute_bound = false;   // bound_type compute (a GEMM epilogue) vs memory
+  bool matrix_compute = false;  // fusion_type matrix_compute vs memory_bound
+  double time_ms = 0;           // rounded to 3
+  int instance_count = 0, kernel_count = 0, modeled_kernel_count = 0;
+  Confidence confidence = Confidence::kLow;
+  ConfidenceSignals signals;
+  std::vector<EnrichedKernel> kernels;  // affected_gpu_kernels, with their numbers
+  std::optional<std::string> warning;
+};
+
+struct FusionMetrics {
+  bool has_data = false;  // status OK; false: NO_DATA (no candidate survived the filters)
+  std::vector<FusionCandidate> candidates;  // after filter + dedup (candidate_count)
+  double total_time_ms = 0;                 // rounded to 3
+  double total_impact_score = 0;            // sum of impact_score, rounded to 2
+  std::vector<FusionEstimate> estimates;    // impact_score descending (stable)
+  std::vector<std::string> warnings;
+  // kernel name -> operation for high-confidence estimates (a dict: first position, last value)
+  std::vector<std::pair<std::string, std::string>> high_confidence_kernel_map;
+};
+
+FusionMetrics estimate_fusion(const std::vector<FusionCandidate>& candidates,
+                              const KernelPerfLookup& lookup, const Peaks& peaks,
+                              double baseline_ms, const FusionSettings& settings = {});
+
+}  // namespace traceprism::fusion

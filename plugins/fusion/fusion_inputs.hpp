@@ -1,0 +1,74 @@
+// What the fusion analysis reads, as plain data: the trace's rows with both call trees, the
+// unified perf summary's rows and the platform numbers. The analyzer fills it from the plugin
+// Context (fusion_context.cpp); tests fill it from the host library, so the extraction and the
+// estimates run the same code in both.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace traceprism::fusion {
+
+// The event kinds the extraction tells apart (the reference's event categories).
+enum class RowKind : std::uint8_t {
+  kCpuOp,
+  kPythonFunction,
+  kRuntime,  // cuda_runtime / hip runtime calls
+  kDriver,   // cuda_driver calls (cuLaunchKernel)
+  kKernel,
+  kGpuMemory,  // gpu_memcpy / gpu_memset
+  kOther,      // annotations, flows, metadata, ...
+};
+
+inline bool is_gpu(RowKind k) {
+  return k == RowKind::kKernel || k == RowKind::kGpuMemory;
+}
+
+struct TraceRows {
+  std::vector<RowKind> kind;
+  std::vector<std::string_view> name;  // views that outlive the analysis
+  std::vector<std::int64_t> ts_ns;
+  std::vector<double> dur_us;  // the reference's µs doubles (support::reference_us)
+  // Parent in the call tree that nests python_function frames; -1 for roots / outside the tree.
+  std::vector<std::int32_t> python_parent;
+  // For GPU rows: the runtime/driver row that launched it; -1 when unlinked.
+  std::vector<std::int32_t> launcher;
+  // The event's args["Input Dims"] as literal text ("[[1,512],[]]"), nullopt when absent.
+  std::function<std::optional<std::string>(std::size_t row)> input_dims;
+
+  std::size_t size() const { return kind.size(); }
+};
+
+// One row of unified_perf_summary, the columns the fusion analysis reads (empty text and NaN
+// where the cell is empty, as the reference's pandas reads them).
+struct PerfRow {
+  std::string name;
+  std::string op_category;
+  std::string input_dims;               // "((8944, 1024), (1024, 2816))"
+  std::optional<double> data_moved_mb;  // "Data Moved (MB)"
+  std::optional<double> gflops;         // "GFLOPS"
+  std::optional<std::string> compute_spec;
+  std::string perf_params;                            // "{'M': 8944, ...}" or empty
+  std::optional<std::string> kernel_details_summary;  // nullopt when the cell is empty
+  bool has_perf_model = false;
+};
+
+// Roofline numbers (the reference's arch: mem_bw_gbps / 1000 and max_achievable_tflops).
+struct Peaks {
+  double hbm_tbs = 0;
+  std::optional<double> matrix_bf16_tflops;
+  std::optional<double> vector_bf16_tflops;
+};
+
+struct FusionInputs {
+  TraceRows rows;
+  std::vector<PerfRow> unified;
+  Peaks peaks;
+  double baseline_ms = 0;  // gpu_timeline total_time
+};
+
+}  // namespace traceprism::fusion

@@ -1,0 +1,159 @@
+#include "fusion_prose.hpp"
+
+#include <traceprism/support.hpp>
+
+#include <map>
+
+#include "reject_rule.hpp"
+
+namespace traceprism::fusion {
+namespace {
+
+using support::fixed;
+
+// How a confidence signal reads in a sentence.
+std::string signal_words(const std::string& signal) {
+  static const std::map<std::string, std::string> kWords = {
+      {"attention", "attention"}, {"norm", "a normalization"},
+      {"mlp", "an MLP"},          {"rope", "rotary embedding"},
+      {"siglu", "SiLU/SwiGLU"},   {"elementwise_chain", "an elementwise chain"}};
+  auto it = kWords.find(signal);
+  return it == kWords.end() ? signal : it->second;
+}
+
+std::string reason_of(const ConfidenceSignals& s) {
+  if (!s.name.empty() && s.name == s.composition)
+    return "name and kernel composition both indicate " + signal_words(s.name);
+  if (!s.name.empty() && !s.composition.empty())
+    return "name suggests " + signal_words(s.name) + " and kernel composition shows " +
+           signal_words(s.composition);
+  if (!s.name.empty()) return "only the name suggests " + signal_words(s.name);
+  if (!s.composition.empty())
+    return "only the kernel composition shows " + signal_words(s.composition);
+  return "neither the name nor the kernel composition matches a known pattern";
+}
+
+// What makes the sequence fusable, per pattern.
+std::string why_fusable(PatternKind kind) {
+  switch (kind) {
+    case PatternKind::kAttention:
+      return "the score matrix between the two GEMMs makes a full round trip through HBM";
+    case PatternKind::kGemmEpilogue:
+    case PatternKind::kConvEpilogue:
+    case PatternKind::kMixed:
+      return "the elementwise kernels after each matrix op re-read its output from HBM instead of "
+             "running in its epilogue";
+    case PatternKind::kGemmPrologue:
+    case PatternKind::kConvPrologue:
+      return "the copies and elementwise kernels before the matrix op write a tensor to HBM that "
+             "it only reads once";
+    default:
+      return "each kernel reads and writes whole tensors in HBM, while a fused kernel keeps the "
+             "intermediates on chip";
+  }
+}
+
+std::string how_to_fuse(PatternKind kind, bool conv_module) {
+  switch (kind) {
+    case PatternKind::kAttention:
+      return "Replace the explicit matmul + softmax + matmul with "
+             "torch.nn.functional.scaled_dot_product_attention, which dispatches to a fused "
+             "flash / memory-efficient attention kernel.";
+    case PatternKind::kRmsNorm:
+      return "Use a fused RMSNorm kernel (torch.compile of the module, or a fused RMSNorm from "
+             "Apex, Liger-Kernel, vLLM or AITER) so the pow, mean, rsqrt and mul run as one "
+             "kernel.";
+    case PatternKind::kLayerNorm:
+      return "Use torch.nn.functional.layer_norm (one fused kernel) or torch.compile instead of "
+             "the hand-written mean / sub / rsqrt / mul sequence.";
+    case PatternKind::kBatchNorm:
+      return "Fold the frozen batch-norm scale and shift into the preceding convolution's weights "
+             "at load time, or torch.compile the module so the mul + add run as one kernel.";
+    case PatternKind::kRope:
+      return "Apply the rotary embedding with a fused kernel (torch.compile, or the fused rotary "
+             "kernels of flash-attn, Liger-Kernel or vLLM) so the neg, cat, mul and add run as "
+             "one kernel.";
+    case PatternKind::kSwiGlu:
+      return "Compute the activation and the gating multiply in one kernel (torch.compile, or a "
+             "fused SiLU-and-mul kernel).";
+    case PatternKind::kGelu:
+      return "Use torch.nn.functional.gelu (one kernel) or torch.compile instead of composing "
+             "GELU from elementwise ops.";
+    case PatternKind::kGemmEpilogue:
+    case PatternKind::kConvEpilogue:
+    case PatternKind::kMixed:
+      return std::string("Fold the elementwise tail into the ") +
+             (conv_module ? "convolution" : "GEMM") +
+             " epilogue (torch.compile with mode=\"max-autotune\", cuBLASLt / hipBLASLt epilogues, "
+             "or a fused gated-MLP kernel for SiLU-gated MLPs).";
+    case PatternKind::kGemmPrologue:
+    case PatternKind::kConvPrologue:
+      return std::string("Avoid materializing the ") + (conv_module ? "convolution" : "GEMM") +
+             "'s inputs: pass strided/transposed views straight to the matmul (cuBLAS and "
+             "hipBLASLt take transposed operands), make the layout contiguous once upstream, or "
+             "torch.compile the block so the copies fold into the matrix op's loads.";
+    default:
+      return "torch.compile the module (or write one fused kernel) so the chain runs as one "
+             "kernel that reads its inputs and writes its output once.";
+  }
+}
+
+}  // namespace
+
+const char* confidence_label(Confidence c) {
+  switch (c) {
+    case Confidence::kHigh:
+      return "High";
+    case Confidence::kMedium:
+      return "Medium";
+    default:
+      return "Low";
+  }
+}
+
+FusionFindingText describe(const FusionCandidate& c, const FusionEstimate& e,
+                           const FusionPattern& pattern, double baseline_ms) {
+  FusionFindingText t;
+  const std::string where = short_name(c.base_name);
+  t.title = pattern.label + " in " + where;
+  t.confidence_reason = reason_of(e.signals);
+  const double share = baseline_ms > 0 ? e.time_ms / baseline_ms * 100 : 0;
+  t.insight = pattern.label + " in " + where + ": " + std::to_string(e.kernel_count) +
+              " kernels run separately in each of " + std::to_string(e.instance_count) +
+              (e.instance_count == 1 ? " instance" : " instances") + ", " + fixed(e.time_ms, 3) +
+              " ms in all (" + fixed(share, 2) + "% of E2E); " + why_fusable(pattern.kind) +
+              ". Fusing them would save about " + fixed(e.impact_score_low, 2) + "-" +
+              fixed(e.impact_score_high, 2) + "% of E2E.";
+  const bool conv_module =
+      pattern.kind == PatternKind::kConvEpilogue || pattern.kind == PatternKind::kConvPrologue;
+  t.action = how_to_fuse(pattern.kind, conv_module);
+  t.identification = "`" + c.module_name + "` (" +
+                     (c.sibling_sequence ? "sibling leaf ops under one parent" : "call-tree walk") +
+                     ") launches " + std::to_string(e.kernel_count) + " kernels per instance, " +
+                     std::to_string(e.modeled_kernel_count) + " with a perf model; confidence " +
+                     confidence_label(e.confidence) + ": " + t.confidence_reason +
+                     " (source: `fusion_candidates.json` → `module_name`, `has_fused_kernel`, "
+                     "`kernels[]`)";
+  return t;
+}
+
+Table kernels_table(const FusionEstimate& e) {
+  Table t("kernels", {"Kernel", "Type", "Duration (us)", "Perf model"});
+  for (const EnrichedKernel& k : e.kernels) {
+    const std::string name = k.name.size() > 60 ? k.name.substr(0, 60) + "..." : k.name;
+    t.row({name, k.type, fixed(k.dur_us, 2), k.has_perf_data() ? "Yes" : "No"});
+  }
+  return t;
+}
+
+Table estimate_table(const FusionEstimate& e, const std::string& confidence_reason) {
+  Table t("estimate", {"Field", "Value"});
+  t.row({"bound_type", e.compute_bound ? "compute" : "memory"});
+  t.row({"fusion_type", e.matrix_compute ? "matrix_compute" : "memory_bound"});
+  t.row({"confidence", confidence_label(e.confidence)});
+  t.row({"confidence_reason", confidence_reason});
+  t.row({"estimation", e.full_estimation ? "full" : "partial"});
+  return t;
+}
+
+}  // namespace traceprism::fusion

@@ -1,0 +1,33 @@
+// The words and tables of a kernel-fusion finding (analysis-rules §10.5 card fields, with the
+// §9.7 pattern names as titles).
+#pragma once
+
+#include <traceprism/sdk.hpp>
+
+#include <string>
+
+#include "fusion_candidate.hpp"
+#include "fusion_estimate.hpp"
+#include "fusion_pattern.hpp"
+
+namespace traceprism::fusion {
+
+struct FusionFindingText {
+  std::string title;  // "Unfused RMSNorm in Qwen2RMSNorm"
+  std::string insight;
+  std::string action;
+  std::string identification;
+  std::string confidence_reason;  // one clause: why High / Medium / Low
+};
+
+FusionFindingText describe(const FusionCandidate& c, const FusionEstimate& e,
+                           const FusionPattern& pattern, double baseline_ms);
+
+// Table "kernels": Kernel, Type, Duration (us), Perf model.
+Table kernels_table(const FusionEstimate& e);
+// Table "estimate": bound_type, fusion_type, confidence, confidence_reason, estimation.
+Table estimate_table(const FusionEstimate& e, const std::string& confidence_reason);
+
+const char* confidence_label(Confidence c);  // "High", "Medium", "Low"
+
+}  // namespace traceprism::fusion

@@ -1,0 +1,210 @@
+#include "kernel_classifier.hpp"
+
+#include <mutex>
+#include <regex>
+#include <unordered_map>
+#include <vector>
+
+namespace traceprism::fusion {
+namespace {
+
+struct Rule {
+  const char* pattern;  // a Python `re` pattern; every one is case-insensitive
+  const char* kernel_type;
+  int priority;
+};
+
+// The reference's full rule list, in its order (ties between equal priorities go to the
+// earlier rule, so the fine-grained types listed first win over the collapsed ones later).
+constexpr Rule kRules[] = {
+    // Normalization
+    {"Rmsnorm|rmsnorm2d", "RMSNorm", 20},
+    {"layer_norm|layernorm", "LayerNorm", 20},
+    {"l2norm_fwd|l2norm_kernel", "L2Norm", 20},
+    {"rsqrt.*mean.*pow|mean.*mul.*pow.*rsqrt", "RMSNorm (fused triton)", 20},
+    {"_to_copy_add.*mean.*rsqrt", "RMSNorm (fused triton)", 20},
+    {"fused__to_copy_abs.*mean.*pow.*rsqrt", "RMSNorm (fused triton)", 18},
+    {"fused__to_copy_add.*mean.*pow.*rsqrt", "RMSNorm (fused triton)", 18},
+    {"fused_add_copy__mean.*pow", "RMSNorm (fused triton residual)", 18},
+    {"fused__to_copy_add_copy__mean.*pow", "RMSNorm (fused triton residual)", 18},
+    {"fused__to_copy_add_mean_moe_forward_shared.*pow.*rsqrt", "RMSNorm (shared expert + norm)",
+     20},
+    {"fused__to_copy_add_mean.*mul.*pow.*rsqrt", "RMSNorm (fused triton)", 18},
+    // Attention / SDPA
+    {"attention_[23]d|unified_attention", "Attention (AMD unified)", 20},
+    {"fmha[Ss]m\\d+|fmhaSm100f", "Attention (NVIDIA fmha)", 20},
+    {"paged_attention|PagedAttention", "Attention (paged)", 20},
+    {"flash_attn|flash_fwd", "Attention (flash)", 20},
+    {"_fwd_grouped_kernel_stage1|_fwd_kernel_stage2", "Attention (flash)", 20},
+    {"reduce_segments", "Attention Reduce", 20},
+    {"reshape_and_cache_flash|reshape_and_cache|store_kvcache", "KV Cache Store", 20},
+    {"grouped_topk_kernel", "MoE TopK", 20},
+    // Linear attention
+    {"chunk_gated_delta_rule_fwd", "Linear Attention (chunk delta)", 20},
+    {"chunk_fwd_kernel_o", "Linear Attention (chunk fwd)", 20},
+    {"chunk_scaled_dot_kkt", "Linear Attention (chunk kkt)", 20},
+    {"chunk_local_cumsum", "Linear Attention (chunk cumsum)", 20},
+    {"fused_recurrent_gated_delta_rule", "Linear Attention (recurrent delta)", 20},
+    {"recompute_w_u_fwd", "Linear Attention (recompute wu)", 20},
+    {"merge_\\d+x\\d+_to_\\d+x\\d+_inverse", "Linear Attention (merge inverse)", 20},
+    {"_causal_conv1d_fwd|_causal_conv1d_update", "Causal Conv1D", 20},
+    {"fused_gdn_gating", "GDN Gating", 20},
+    // MoE
+    {"swiglu|swiGlu", "MoE GateUp+SwiGLU GEMM", 25},
+    {"fmoe.*g1u1.*silu|fmoe.*silu", "MoE GEMM+SiLU (aiter)", 25},
+    {"kernel_moe_gemm|MoeGemmBlockScale", "MoE GEMM (CK)", 22},
+    {"finalize.*scatter|_finalize_matmul|finalizeKernel", "MoE Finalize", 20},
+    {"topk_forward", "MoE TopK", 20},
+    {"topkGatingSoftmax", "MoE TopK Gating", 20},
+    {"bitmatrix|_sum_bitmatrix", "MoE BitMatrix", 20},
+    {"combined_routing_memset", "MoE Routing Memset", 20},
+    {"combined_routing_compute", "MoE Routing Compute", 20},
+    {"routingIndicesCluster|routingRenormalize", "MoE Routing (fused)", 20},
+    {"MoeSorting", "MoE Sorting", 20},
+    {"constant_pad.*moe|moe_forward", "MoE Pad", 20},
+    {"quantize_with_block_size", "MoE Quantize", 20},
+    {"per_token_group_quant|dynamic_per_group_scaled_quant", "Quantize (per-group)", 18},
+    // Activations
+    {"act_and_mul_kernel.*silu_kernel", "Activation (SiLU+Mul)", 20},
+    {"silu_and_mul|silu_mul|SiluAndMul", "Activation (SiLU+Mul)", 18},
+    {"activationDeepSeekKernel", "Activation (DeepSeek fused)", 18},
+    {"fused_mul_sigmoid", "Activation (SiLU)", 18},
+    {"\\bsilu\\b|swish", "Activation (SiLU)", 15},
+    {"\\bgelu\\b", "Activation (GELU)", 15},
+    // MemCpy
+    {"memcpy", "MemCpy", 30},
+    // The collapsed (anchor) types: never win a tie against the fine-grained rules above.
+    {"swiglu|swiGlu", "MoE GEMM", 25},
+    {"fmoe.*g1u1.*silu|fmoe.*silu", "MoE GEMM", 25},
+    {"kernel_moe_gemm|MoeGemmBlockScale", "MoE GEMM", 22},
+    {"finalize.*scatter|_finalize_matmul|finalizeKernel", "MoE Finalize", 20},
+    {"topk_forward", "MoE Routing", 20},
+    {"topkGatingSoftmax", "MoE Routing", 20},
+    {"bitmatrix|_sum_bitmatrix", "MoE Routing", 20},
+    {"combined_routing_memset", "MoE Routing", 20},
+    {"combined_routing_compute", "MoE Routing", 20},
+    {"routingIndicesCluster|routingRenormalize", "MoE Routing", 20},
+    {"MoeSorting", "MoE Routing", 20},
+    {"constant_pad.*moe|moe_forward", "MoE Routing", 20},
+    {"quantize_with_block_size", "MoE Quantize", 20},
+    {"Rmsnorm|rmsnorm2d", "Normalization", 20},
+    {"layer_norm|layernorm", "Normalization", 20},
+    {"l2norm_fwd|l2norm_kernel", "Normalization", 20},
+    {"rsqrt.*mean.*pow|mean.*mul.*pow.*rsqrt", "Normalization", 20},
+    {"_to_copy_add.*mean.*rsqrt", "Normalization", 20},
+    {"fused__to_copy_abs.*mean.*pow.*rsqrt", "Normalization", 18},
+    {"fused__to_copy_add.*mean.*pow.*rsqrt", "Normalization", 18},
+    {"fused_add_copy__mean.*pow", "Normalization", 18},
+    {"fused__to_copy_add_copy__mean.*pow", "Normalization", 18},
+    {"fused__to_copy_add_mean_moe_forward_shared.*pow.*rsqrt", "Normalization", 20},
+    {"fused__to_copy_add_mean.*mul.*pow.*rsqrt", "Normalization", 18},
+    {"attention_[23]d|unified_attention", "Attention", 20},
+    {"fmha[Ss]m\\d+|fmhaSm100f", "Attention", 20},
+    {"paged_attention|PagedAttention", "Attention", 20},
+    {"flash_attn|flash_fwd", "Attention", 20},
+    {"_fwd_grouped_kernel_stage1|_fwd_kernel_stage2", "Attention", 20},
+    {"reduce_segments", "Attention", 20},
+    {"reshape_and_cache_flash|reshape_and_cache|store_kvcache", "KV Cache Store", 20},
+    {"grouped_topk_kernel", "MoE Routing", 20},
+    {"chunk_gated_delta_rule_fwd", "Linear Attention", 20},
+    {"chunk_fwd_kernel_o", "Linear Attention", 20},
+    {"chunk_scaled_dot_kkt", "Linear Attention", 20},
+    {"chunk_local_cumsum", "Linear Attention", 20},
+    {"fused_recurrent_gated_delta_rule", "Linear Attention", 20},
+    {"recompute_w_u_fwd", "Linear Attention", 20},
+    {"merge_\\d+x\\d+_to_\\d+x\\d+_inverse", "Linear Attention", 20},
+    {"_causal_conv1d_fwd|_causal_conv1d_update", "Linear Attention", 20},
+    {"fused_gdn_gating", "GDN Gating", 20},
+    {"rotary|rope", "Rotary Embedding", 18},
+    {"activationDeepSeekKernel", "Activation (DeepSeek fused)", 18},
+    // Misc elementwise
+    {"act_and_mul_kernel.*silu_kernel", "Elementwise", 20},
+    {"embedding", "Elementwise", 20},
+    {"gather_kernel|vectorized_gather|indexSelectSmallIndex", "Elementwise", 20},
+    {"per_token_group_quant|dynamic_per_group_scaled_quant", "Quantization", 18},
+    {"silu_and_mul|silu_mul|SiluAndMul", "Elementwise", 18},
+    {"fused_mul_sigmoid", "Elementwise", 18},
+    {"\\bsilu\\b|swish", "Elementwise", 15},
+    {"\\bgelu\\b", "Elementwise", 15},
+    {"splitKreduce|splitkreduce", "GEMM", 15},
+    {"top_k|top_p|sampling|topk_topp", "Elementwise", 15},
+    {"CUDAFunctorOnSelf_add<int>", "Elementwise", 15},
+    {"__amd_rocclr_copyBuffer", "Elementwise", 12},
+    {"memcpy32_post", "Elementwise", 12},
+    {"copy_page_indices", "Elementwise", 12},
+    {"vectorized_elementwise_kernel.*FillFunctor", "Elementwise", 10},
+    {"direct_copy_kernel|_to_copy\\b", "Elementwise", 10},
+    {"CatArrayBatchedCopy", "Elementwise", 10},
+    {"elementwise.*add|FunctorOnSelf_add", "Elementwise", 8},
+    {"elementwise.*mul", "Elementwise", 8},
+    {"elementwise", "Elementwise", 5},
+    // GEMM
+    {"_matmul_ogs.*mxfp4", "GEMM", 12},
+    {"_gemm_a16_w16", "GEMM", 12},
+    {"nvjet_tst", "GEMM", 12},
+    {"wvSplitK", "GEMM", 12},
+    {"Cijk_", "GEMM", 12},
+    {"kernel_gemm_xdl_cshuffle", "GEMM", 12},
+    {"_gemm_a\\d+w\\d+", "GEMM", 10},
+    {"bmm_MxE4m3.*MxE2m1", "GEMM", 10},
+    {"bmm_Bfloat16.*MxE2m1", "GEMM", 10},
+    {"cublasLt|cublas", "GEMM", 10},
+    {"rocm_aiter_gemm_a8w8", "GEMM", 10},
+    {"triton_poi_fused.*clamp.*div.*rocm_aiter_gemm", "GEMM", 8},
+    {"triton_per_fused.*abs.*clamp.*div.*max.*rocm_aiter_gemm", "GEMM", 8},
+    {"gemm|matmul|bmm", "GEMM", 5},
+    // Catch-alls (below the confidence floor unless noted)
+    {"quant", "Quantization", 4},
+    {"triton_poi_fused", "Elementwise", 8},
+    {"triton_red_fused", "Elementwise", 8},
+    {"triton_per_fused", "Elementwise", 8},
+    {"\\bnorm\\b", "Normalization", 1},
+    {"rocprim|hipcub", "Elementwise", 1},
+    {"cub::DeviceScan|DeviceRadixSort|DeviceReduce", "Elementwise", 1},
+};
+
+// Below this priority the best match is a guess, and the kernel stays "Unknown".
+constexpr int kMinConfidence = 5;
+
+struct CompiledRule {
+  std::regex regex;
+  std::string kernel_type;
+  int priority;
+};
+
+const std::vector<CompiledRule>& compiled_rules() {
+  static const std::vector<CompiledRule> rules = [] {
+    std::vector<CompiledRule> out;
+    for (const Rule& r : kRules)
+      out.push_back({std::regex(r.pattern, std::regex::ECMAScript | std::regex::icase),
+                     r.kernel_type, r.priority});
+    return out;
+  }();
+  return rules;
+}
+
+std::string classify_uncached(std::string_view name) {
+  const std::string text(name);
+  const CompiledRule* best = nullptr;
+  for (const CompiledRule& rule : compiled_rules()) {
+    // Strictly greater: the earliest rule keeps a tie (Python's stable sort on -priority).
+    if (best && rule.priority <= best->priority) continue;
+    if (std::regex_search(text, rule.regex)) best = &rule;
+  }
+  if (!best || best->priority < kMinConfidence) return "Unknown";
+  return best->kernel_type;
+}
+
+}  // namespace
+
+const std::string& classify_kernel(std::string_view kernel_name) {
+  static std::mutex mutex;
+  static std::unordered_map<std::string, std::string> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = cache.find(std::string(kernel_name));
+  if (it == cache.end())
+    it = cache.emplace(std::string(kernel_name), classify_uncached(kernel_name)).first;
+  return it->second;
+}
+
+}  // namespace traceprism::fusion

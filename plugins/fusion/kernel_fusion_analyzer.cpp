@@ -1,0 +1,96 @@
+#include "kernel_fusion_analyzer.hpp"
+
+#include <cstdio>
+
+#include "candidate_extraction.hpp"
+#include "fusion_context.hpp"
+#include "fusion_pattern.hpp"
+#include "fusion_prose.hpp"
+
+namespace traceprism::fusion {
+namespace {
+
+std::string finding_key(std::size_t position) {
+  char key[32];
+  std::snprintf(key, sizeof key, "kernel_fusion#%03zu", position);
+  return key;
+}
+
+void publish_kernel_map(Context& ctx, const FusionMetrics& m) {
+  Table map("high_confidence_kernel_map", {"kernel_name", "operation"});
+  for (const auto& [kernel, operation] : m.high_confidence_kernel_map) map.row({kernel, operation});
+  if (!ctx.publish(kKernelMapProduct, map)) ctx.debug("the host did not take the kernel map");
+}
+
+}  // namespace
+
+KernelFusionAnalyzer::KernelFusionAnalyzer(Context& ctx) {
+  settings_.max_kernel_count =
+      static_cast<int>(ctx.option("MaxKernelCount", std::int64_t{settings_.max_kernel_count}));
+  settings_.min_impact_percent = ctx.option("MinImpactPercent", settings_.min_impact_percent);
+  settings_.overlap_efficiency = ctx.option("OverlapEfficiency", settings_.overlap_efficiency);
+  reject_.reject_containers = ctx.option("RejectContainers", reject_.reject_containers);
+  reject_.reject_python_frames = ctx.option("RejectPythonFrames", reject_.reject_python_frames);
+}
+
+Status KernelFusionAnalyzer::run(Context& ctx) {
+  std::string why_not;
+  const std::optional<FusionInputs> inputs = read_inputs(ctx, why_not);
+  if (!inputs) {
+    ctx.info(why_not);
+    return Status::kSkipped;
+  }
+  if (inputs->peaks.hbm_tbs <= 0)
+    ctx.warn("the platform has no HBM bandwidth: elementwise fusion savings read as 0");
+  const KernelPerfLookup lookup(inputs->unified);
+  const std::vector<FusionCandidate> candidates = extract_candidates(*inputs, lookup);
+  const FusionMetrics m =
+      estimate_fusion(candidates, lookup, inputs->peaks, inputs->baseline_ms, settings_);
+  publish_kernel_map(ctx, m);
+  ctx.record("kernel_fusion.candidate_count", static_cast<double>(m.candidates.size()));
+  ctx.record("kernel_fusion.estimated_count", static_cast<double>(m.estimates.size()));
+  ctx.record("kernel_fusion.total_impact_score", m.total_impact_score);
+  ctx.record("kernel_fusion.total_time_ms", m.total_time_ms);
+  if (!m.has_data) {
+    ctx.record("kernel_fusion.rejected_count", 0);
+    ctx.info("no kernel fusion candidate (" + std::to_string(candidates.size()) +
+             " before the kernel-count, 2% of E2E and dedup filters)");
+    return Status::kSkipped;
+  }
+  std::size_t rejected = 0, position = 0;
+  std::vector<std::string> titles;
+  for (const FusionEstimate& e : m.estimates) {
+    ++position;
+    const FusionCandidate& c = m.candidates[e.candidate];
+    if (const std::string reason = reject_reason(c, reject_); !reason.empty()) {
+      ++rejected;
+      ctx.info("kernel fusion estimate '" + e.operation + "' not reported: " + reason);
+      continue;
+    }
+    const FusionPattern pattern = pattern_of(c, e);
+    FusionFindingText text = describe(c, e, pattern, inputs->baseline_ms);
+    // Two estimates of one frame (its tree walk and its sibling ops) need telling apart.
+    for (const std::string& t : titles)
+      if (t == text.title) text.title += c.sibling_sequence ? " (sibling ops)" : " (subtree)";
+    titles.push_back(text.title);
+    ctx.report(Tier::kFusion, "kernel_fusion", text.title)
+        .key(finding_key(position))
+        .severity(Severity::kWarning)
+        .insight(text.insight)
+        .action(text.action)
+        .identification(text.identification)
+        .impact(e.impact_score_low, e.impact_score, e.impact_score_high)
+        .metric("time_ms", e.time_ms)
+        .metric("instance_count", e.instance_count)
+        .metric("kernel_count", e.kernel_count)
+        .metric("modeled_kernel_count", e.modeled_kernel_count)
+        .metric("confidence_level", static_cast<double>(static_cast<int>(e.confidence)))
+        .table(kernels_table(e))
+        .table(estimate_table(e, text.confidence_reason))
+        .emit();
+  }
+  ctx.record("kernel_fusion.rejected_count", static_cast<double>(rejected));
+  return Status::kOk;
+}
+
+}  // namespace traceprism::fusion

@@ -1,0 +1,124 @@
+#include "unified_ops.hpp"
+
+#include "row_groups.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+namespace traceprism::fusion {
+namespace {
+
+constexpr int kLeafSearchDepth = 10;  // how deep the reference looks for a leaf op's launches
+
+class Collector {
+ public:
+  Collector(const TraceRows& rows, const GpuEventsBelow& gpu,
+            const std::set<std::string, std::less<>>& modelled)
+      : rows_(rows),
+        gpu_(gpu),
+        modelled_(modelled),
+        visited_(rows.size(), false),
+        below_known_(rows.size(), false),
+        below_(rows.size(), false) {
+    // Children in the order the reference's stack walk attached them: by start time.
+    std::vector<std::int32_t> order(rows.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](std::int32_t a, std::int32_t b) {
+      return rows.ts_ns[static_cast<std::size_t>(a)] < rows.ts_ns[static_cast<std::size_t>(b)];
+    });
+    std::vector<std::pair<std::int32_t, std::int32_t>> edges;
+    for (std::int32_t r : order) {
+      const std::int32_t p = rows.python_parent[static_cast<std::size_t>(r)];
+      if (p >= 0) edges.emplace_back(p, r);
+      // The reference's cpu_root_nodes: ops with no op (python frames aside) above them.
+      if (rows.kind[static_cast<std::size_t>(r)] == RowKind::kCpuOp && !under_cpu_op(r))
+        roots_.push_back(r);
+    }
+    children_ = RowGroups(rows.size(), edges);
+  }
+
+  std::vector<std::int32_t> collect() {
+    for (std::int32_t r : roots_) visit(r);
+    return std::move(collected_);
+  }
+
+ private:
+  bool under_cpu_op(std::int32_t r) const {
+    for (std::int32_t p = rows_.python_parent[static_cast<std::size_t>(r)]; p >= 0;
+         p = rows_.python_parent[static_cast<std::size_t>(p)])
+      if (rows_.kind[static_cast<std::size_t>(p)] == RowKind::kCpuOp) return true;
+    return false;
+  }
+
+  bool has_model(std::size_t r) const { return modelled_.count(rows_.name[r]) > 0; }
+
+  void visit(std::int32_t row) {
+    const auto r = static_cast<std::size_t>(row);
+    if (visited_[r]) return;
+    visited_[r] = true;
+    if (rows_.kind[r] == RowKind::kPythonFunction) return visit_children(r);
+    if (rows_.kind[r] != RowKind::kCpuOp || gpu_.count(r) == 0) return;
+    if (has_model(r)) {
+      collected_.push_back(row);
+      return;
+    }
+    if (model_below(r)) return visit_children(r);
+    if (reaches_launch(r, 0)) {
+      if (!gpu_.communication(r)) collected_.push_back(row);
+      return;
+    }
+    visit_children(r);
+  }
+
+  void visit_children(std::size_t r) {
+    for (std::int32_t c : children_.of(r)) visit(c);
+  }
+
+  // A cpu_op below (python frames transparent) has a model of its own and GPU work.
+  bool model_below(std::size_t r) {
+    if (below_known_[r]) return below_[r];
+    bool found = false;
+    for (std::int32_t child : children_.of(r)) {
+      const auto c = static_cast<std::size_t>(child);
+      if (rows_.kind[c] == RowKind::kCpuOp)
+        found = (has_model(c) && gpu_.count(c) > 0) || model_below(c);
+      else if (rows_.kind[c] == RowKind::kPythonFunction)
+        found = model_below(c);
+      if (found) break;
+    }
+    below_known_[r] = true;
+    below_[r] = found;
+    return found;
+  }
+
+  // A leaf op: a launching runtime call among its children, looking only through runtime
+  // calls and python frames (an op launching through cuLaunchKernel is not a leaf).
+  bool reaches_launch(std::size_t r, int depth) const {
+    if (depth > kLeafSearchDepth) return false;
+    if (rows_.kind[r] == RowKind::kRuntime && gpu_.launched_any(r)) return true;
+    for (std::int32_t child : children_.of(r)) {
+      const auto c = static_cast<std::size_t>(child);
+      if ((rows_.kind[c] == RowKind::kRuntime || rows_.kind[c] == RowKind::kPythonFunction) &&
+          reaches_launch(c, depth + 1))
+        return true;
+    }
+    return false;
+  }
+
+  const TraceRows& rows_;
+  const GpuEventsBelow& gpu_;
+  const std::set<std::string, std::less<>>& modelled_;
+  RowGroups children_;  // by start time
+  std::vector<std::int32_t> roots_;
+  std::vector<bool> visited_, below_known_, below_;
+  std::vector<std::int32_t> collected_;
+};
+
+}  // namespace
+
+std::vector<std::int32_t> collect_unified_ops(const TraceRows& rows, const GpuEventsBelow& gpu,
+                                              const std::set<std::string, std::less<>>& modelled) {
+  return Collector(rows, gpu, modelled).collect();
+}
+
+}  // namespace traceprism::fusion

@@ -1,0 +1,139 @@
+// The kernel-fusion analyzer end to end on a host context: what it emits (findings, tables,
+// figures, the published kernel map) and the §9.7 reject rule, which drops the elem_01 case's
+// only estimate (10 independent aten::add from a script's main) from the findings while the
+// metrics keep it.
+#include "fusion/kernel_fusion_analyzer.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "fusion/fusion_candidate.hpp"
+#include "fusion/reject_rule.hpp"
+#include "fusion_case.hpp"
+
+namespace traceprism::fusion {
+namespace {
+
+using testing::CaseFiles;
+using testing::FusionCase;
+
+std::optional<CaseFiles> find_case(const std::string& name) {
+  for (const CaseFiles& c : testing::fusion_cases())
+    if (c.name == name) return c;
+  return std::nullopt;
+}
+
+double figure(const report::AnalyzerOutcome& o, const std::string& key) {
+  for (const auto& [k, v] : o.figures)
+    if (k == key) return v;
+  ADD_FAILURE() << "no figure " << key;
+  return -1;
+}
+
+TEST(KernelFusionAnalyzer, RejectsTheLoopOfAddsInElem01) {
+  const auto files = find_case("elem_01_add_poor_bw");
+  if (!files) GTEST_SKIP() << "shared traces absent";
+  FusionCase c(*files);
+  KernelFusionAnalyzer analyzer(c.context());
+  EXPECT_EQ(analyzer.run(c.context()), Status::kOk);
+  EXPECT_TRUE(c.outcome().findings.empty());
+  EXPECT_EQ(figure(c.outcome(), "kernel_fusion.estimated_count"), 1);
+  EXPECT_EQ(figure(c.outcome(), "kernel_fusion.rejected_count"), 1);
+  EXPECT_NEAR(figure(c.outcome(), "kernel_fusion.total_impact_score"), 84.48, 1e-9);
+  EXPECT_EQ(figure(c.outcome(), "kernel_fusion.candidate_count"), 1);
+}
+
+TEST(KernelFusionAnalyzer, QwenFindingsInMetricsOrder) {
+  const auto files = find_case("h100_Qwen_Qwen1.5-0.5B-Chat__1016005");
+  if (!files) GTEST_SKIP() << "shared traces absent";
+  FusionCase c(*files);
+  KernelFusionAnalyzer analyzer(c.context());
+  ASSERT_EQ(analyzer.run(c.context()), Status::kOk);
+  const auto& findings = c.outcome().findings;
+  // Metrics order: Qwen2RMSNorm, apply_rotary_pos_emb (walk), apply_rotary_pos_emb (siblings),
+  // modeling_qwen2.py(218): forward (rejected: a forward frame), Qwen2MLP.
+  ASSERT_EQ(findings.size(), 4u);
+  EXPECT_EQ(figure(c.outcome(), "kernel_fusion.rejected_count"), 1);
+  EXPECT_EQ(findings[0].title, "Unfused RMSNorm in Qwen2RMSNorm");
+  EXPECT_EQ(findings[0].key, "kernel_fusion#001");
+  EXPECT_EQ(findings[1].title, "Unfused RoPE in apply_rotary_pos_emb");
+  EXPECT_EQ(findings[1].key, "kernel_fusion#002");
+  EXPECT_EQ(findings[2].title, "Unfused RoPE in apply_rotary_pos_emb (sibling ops)");
+  EXPECT_EQ(findings[3].title, "GEMM epilogue in Qwen2MLP");
+  EXPECT_EQ(findings[3].key, "kernel_fusion#005");
+  const report::Finding& norm = findings[0];
+  EXPECT_EQ(norm.category, "kernel_fusion");
+  EXPECT_NEAR(norm.impact_mid, 16.63, 1e-9);
+  ASSERT_EQ(norm.tables.size(), 2u);
+  EXPECT_EQ(norm.tables[0].title, "kernels");
+  EXPECT_EQ(norm.tables[1].title, "estimate");
+  EXPECT_NE(norm.identification.find("(source: `fusion_candidates.json` → `module_name`, "
+                                     "`has_fused_kernel`, `kernels[]`)"),
+            std::string::npos);
+  const std::string& last = norm.identification;
+  EXPECT_EQ(last.substr(last.size() - 1), ")");
+  auto metric = [&](const report::Finding& f, const std::string& key) {
+    for (const auto& [k, v] : f.metrics)
+      if (k == key) return v;
+    return -1.0;
+  };
+  EXPECT_EQ(metric(norm, "confidence_level"), 2);
+  EXPECT_EQ(metric(norm, "instance_count"), 49);
+  EXPECT_EQ(metric(findings[3], "kernel_count"), 5);
+  // The kernel map of the high-confidence estimates, for the compute analyzers.
+  ASSERT_EQ(c.outcome().products.size(), 1u);
+  EXPECT_EQ(c.outcome().products[0].title, kKernelMapProduct);
+}
+
+FusionCandidate candidate(const std::string& base, std::vector<std::string> kernels,
+                          bool sibling = false) {
+  FusionCandidate c;
+  c.base_name = base;
+  c.module_name = base;
+  c.sibling_sequence = sibling;
+  for (std::string& name : kernels) {
+    CandidateKernel k;
+    k.name = std::move(name);
+    k.type = "Elementwise";
+    c.kernels.push_back(std::move(k));
+  }
+  return c;
+}
+
+TEST(RejectRule, ContainersFramesAndLoops) {
+  const RejectSettings on;
+  EXPECT_TRUE(reject_reason(candidate("Qwen2RMSNorm", {"a", "b"}), on).empty());
+  EXPECT_FALSE(reject_reason(candidate("Qwen2DecoderLayer", {"a", "b"}), on).empty());
+  EXPECT_FALSE(reject_reason(candidate("Qwen2Model", {"a", "b"}), on).empty());
+  EXPECT_FALSE(reject_reason(candidate("x/gen.py(42): main", {"a", "b"}), on).empty());
+  EXPECT_FALSE(reject_reason(candidate("x/modeling.py(218): forward", {"a", "b"}), on).empty());
+  // A frame doing real work stays, unless it is N repeats of one op.
+  EXPECT_TRUE(
+      reject_reason(candidate("x/modeling.py(68): apply_rotary_pos_emb", {"a", "b"}), on).empty());
+  EXPECT_FALSE(
+      reject_reason(candidate("x/modeling.py(68): apply_rotary_pos_emb", {"a", "a"}), on).empty());
+  EXPECT_FALSE(reject_reason(candidate("Parent", {"a", "a"}, true), on).empty());
+  EXPECT_TRUE(reject_reason(candidate("Qwen2MLP", {"a", "a"}), on).empty());  // a module
+  // A path containing "main" does not make a frame a container.
+  EXPECT_TRUE(reject_reason(candidate("domain/x.py(3): rope", {"a", "b"}), on).empty());
+  RejectSettings frames;
+  frames.reject_python_frames = true;
+  EXPECT_FALSE(
+      reject_reason(candidate("x/modeling.py(68): apply_rotary_pos_emb", {"a", "b"}), frames)
+          .empty());
+  RejectSettings off;
+  off.reject_containers = false;
+  EXPECT_TRUE(reject_reason(candidate("x/gen.py(42): main", {"a", "a"}), off).empty());
+}
+
+TEST(RejectRule, ShortNames) {
+  EXPECT_EQ(short_name("transformers/models/qwen2/modeling_qwen2.py(68): apply_rotary_pos_emb"),
+            "apply_rotary_pos_emb");
+  EXPECT_EQ(short_name("transformers/models/qwen2/modeling_qwen2.py(218): forward"),
+            "modeling_qwen2.py(218): forward");
+  EXPECT_EQ(short_name("Qwen2MLP"), "Qwen2MLP");
+}
+
+}  // namespace
+}  // namespace traceprism::fusion
