@@ -6,9 +6,9 @@
 // analyzers' figures must be the <cat>_metrics.json totals, estimate and finding counts and
 // category_specific numbers.
 //
-// Skipped while the run has no unified_perf_summary sheet (the analyzers then report so).
-// Fusion feedback (analysis spec §5.6) is not wired yet: a category whose golden ops are
-// fusion_flagged (the Qwen GEMMs) is left out of the comparison.
+// Skipped while the run has no unified_perf_summary sheet (the analyzers then report so). The
+// kernel-fusion analyzer's feedback (analysis spec §5.6) is part of the run: ops of its
+// high-confidence candidates (the Qwen GEMMs and elementwise ops) get no estimate.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -82,23 +82,6 @@ bool no_unified_sheet(const json::object& root) {
   return false;
 }
 
-// Categories whose golden operations are fusion_flagged (spec §5.6, not wired yet).
-std::set<std::string> fusion_pending(const fs::path& expected) {
-  std::set<std::string> out;
-  for (const auto& entry : fs::directory_iterator(expected / "category_data")) {
-    const std::string file = entry.path().filename().string();
-    if (file.size() < 13 || file.substr(file.size() - 13) != "_metrics.json") continue;
-    const json::value m = read_json(entry.path());
-    const json::value* ops = m.as_object().if_contains("operations");
-    if (!ops || !ops->is_array()) continue;
-    for (const json::value& op : ops->as_array()) {
-      if (op.as_object().contains("fusion_flagged"))
-        out.insert(std::string(m.at("category").as_string()));
-    }
-  }
-  return out;
-}
-
 std::string key_of(const json::object& golden) {
   char rank[16];
   std::snprintf(rank, sizeof rank, "%03d", static_cast<int>(number(golden.at("category_rank"))));
@@ -128,19 +111,14 @@ TEST_P(ComputeFindingsGolden, RankedFindingsAndFiguresMatchReference) {
   const json::object root = read_json(out.path() / "findings.json").as_object();
   if (no_unified_sheet(root)) GTEST_SKIP() << "the run has no unified_perf_summary sheet yet";
 
-  const std::set<std::string> pending = fusion_pending(c.expected);
   std::vector<const json::object*> ours;
   for (const json::value& f : root.at("findings").as_array()) {
     const json::object& o = f.as_object();
-    if (o.at("tier").as_string() == "compute" &&
-        !pending.count(std::string(o.at("category").as_string())))
-      ours.push_back(&o);
+    if (o.at("tier").as_string() == "compute") ours.push_back(&o);
   }
   const json::value priority = read_json(c.expected / "priority_data.json");
   std::vector<const json::object*> golden;
-  for (const json::value& f : priority.at("findings").as_array()) {
-    if (!pending.count(std::string(f.at("category").as_string()))) golden.push_back(&f.as_object());
-  }
+  for (const json::value& f : priority.at("findings").as_array()) golden.push_back(&f.as_object());
   ASSERT_EQ(ours.size(), golden.size()) << log;
   for (std::size_t i = 0; i < golden.size(); ++i) {
     const json::object& g = *golden[i];
@@ -171,12 +149,10 @@ TEST_P(ComputeFindingsGolden, RankedFindingsAndFiguresMatchReference) {
       ASSERT_TRUE(v) << cat << "." << key << " missing";
       EXPECT_NEAR(*v, number(m.at(key)), 1e-9) << cat << "." << key;
     }
-    if (!pending.count(cat)) {
-      for (const char* list : {"impact_estimates", "category_findings"}) {
-        const std::string key = cat + (list[0] == 'i' ? ".impact_estimates" : ".findings");
-        EXPECT_EQ(category_figure(root, key), static_cast<double>(m.at(list).as_array().size()))
-            << key;
-      }
+    for (const char* list : {"impact_estimates", "category_findings"}) {
+      const std::string key = cat + (list[0] == 'i' ? ".impact_estimates" : ".findings");
+      EXPECT_EQ(category_figure(root, key), static_cast<double>(m.at(list).as_array().size()))
+          << key;
     }
     std::map<std::string, const json::value*> specific;
     traceprism::testing::flatten(m.at("category_specific"), "", specific);
@@ -219,13 +195,10 @@ std::vector<TopOpsRow> top_ops_rows(const fs::path& analysis_md) {
   return rows;
 }
 
-// Top Operations reproduces priority_data.json `priorities` (rollups, then fallbacks) when no
-// category waits for the fusion analyzer's feedback (which removes flagged ops first).
+// Top Operations reproduces priority_data.json `priorities` (rollups, then fallbacks).
 TEST_P(ComputeFindingsGolden, TopOperationsMatchPriorities) {
   const Case& c = GetParam();
   if (c.trace.empty()) GTEST_SKIP() << "no reference traces: " << kTraces << " is absent";
-  if (!fusion_pending(c.expected).empty())
-    GTEST_SKIP() << "categories wait for the fusion analyzer's feedback";
   traceprism::testing::TempDir out;
   std::string log;
   ASSERT_EQ(traceprism::testing::run_cli(
