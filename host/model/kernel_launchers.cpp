@@ -10,7 +10,7 @@ namespace traceprism::model {
 
 using index::EventKind;
 
-double busy_time_us(const index::EventIndex& index, const std::vector<Row>& rows) {
+double busy_time_us(const index::EventIndex& index, std::span<const Row> rows) {
   std::vector<Interval<double>> spans;
   spans.reserve(rows.size());
   for (Row r : rows) spans.push_back({index.ts_us(r), index.end_us(r)});
@@ -18,6 +18,28 @@ double busy_time_us(const index::EventIndex& index, const std::vector<Row>& rows
 }
 
 namespace {
+
+// Rows grouped by slot in one flat array (counting sort): offsets[s]..offsets[s + 1] are slot
+// s's rows, in the order they were added. Two passes over the pairs, no per-slot vectors.
+struct Grouped {
+  std::vector<std::uint32_t> offsets;
+  std::vector<Row> rows;
+  std::span<const Row> group(std::size_t s) const {
+    return {rows.data() + offsets[s], offsets[s + 1] - offsets[s]};
+  }
+};
+
+template <class ForEachPair>
+Grouped group_by_slot(std::size_t slots, ForEachPair for_each_pair) {
+  Grouped g;
+  g.offsets.assign(slots + 1, 0);
+  for_each_pair([&](std::size_t slot, Row) { ++g.offsets[slot + 1]; });
+  for (std::size_t s = 0; s < slots; ++s) g.offsets[s + 1] += g.offsets[s];
+  g.rows.resize(g.offsets[slots]);
+  std::vector<std::uint32_t> next(g.offsets.begin(), g.offsets.end() - 1);
+  for_each_pair([&](std::size_t slot, Row r) { g.rows[next[slot]++] = r; });
+  return g;
+}
 
 // The launcher of a GPU event launched by `runtime` (spec §6 step 2).
 Row find_launcher(const index::EventIndex& index, const CallTree& tree, Row runtime) {
@@ -60,29 +82,44 @@ KernelLaunchers KernelLaunchers::build(const index::EventIndex& index, const Cal
       c = classify_gpu_event(index.kind(g), index.name(g)) == GpuActivity::kCommunication ? 1 : 2;
     return c == 1;
   };
-  for (Row g : gpu_rows) {
+  // Direct GPU events: launcher of each non-communication linked event (-1: none).
+  std::vector<std::int32_t> launcher_of(gpu_rows.size(), -1);
+  for (std::size_t i = 0; i < gpu_rows.size(); ++i) {
+    const Row g = gpu_rows[i];
     if (!links.linked(g) || is_communication(g)) continue;
     const Row launcher = find_launcher(index, tree, static_cast<Row>(links.launcher(g)));
     if (slot[launcher] < 0) {
       slot[launcher] = static_cast<std::int32_t>(result.launchers_.size());
       result.launchers_.push_back({launcher, {}, 0, 0});
     }
-    result.launchers_[slot[launcher]].kernels.push_back(g);
+    launcher_of[i] = slot[launcher];
   }
+  const std::size_t n = result.launchers_.size();
+  Grouped direct = group_by_slot(n, [&](auto add) {
+    for (std::size_t i = 0; i < gpu_rows.size(); ++i)
+      if (launcher_of[i] >= 0) add(static_cast<std::size_t>(launcher_of[i]), gpu_rows[i]);
+  });
+  launcher_of = {};
 
   // Subtree GPU events: every linked GPU event (collectives too) counts for each launcher on
   // the host path above its runtime call, the call itself included.
-  std::vector<std::vector<Row>> subtree(result.launchers_.size());
-  for (Row g : gpu_rows) {
-    if (!links.linked(g)) continue;
-    for (std::int32_t cur = links.launcher(g); cur >= 0; cur = tree.parent(static_cast<Row>(cur)))
-      if (slot[cur] >= 0) subtree[slot[cur]].push_back(g);
+  {
+    const Grouped subtree = group_by_slot(n, [&](auto add) {
+      for (Row g : gpu_rows) {
+        if (!links.linked(g)) continue;
+        for (std::int32_t cur = links.launcher(g); cur >= 0;
+             cur = tree.parent(static_cast<Row>(cur)))
+          if (slot[cur] >= 0) add(static_cast<std::size_t>(slot[cur]), g);
+      }
+    });
+    for (std::size_t i = 0; i < n; ++i) {
+      KernelLauncher& l = result.launchers_[i];
+      l.kernels = direct.group(i);
+      l.direct_busy_us = busy_time_us(index, l.kernels);
+      l.subtree_busy_us = busy_time_us(index, subtree.group(i));
+    }
   }
-  for (std::size_t i = 0; i < result.launchers_.size(); ++i) {
-    KernelLauncher& l = result.launchers_[i];
-    l.direct_busy_us = busy_time_us(index, l.kernels);
-    l.subtree_busy_us = busy_time_us(index, subtree[i]);
-  }
+  result.kernel_rows_ = std::move(direct.rows);  // the spans stay valid: the buffer moves
   std::stable_sort(result.launchers_.begin(), result.launchers_.end(),
                    [&](const KernelLauncher& a, const KernelLauncher& b) {
                      return index.ts_us(a.row) < index.ts_us(b.row);

@@ -116,9 +116,10 @@ RunProducts::RunProducts(const index::EventIndex& index, const model::CallTree& 
     op_row_.push_back(op.row);
     op_direct_busy_.push_back(op.direct_busy_us);
     op_subtree_busy_.push_back(op.subtree_busy_us);
-    op_kernel_begin_.push_back(static_cast<std::uint32_t>(op_kernel_rows_.size()));
+    // The ABI table views the launchers' own flat kernel array: no second copy.
+    op_kernel_begin_.push_back(
+        static_cast<std::uint32_t>(op.kernels.data() - launchers.kernel_rows().data()));
     op_kernel_count_.push_back(static_cast<std::uint32_t>(op.kernels.size()));
-    op_kernel_rows_.insert(op_kernel_rows_.end(), op.kernels.begin(), op.kernels.end());
   }
   set_op_work(nullptr);
 }
@@ -155,7 +156,7 @@ void RunProducts::set_op_work(const model::OpWorkTable* work) {
   std::unordered_map<std::uint64_t, index::StringId> category_of;
   for (std::size_t i = 0; i < n; ++i) {
     const index::StringId first_kernel_name =
-        op_kernel_count_[i] > 0 ? index_.name_id(op_kernel_rows_[op_kernel_begin_[i]])
+        op_kernel_count_[i] > 0 ? index_.name_id(launchers_.kernel_rows()[op_kernel_begin_[i]])
                                 : index::kNoString;
     const std::uint64_t key =
         static_cast<std::uint64_t>(index_.name_id(op_row_[i])) << 32 | first_kernel_name;
@@ -167,7 +168,7 @@ void RunProducts::set_op_work(const model::OpWorkTable* work) {
         if (auto category = work->category_of_name(index_.name_id(op_row_[i])))
           registry = std::string(*category);
       std::optional<std::string_view> first_kernel;
-      if (op_kernel_count_[i] > 0) first_kernel = index_.name(op_kernel_rows_[op_kernel_begin_[i]]);
+      if (op_kernel_count_[i] > 0) first_kernel = index_.name(launchers_.kernel_rows()[op_kernel_begin_[i]]);
       known->second = intern(report::categorize_op(index_.name(op_row_[i]), registry, first_kernel));
     }
     op_category_[i] = known->second;
@@ -184,7 +185,7 @@ void RunProducts::set_op_work(const model::OpWorkTable* work) {
   op_table_.subtree_busy_us = op_subtree_busy_.data();
   op_table_.kernel_begin = op_kernel_begin_.data();
   op_table_.kernel_count = op_kernel_count_.data();
-  op_table_.kernel_rows = op_kernel_rows_.data();
+  op_table_.kernel_rows = launchers_.kernel_rows().data();
   op_table_.category_id = op_category_.data();
   op_table_.flops = op_flops_.data();
   op_table_.bytes = op_bytes_.data();

@@ -84,7 +84,7 @@ class RunProducts {
   // Per row: a GPU event is launched at or below it (subtree walks skip the other branches).
   std::vector<bool> launches_below_;
 
-  std::vector<std::uint32_t> op_row_, op_kernel_begin_, op_kernel_count_, op_kernel_rows_;
+  std::vector<std::uint32_t> op_row_, op_kernel_begin_, op_kernel_count_;
   std::vector<double> op_direct_busy_, op_subtree_busy_, op_flops_, op_bytes_;
   std::vector<std::uint32_t> op_category_;
   std::vector<std::string> extra_strings_;
