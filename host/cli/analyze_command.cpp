@@ -124,6 +124,10 @@ void write_outputs(const std::string& dir, const report::AnalysisReport& r) {
     io::write_file_atomically((fs::path(dir) / "perf_report_csvs" / (sheet.name + ".csv")).string(),
                               sheet.csv);
   io::write_file_atomically((fs::path(dir) / "findings.json").string(), report::findings_json(r));
+  io::write_file_atomically((fs::path(dir) / "model_info.json").string(),
+                            report::model_info_json(r.model));
+  io::write_file_atomically((fs::path(dir) / report::kBreakdownChartFile).string(),
+                            report::perf_breakdown_svg(r));
   io::write_file_atomically((fs::path(dir) / "analysis.md").string(), report::analysis_markdown(r));
 }
 
@@ -209,6 +213,7 @@ int run_analyze(const AnalyzeOptions& o) {
   r.graph = schedule::run_analysis_graph(inputs, products);
   r.findings = report::rank_findings(r.graph.analyzers);
   find_top_category(r, products);
+  r.model = report::identify_model(report::gather_model_evidence(&index, r.perf_sheets));
   const double analysis_seconds = lap();
 
   const std::string dir = o.output_dir.empty() ? default_output_dir(o.trace) : o.output_dir;
@@ -254,6 +259,8 @@ void add_analyze_command(CLI::App& app) {
       "  DIR/analysis.md        the report (executive summary, compute / fusion / system P-items)\n"
       "  DIR/findings.json      every finding with numbers and evidence (docs/report-format.md)\n"
       "  DIR/perf_report_csvs/  TraceLens-compatible perf report sheets\n"
+      "  DIR/model_info.json    the identified model, architecture, scale and precision\n"
+      "  DIR/perf_breakdown.svg the GPU time breakdown chart analysis.md shows\n"
       "Outputs are written atomically; the trace is never modified.");
   cmd->add_option("TRACE", o->trace, "Trace file (.json, .json.gz, .json.zst) or - for stdin");
   cmd->add_flag("--strict", o->load.strict,
@@ -294,6 +301,7 @@ void add_analyze_command(CLI::App& app) {
       "  traceprism analyze trace.json.gz -o report\n"
       "  traceprism analyze trace.json.gz --disable 'memcpy' --jobs 4\n"
       "  traceprism analyze --dump-config > my-config.json\n"
+      "  traceprism validate-report report    check the written report's structure\n"
       "Exit status: 0 ok, 1 --fail-on matched, 2 unreadable trace, 3 output not writable,\n"
       "4 --strict and a plugin was refused or an analyzer failed, 64 usage.");
   cmd->callback([o] {

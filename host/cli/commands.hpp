@@ -22,5 +22,6 @@ void add_plugins_command(CLI::App& app);
 void add_perf_report_command(CLI::App& app);
 void add_synth_command(CLI::App& app);
 void add_platforms_command(CLI::App& app);
+void add_validate_report_command(CLI::App& app);
 
 }  // namespace traceprism::cli

@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
       "  traceprism inspect sample.json.gz           summarize a trace\n"
       "  traceprism perf-report trace.json.gz -o out write out/gpu_timeline.csv\n"
       "  traceprism platforms                        list the bundled GPU platform files\n"
+      "  traceprism validate-report out              check out/analysis.md against the template\n"
       "Run 'traceprism COMMAND --help' for the options of each command.");
   traceprism::cli::add_analyze_command(app);
   traceprism::cli::add_inspect_command(app);
@@ -25,13 +26,16 @@ int main(int argc, char** argv) {
   traceprism::cli::add_perf_report_command(app);
   traceprism::cli::add_synth_command(app);
   traceprism::cli::add_platforms_command(app);
+  traceprism::cli::add_validate_report_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::RuntimeError& e) {
     return e.get_exit_code();
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e);
-    return code == 0 ? 0 : traceprism::cli::kExitUsage;
+    if (code == 0) return 0;
+    // validate-report documents 2 for a wrong command line (its 1 means "invalid report").
+    return app.got_subcommand("validate-report") ? 2 : traceprism::cli::kExitUsage;
   } catch (const std::bad_alloc&) {
     std::cerr << "error: out of memory; the trace needs more memory than this machine has.\n";
     return traceprism::cli::kExitInternal;

@@ -2,10 +2,12 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "report/analysis_report.hpp"
-#include "report/csv_parse.hpp"
+#include "report/category_figures.hpp"
+#include "report/high_variance.hpp"
 #include "report/python_format.hpp"
 
 namespace traceprism::report {
@@ -35,100 +37,66 @@ std::string cell(std::string_view text) {
   return out.empty() ? "—" : out;
 }
 
-// One compute category as its analyzer recorded it ("<category>.total_time_ms", ".ops",
-// ".findings", ".impact_score*": the reference's manifest and quantified rollup).
-struct CategoryFigures {
-  double time_ms = 0, ops = 0, findings = 0;
-  std::optional<double> impact, low, high;
-};
-
-std::map<std::string, CategoryFigures> category_figures(const AnalysisReport& r) {
-  std::map<std::string, std::map<std::string, double>> raw;
-  for (const AnalyzerOutcome& a : r.graph.analyzers)
-    for (const auto& [key, value] : a.figures) {
-      const auto dot = key.find('.');
-      if (dot != std::string::npos) raw[key.substr(0, dot)][key.substr(dot + 1)] = value;
-    }
-  std::map<std::string, CategoryFigures> out;
-  for (const auto& [category, f] : raw) {
-    if (!f.contains("total_time_ms") || !f.contains("ops") || !f.contains("percent_of_compute"))
-      continue;  // not a compute category (system analyzers record other figures)
-    CategoryFigures c;
-    c.time_ms = f.at("total_time_ms");
-    c.ops = f.at("ops");
-    if (auto it = f.find("findings"); it != f.end()) c.findings = it->second;
-    if (auto it = f.find("impact_score"); it != f.end()) c.impact = it->second;
-    if (auto it = f.find("impact_score_low"); it != f.end()) c.low = it->second;
-    if (auto it = f.find("impact_score_high"); it != f.end()) c.high = it->second;
-    out[category] = c;
-  }
-  return out;
+// Prose a plugin left empty gets a neutral sentence, so no label is ever followed by nothing.
+std::string or_else(const std::string& text, std::string_view fallback) {
+  return text.empty() ? std::string(fallback) : text;
 }
 
-// The reference's display name of a category key: the op category as the unified sheet
-// writes it ("GEMM", "CONV_fwd").
-std::string display_name(const AnalysisReport& r, const std::string& key) {
-  for (const PerfSheet& sheet : r.perf_sheets) {
-    if (sheet.name != "unified_perf_summary") continue;
-    const CsvSheet table = parse_csv_sheet(sheet.csv);
-    const std::size_t c = table.column_index("op category");
-    for (const auto& row : table.rows) {
-      if (c >= row.size()) continue;
-      std::string k = row[c];
-      for (char& ch : k) {
-        if (ch == ' ' || ch == '/') ch = '_';
-        ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-      }
-      if (k == key) return row[c];
-    }
-  }
-  return key;
+std::optional<double> metric(const Finding& f, std::string_view name) {
+  for (const auto& [k, v] : f.metrics)
+    if (k == name) return v;
+  return std::nullopt;
 }
 
-// Top Operations (analysis-rules.md §5.4, §10.3): the categories by quantified impact (at most
-// six), then the categories without any finding that hold >= 5% of the computation time.
-void write_top_operations(std::ostringstream& md, const AnalysisReport& r) {
+const DataTable* table_titled(const Finding& f, std::string_view title) {
+  for (const DataTable& t : f.tables)
+    if (t.title == title) return &t;
+  return nullptr;
+}
+
+// A row of a two-column `Field | Value` table (the fusion analyzer's "estimate").
+std::string field(const Finding& f, std::string_view table, std::string_view name) {
+  if (const DataTable* t = table_titled(f, table))
+    for (const auto& row : t->rows)
+      if (row.size() >= 2 && row[0] == name) return row[1];
+  return {};
+}
+
+std::string integer(std::optional<double> v) {
+  return std::to_string(static_cast<long long>(std::llround(v.value_or(0))));
+}
+
+void write_top_operations(std::ostringstream& md, const AnalysisReport& r,
+                          const std::vector<TopOperationRow>& rows) {
   md << "### Top Operations\n\n<!-- impact-begin kind=top_ops -->\n"
      << "| Rank | Category | Time (ms) | % of Compute Time | Ops |\n"
      << "|------|----------|-----------|-------------------|-----|\n";
-  const auto figures = category_figures(r);
-  std::vector<std::pair<std::string, CategoryFigures>> rollups, fallbacks;
-  for (const auto& [key, f] : figures) {
-    if (f.impact && *f.impact > 0)
-      rollups.emplace_back(key, f);
-    else if (f.findings == 0)
-      fallbacks.emplace_back(key, f);
-  }
-  std::stable_sort(rollups.begin(), rollups.end(), [](const auto& a, const auto& b) {
-    return *a.second.impact > *b.second.impact;
-  });
-  if (rollups.size() > 6) rollups.resize(6);
   const double compute_ms = r.timeline.computation_us / 1000;
-  std::erase_if(fallbacks, [&](const auto& c) { return c.second.time_ms < 0.05 * compute_ms; });
-  std::stable_sort(fallbacks.begin(), fallbacks.end(), [](const auto& a, const auto& b) {
-    return a.second.time_ms > b.second.time_ms;
-  });
   int rank = 0;
-  auto row = [&](const std::string& key, const CategoryFigures& f, bool quantified) {
+  for (const TopOperationRow& row : rows) {
+    const CategoryFigures& f = row.figures;
     const double share = compute_ms > 0 ? f.time_ms / compute_ms * 100 : 0.0;
-    md << "| " << ++rank << " | " << cell(display_name(r, key)) << " | "
-       << python_float_repr(f.time_ms) << " | " << fixed(share) << " | "
-       << static_cast<long long>(f.ops)
-       << " | <!-- top-ops-row low=" << (quantified && f.low ? python_float_repr(*f.low) : "null")
-       << " high=" << (quantified && f.high ? python_float_repr(*f.high) : "null") << " -->\n";
-  };
-  for (const auto& [key, f] : rollups) row(key, f, true);
-  for (const auto& [key, f] : fallbacks) row(key, f, false);
+    md << "| " << ++rank << " | " << cell(row.display_name) << " | " << python_float_repr(f.time_ms)
+       << " | " << fixed(share) << " | " << static_cast<long long>(f.ops)
+       << " | <!-- top-ops-row low="
+       << (row.quantified && f.low ? python_float_repr(*f.low) : "null")
+       << " high=" << (row.quantified && f.high ? python_float_repr(*f.high) : "null") << " -->\n";
+  }
   md << "<!-- impact-end -->\n\n";
 }
 
-// Severity icons by position within a tier (analysis-rules.md §5.5).
-const char* icon(int rank) {
-  return rank == 1 ? "🔴" : rank == 2 ? "🟡" : "🟢";
+// Icons (analysis-rules.md §5.5): compute and system by position within the tier (P1 🔴,
+// P2 🟡, P3+ 🟢); fusion by confidence (high 🔴, medium 🟡, low 🟢).
+const char* icon(const Finding& f) {
+  if (f.tier == Tier::kFusion) {
+    const double level = metric(f, "confidence_level").value_or(1);
+    return level >= 2 ? "🔴" : level >= 1 ? "🟡" : "🟢";
+  }
+  return f.rank == 1 ? "🔴" : f.rank == 2 ? "🟡" : "🟢";
 }
 
 std::string heading(const Finding& f) {
-  std::string h = std::string(icon(f.rank)) + " P" + std::to_string(f.rank) + ": " + f.title;
+  std::string h = std::string(icon(f)) + " P" + std::to_string(f.rank) + ": " + f.title;
   if (f.tier == Tier::kCompute && !f.library.empty() && f.library != "Unknown")
     h += " (" + f.library + ")";
   return h;
@@ -158,6 +126,18 @@ void write_table(std::ostringstream& md, const DataTable& t) {
   }
 }
 
+// "perf-model coverage M/N kernels" numbers of a fusion finding.
+std::string coverage(const Finding& f, std::string_view separator) {
+  return integer(metric(f, "modeled_kernel_count")) + std::string(separator) +
+         integer(metric(f, "kernel_count"));
+}
+
+std::string fusion_confidence(const Finding& f) {
+  std::string level = or_else(field(f, "estimate", "confidence"), "Medium");
+  const std::string reason = field(f, "estimate", "confidence_reason");
+  return reason.empty() ? level : level + " -- " + reason;
+}
+
 void write_impact_marker(std::ostringstream& md, const Finding& f) {
   if (f.impact_kind == ImpactKind::kNotQuantifiable) {
     md << "<!-- impact-begin kind=p_item low=null mid=null high=null -->\n"
@@ -168,7 +148,9 @@ void write_impact_marker(std::ostringstream& md, const Finding& f) {
   if (f.tier == Tier::kCompute) md << " category=" << (f.category.empty() ? "other" : f.category);
   md << " low=" << fixed(f.impact_low) << " mid=" << fixed(f.impact_mid)
      << " high=" << fixed(f.impact_high) << " -->\n"
-     << "**Impact**: impact_score: " << fixed(f.impact_mid) << "\n<!-- impact-end -->\n\n";
+     << "**Impact**: impact_score: " << fixed(f.impact_mid);
+  if (f.tier == Tier::kFusion) md << " (perf-model coverage " << coverage(f, "/") << " kernels)";
+  md << "\n<!-- impact-end -->\n\n";
   if (f.impact_kind == ImpactKind::kHeuristic && f.share_percent >= 0)
     md << "> **Warning — estimated:** No performance model for this op; impact is derived from its "
           "E2E GPU-time share ("
@@ -177,9 +159,10 @@ void write_impact_marker(std::ostringstream& md, const Finding& f) {
 
 void write_card(std::ostringstream& md, const Finding& f) {
   md << "### " << heading(f) << "\n\n";
-  md << "**Insight**: " << f.insight << "\n\n";
-  md << "**Action**: " << f.action << "\n\n";
+  md << "**Insight**: " << or_else(f.insight, f.title + ".") << "\n\n";
+  md << "**Action**: " << or_else(f.action, "See the detailed analysis below.") << "\n\n";
   write_impact_marker(md, f);
+  if (f.tier == Tier::kFusion) md << "**Confidence**: " << fusion_confidence(f) << "\n\n";
   md << "→ *See [Detailed Analysis: " << tier_label(f.tier) << " > P" << f.rank << "](#"
      << anchor(f) << ") for details*\n\n";
 }
@@ -192,81 +175,232 @@ void write_cards(std::ostringstream& md, const std::vector<Finding>& findings) {
   }
 }
 
+void write_data(std::ostringstream& md, const Finding& f) {
+  md << "**Data:**\n\n";
+  bool any = false;
+  for (std::size_t i = 0; i < f.tables.size(); ++i) {
+    // The fusion analyzer's estimate table feeds the impact bullets, not the Data section.
+    if (f.tier == Tier::kFusion && f.tables[i].title == "estimate") continue;
+    if (any && !f.tables[i].title.empty()) md << "*" << f.tables[i].title << "*\n\n";
+    write_table(md, f.tables[i]);
+    md << "\n";
+    any = true;
+  }
+  if (!any) md << "No data table.\n\n";
+}
+
+void write_estimate_marker(std::ostringstream& md, const Finding& f) {
+  md << "<!-- impact-begin kind=detail_estimate low=" << fixed(f.impact_low)
+     << " high=" << fixed(f.impact_high) << " -->\n"
+     << "- Low end impact_score: " << fixed(f.impact_low) << "\n"
+     << "- High end impact_score: " << fixed(f.impact_high) << "\n";
+}
+
+// Fusion blocks (§10.6): Identification, Data (the kernels) and the estimate with coverage,
+// pattern and confidence; a fusion candidate has no separate reasoning or resolution.
+void write_fusion_detail(std::ostringstream& md, const Finding& f) {
+  const std::string time_ms = python_float_repr(metric(f, "time_ms").value_or(0));
+  md << "#### " << heading(f) << " (" << time_ms << " ms, " << integer(metric(f, "instance_count"))
+     << " instances)\n";
+  md << "**Identification:** " << or_else(f.identification, f.insight) << "\n\n";
+  write_data(md, f);
+  md << "**Impact estimate:**\n";
+  if (f.impact_kind == ImpactKind::kNotQuantifiable) {
+    md << "Impact estimate is not quantifiable from trace data.\n\n";
+    return;
+  }
+  write_estimate_marker(md, f);
+  md << "- Coverage: " << coverage(f, " of ") << " kernels modelled";
+  if (field(f, "estimate", "estimation") == "partial") {
+    const double unmodelled =
+        metric(f, "kernel_count").value_or(0) - metric(f, "modeled_kernel_count").value_or(0);
+    md << " (" << integer(unmodelled) << " kernel(s) use measured trace time)";
+  }
+  md << "\n";
+  const std::string bound = field(f, "estimate", "bound_type");
+  const std::string type = field(f, "estimate", "fusion_type");
+  if (!bound.empty() || !type.empty())
+    md << "- Fusion pattern: " << or_else(bound, "unknown") << "-bound, "
+       << or_else(type, "unknown") << "\n";
+  md << "- Confidence: " << fusion_confidence(f) << "\n<!-- impact-end -->\n\n";
+}
+
 void write_detail(std::ostringstream& md, const Finding& f) {
   md << "<a id=\"" << anchor(f) << "\"></a>\n";
   md << "<!-- reasoning-candidate tier=" << tier_name(f.tier) << " rank=" << f.rank << " -->\n";
+  if (f.tier == Tier::kFusion) return write_fusion_detail(md, f);
   md << "#### " << heading(f) << "\n";
-  md << "**Identification:** " << f.identification << "\n\n";
-  md << "**Data:**\n\n";
-  for (std::size_t i = 0; i < f.tables.size(); ++i) {
-    if (i > 0 && !f.tables[i].title.empty()) md << "*" << f.tables[i].title << "*\n\n";
-    write_table(md, f.tables[i]);
-    md << "\n";
-  }
-  if (f.tables.empty()) md << "No data table.\n\n";
-  md << "**Reasoning for Slowdown:** " << f.reasoning << "\n\n";
-  md << "**Resolution:** " << f.resolution << "\n\n";
+  md << "**Identification:** " << or_else(f.identification, f.insight) << "\n\n";
+  write_data(md, f);
+  md << "**Reasoning for Slowdown:** "
+     << or_else(f.reasoning, "The trace does not show the cause; profile the flagged kernels.")
+     << "\n\n";
+  md << "**Resolution:** " << or_else(f.resolution, or_else(f.action, "See the card above."))
+     << "\n\n";
   md << "**Impact estimate:**\n";
   if (f.impact_kind == ImpactKind::kNotQuantifiable) {
     md << "Impact estimate is not quantifiable from trace data.\n\n";
   } else {
-    md << "<!-- impact-begin kind=detail_estimate low=" << fixed(f.impact_low)
-       << " high=" << fixed(f.impact_high) << " -->\n"
-       << "- Low end impact_score: " << fixed(f.impact_low) << "\n"
-       << "- High end impact_score: " << fixed(f.impact_high) << "\n<!-- impact-end -->\n\n";
+    write_estimate_marker(md, f);
+    md << "<!-- impact-end -->\n\n";
   }
 }
 
-std::string platform_label(const AnalysisReport& r) {
-  if (!r.platform.name.empty()) return r.platform.name;
-  if (!r.platform.device_name.empty()) return r.platform.device_name;
-  return "Unknown platform";
+// ---- Executive summary ----
+
+struct Bottleneck {
+  std::string name;
+  double time_ms = 0;
+  bool from_figures = false;  // else the host's op-category fallback with its own percent
+};
+
+// §10.2: priorities[0] (the first Top Operations row); else the first compute finding's
+// category; else the compute category with the most kernel time; else the op category with
+// the most direct kernel time (runs without compute analyzers).
+std::optional<Bottleneck> top_bottleneck(const AnalysisReport& r,
+                                         const std::vector<TopOperationRow>& top_ops) {
+  if (!top_ops.empty())
+    return Bottleneck{top_ops.front().display_name, top_ops.front().figures.time_ms, true};
+  const auto figures = category_figures(r);
+  const auto names = category_display_names(r);
+  auto named = [&](const std::string& key) {
+    auto it = names.find(key);
+    return it != names.end() ? it->second : key;
+  };
+  if (!r.findings.compute.empty()) {
+    const std::string& key = r.findings.compute.front().category;
+    if (auto it = figures.find(key); it != figures.end())
+      return Bottleneck{named(key), it->second.time_ms, true};
+  }
+  const std::pair<const std::string, CategoryFigures>* most = nullptr;
+  for (const auto& entry : figures)
+    if (entry.second.time_ms > 0 && (!most || entry.second.time_ms > most->second.time_ms))
+      most = &entry;
+  if (most) return Bottleneck{named(most->first), most->second.time_ms, true};
+  if (!r.top_category.empty()) return Bottleneck{r.top_category, 0, false};
+  return std::nullopt;
 }
 
-void write_summary(std::ostringstream& md, const AnalysisReport& r) {
+std::string bottleneck_cell(const AnalysisReport& r, const std::optional<Bottleneck>& b) {
+  if (!b) return "None (no GPU work linked to an op)";
+  if (!b->from_figures) return b->name + " (" + fixed(r.top_category_percent) + "%)";
+  const double compute_ms = r.timeline.computation_us / 1000;
+  return b->name + " (" + fixed(compute_ms > 0 ? b->time_ms / compute_ms * 100 : 0.0) + "%)";
+}
+
+// "GEMM (10.9 ms, 71.2% of computation), CONV_fwd (...)": the three largest categories.
+std::string largest_categories(const AnalysisReport& r) {
+  const auto names = category_display_names(r);
+  std::vector<std::pair<std::string, double>> cats;
+  for (const auto& [key, f] : category_figures(r))
+    if (f.time_ms > 0) {
+      auto it = names.find(key);
+      cats.emplace_back(it != names.end() ? it->second : key, f.time_ms);
+    }
+  std::stable_sort(cats.begin(), cats.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  const double compute_ms = r.timeline.computation_us / 1000;
+  std::string out;
+  for (std::size_t i = 0; i < cats.size() && i < 3; ++i) {
+    if (i) out += i + 1 == std::min<std::size_t>(cats.size(), 3) ? " and " : ", ";
+    out += cats[i].first + " (" + fixed(cats[i].second) + " ms";
+    if (compute_ms > 0)
+      out += ", " + fixed(cats[i].second / compute_ms * 100, 1) + "% of computation";
+    out += ")";
+  }
+  return out;
+}
+
+std::string impact_phrase(const Finding& f) {
+  if (f.impact_kind == ImpactKind::kNotQuantifiable)
+    return "impact not quantifiable from the trace";
+  std::string s = "impact_score " + fixed(f.impact_mid) + " (" + fixed(f.impact_low) + "–" +
+                  fixed(f.impact_high) + "% of end-to-end time)";
+  if (f.impact_kind == ImpactKind::kHeuristic) s += ", estimated from its time share";
+  return s;
+}
+
+void write_narrative(std::ostringstream& md, const AnalysisReport& r) {
   const model::GpuTimeline& t = r.timeline;
   const auto& f = r.findings;
-  md << "## Executive Summary\n\n";
   if (t.events == 0) {
     md << "The trace has no GPU activity linked to a host launch, so GPU utilization cannot be "
           "measured; the host-side analyzers still ran.";
   } else {
     md << "Over " << fixed(t.total_us / 1e3)
-       << " ms from the first to the last GPU activity, the GPU "
-       << "computes " << percent_of_total(t, t.computation_us) << "% of the time and is idle "
+       << " ms from the first to the last GPU activity, the GPU computes "
+       << percent_of_total(t, t.computation_us) << "% of the time and is idle "
        << percent_of_total(t, t.idle_us) << "%; exposed communication takes "
        << percent_of_total(t, t.exposed_comm_us) << "% and exposed memory copies "
        << percent_of_total(t, t.exposed_memcpy_us) << "%.";
+    const std::string largest = largest_categories(r);
+    if (!largest.empty()) md << " Kernel time is dominated by " << largest << ".";
+    if (t.total_us > 0 && t.idle_us / t.total_us > 0.15)
+      md << " With the GPU idle more than 15% of the time, host-side launch overhead and "
+            "synchronization limit the run as much as kernel speed does.";
   }
-  std::size_t total = f.compute.size() + f.fusion.size() + f.system.size();
-  md << " The analysis found " << f.compute.size() << " compute, " << f.fusion.size()
-     << " fusion and " << f.system.size() << " system-level item" << (total == 1 ? "" : "s") << ".";
-  const Finding* first = !f.compute.empty()  ? &f.compute.front()
-                         : !f.system.empty() ? &f.system.front()
-                         : !f.fusion.empty() ? &f.fusion.front()
-                                             : nullptr;
-  if (first) md << " Start with: " << first->title << ".";
-  md << "\n\n";
+  if (!f.compute.empty())
+    md << " The top compute item is \"" << f.compute.front().title << "\" with "
+       << impact_phrase(f.compute.front()) << ".";
+  else
+    md << " No compute kernel optimization opportunity was identified.";
+  if (!f.fusion.empty())
+    md << " The top kernel fusion candidate, \"" << f.fusion.front().title << "\", has "
+       << impact_phrase(f.fusion.front()) << ".";
+  if (!f.system.empty())
+    md << " At the system level, the first item is \"" << f.system.front().title << "\".";
+  else
+    md << " No system-level bottleneck was flagged.";
+  const std::size_t total = f.compute.size() + f.fusion.size() + f.system.size();
+  md << " In all, the analysis reports " << f.compute.size() << " compute, " << f.fusion.size()
+     << " fusion and " << f.system.size() << " system-level item" << (total == 1 ? "" : "s")
+     << ".\n\n";
+}
+
+void write_summary(std::ostringstream& md, const AnalysisReport& r,
+                   const std::vector<TopOperationRow>& top_ops) {
+  const model::GpuTimeline& t = r.timeline;
+  md << "## Executive Summary\n\n";
+  write_narrative(md, r);
   md << "| Metric | Value |\n|--------|-------|\n";
   md << "| Total Time | " << fixed(t.total_us / 1e3) << " ms |\n";
   md << "| Compute % | " << percent_of_total(t, t.computation_us) << "% |\n";
   md << "| Idle % | " << percent_of_total(t, t.idle_us) << "% |\n";
   md << "| Exposed Communication % | " << percent_of_total(t, t.exposed_comm_us) << "% |\n";
-  md << "| Top Bottleneck Category | "
-     << (r.top_category.empty() ? std::string("None (no GPU work linked to an op)")
-                                : r.top_category + " (" + fixed(r.top_category_percent) + "%)")
+  md << "| Top Bottleneck Category | " << cell(bottleneck_cell(r, top_bottleneck(r, top_ops)))
      << " |\n\n";
+  md << "![Performance breakdown](" << kBreakdownChartFile << ")\n\n";
+}
+
+// ---- Warnings ----
+
+// The tier a failed analyzer would have reported in (the system plugins are known by name;
+// everything else is a per-category compute analyzer or the fusion analyzer).
+const char* analyzer_tier(const AnalyzerOutcome& a) {
+  for (const char* system : {"cpu_idle", "host_sync", "memcpy", "comm"})
+    if (a.plugin == system) return "System";
+  if (a.plugin == "fusion") return "Kernel Fusion";
+  return "Compute Kernel";
+}
+
+std::vector<HighVarianceOp> high_variance(const AnalysisReport& r) {
+  for (const PerfSheet& sheet : r.perf_sheets)
+    if (sheet.name == "unified_perf_summary")
+      return high_variance_ops(sheet.csv, r.timeline.total_us / 1000);
+  return {};
 }
 
 void write_warnings(std::ostringstream& md, const AnalysisReport& r) {
   std::vector<const AnalyzerOutcome*> failed;
   for (const auto& a : r.graph.analyzers)
     if (a.status == AnalyzerStatus::kFailed) failed.push_back(&a);
-  const auto skipped = r.index->stats().skipped_events();
+  const auto skipped = r.index ? r.index->stats().skipped_events() : 0;
   std::size_t ran = 0;
   for (const auto& a : r.graph.analyzers)
     if (a.status == AnalyzerStatus::kOk || a.status == AnalyzerStatus::kSkipped) ++ran;
-  if (failed.empty() && r.refused_plugins.empty() && skipped == 0 && ran > 0) return;
+  const std::vector<HighVarianceOp> noisy = high_variance(r);
+  if (failed.empty() && r.refused_plugins.empty() && skipped == 0 && ran > 0 && noisy.empty())
+    return;
   md << "## Warnings\n\n";
   if (ran == 0)
     md << "No analyzer ran (none was loaded, or all were disabled), so the sections below report "
@@ -274,7 +408,8 @@ void write_warnings(std::ostringstream& md, const AnalysisReport& r) {
   if (!failed.empty()) {
     md << "| Analysis | Tier | Error Summary |\n|----------|------|---------------|\n";
     for (const auto* a : failed)
-      md << "| " << cell(a->name) << " | Analyzer | " << cell(a->error) << " |\n";
+      md << "| " << cell(a->name) << " | " << analyzer_tier(*a) << " | " << cell(a->error)
+         << " |\n";
     md << "\nThese are excluded from the recommendations below.\n\n";
   }
   if (!r.refused_plugins.empty()) {
@@ -286,32 +421,66 @@ void write_warnings(std::ostringstream& md, const AnalysisReport& r) {
   if (skipped > 0)
     md << "The trace had " << skipped << " malformed event" << (skipped == 1 ? "" : "s")
        << ", counted and skipped (see findings.json `data_quality`).\n\n";
+  if (!noisy.empty()) {
+    md << "These operations have unreliable kernel time measurements (CoV > 1.0: the standard "
+          "deviation of their kernel time exceeds its mean over more than 10 calls), so their "
+          "times and any impact derived from them are uncertain:\n\n"
+       << "| Operation | Category | CoV | Reported Time (ms) |\n"
+       << "|-----------|----------|-----|--------------------|\n";
+    for (const auto& op : noisy)
+      md << "| " << cell(op.name) << " | " << cell(op.category) << " | " << fixed(op.cov, 3)
+         << " | " << python_float_repr(op.time_ms) << " |\n";
+    md << "\n";
+  }
 }
+
+void write_appendix(std::ostringstream& md, const AnalysisReport& r) {
+  md << "---\n\n## Appendix\n\n### Model Architecture\n"
+     << "- **Model**: " << r.model.model << "\n"
+     << "- **Architecture**: " << r.model.architecture << "\n"
+     << "- **Scale**: " << r.model.scale << "\n"
+     << "- **Precision**: " << r.model.precision << "\n\n"
+     << "### Hardware Reference\n"
+     << "- **Platform**: " << platform_label(r) << "\n";
+  // Roofline numbers: the measured achievable value when the platform has one, else the peak.
+  if (auto bw = r.platform.roofline_bandwidth_gbps())
+    md << "- **Peak HBM BW**: " << fixed(*bw / 1000, 1) << " TB/s\n";
+  if (auto maf = r.platform.roofline_tflops("matrix_bf16"))
+    md << "- **Peak MAF (BF16)**: " << fixed(*maf, 0) << " TFLOPS\n";
+  if (auto maf = r.platform.roofline_tflops("matrix_fp8"))
+    md << "- **Peak MAF (FP8)**: " << fixed(*maf, 0) << " TFLOPS\n";
+  if (auto maf = r.platform.roofline_tflops("matrix_fp4"))
+    md << "- **Peak MAF (FP4)**: " << fixed(*maf, 0) << " TFLOPS\n";
+  if (r.platform.numbers.empty())
+    md << "- Peak numbers: none loaded (no platform file selected).\n";
+}
+
+constexpr const char* kNoComputeItems =
+    "✅ No compute kernel optimization opportunities identified. All categories are within "
+    "target performance bounds.\n\n";
 
 }  // namespace
 
 std::string analysis_markdown(const AnalysisReport& r) {
   const auto& f = r.findings;
+  const std::vector<TopOperationRow> top_ops = top_operations(r);
   std::ostringstream md;
-  md << "# Workload - " << platform_label(r) << " Standalone Analysis\n\n";
-  write_summary(md, r);
+  md << "# " << model_label(r) << " - " << platform_label(r) << " Standalone Analysis\n\n";
+  write_summary(md, r, top_ops);
   write_warnings(md, r);
   md << "---\n\n## Compute Kernel Optimizations\n\n"
      << "Findings from per-category kernel analysis (GEMM, SDPA, elementwise, etc.), focused on "
         "individual kernel efficiency.\n\n";
-  write_top_operations(md, r);
-  if (f.compute.empty())
-    md << "✅ No compute kernel optimization opportunities identified. All categories are within "
-          "target performance bounds.\n\n";
+  write_top_operations(md, r, top_ops);
+  if (f.compute.empty()) md << kNoComputeItems;
   write_cards(md, f.compute);
 
   md << "---\n\n## Kernel Fusion Opportunities (Experimental)\n\n"
      << "> **Note:** Kernel fusion analysis is experimental. impact_score projections estimate the "
         "recoverable fraction of E2E with 85% memory/compute pipeline overlap. Kernels without "
-        "perf "
-        "models use their measured trace time as-is. Candidates where fewer than 75% of kernels "
-        "have perf models are not reported. Actual recoverable time depends on implementation "
-        "feasibility and interaction effects.\n\n";
+        "perf models use their measured trace time as-is. Candidates where fewer than 75% of "
+        "kernels have perf models are not reported. Actual recoverable time depends on "
+        "implementation feasibility and interaction effects.\n\n";
   if (f.fusion.empty()) md << "No kernel fusion opportunities detected.\n\n";
   write_cards(md, f.fusion);
 
@@ -327,9 +496,7 @@ std::string analysis_markdown(const AnalysisReport& r) {
   write_cards(md, f.system);
 
   md << "---\n\n## Detailed Analysis\n\n### Compute Kernel Insights\n\n";
-  if (f.compute.empty())
-    md << "✅ No compute kernel optimization opportunities identified. All categories are within "
-          "target performance bounds.\n\n";
+  if (f.compute.empty()) md << kNoComputeItems;
   for (const Finding& x : f.compute) write_detail(md, x);
   md << "### Kernel Fusion Insights\n\n";
   if (f.fusion.empty()) md << "No fusion impact estimates available.\n\n";
@@ -338,22 +505,7 @@ std::string analysis_markdown(const AnalysisReport& r) {
   if (f.system.empty()) md << "✅ No system-level bottlenecks detected.\n\n";
   for (const Finding& x : f.system) write_detail(md, x);
 
-  md << "---\n\n## Appendix\n\n### Model Architecture\n"
-     << "- **Model**: Cannot be inferred from trace\n"
-     << "- **Architecture**: Cannot be inferred from trace\n"
-     << "- **Scale**: Cannot be inferred from trace\n"
-     << "- **Precision**: Cannot be inferred from trace\n\n"
-     << "### Hardware Reference\n"
-     << "- **Platform**: " << platform_label(r) << "\n";
-  // Roofline numbers: the measured achievable value when the platform has one, else the peak.
-  if (auto bw = r.platform.roofline_bandwidth_gbps())
-    md << "- **Peak HBM BW**: " << fixed(*bw / 1000, 1) << " TB/s\n";
-  if (auto maf = r.platform.roofline_tflops("matrix_bf16"))
-    md << "- **Peak MAF (BF16)**: " << fixed(*maf, 0) << " TFLOPS\n";
-  if (auto maf = r.platform.roofline_tflops("matrix_fp8"))
-    md << "- **Peak MAF (FP8)**: " << fixed(*maf, 0) << " TFLOPS\n";
-  if (r.platform.numbers.empty())
-    md << "- Peak numbers: none loaded (no platform file selected).\n";
+  write_appendix(md, r);
   return md.str();
 }
 

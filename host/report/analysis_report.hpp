@@ -6,10 +6,11 @@
 #include "index/event_index.hpp"
 #include "model/gpu_timeline.hpp"
 #include "platform/platform_info.hpp"
-#include "plugins/plugin_registry.hpp"
-#include "report/ranker.hpp"
 #include "plugins/op_model_runner.hpp"
+#include "plugins/plugin_registry.hpp"
+#include "report/model_identification.hpp"
 #include "report/perf_report.hpp"
+#include "report/ranker.hpp"
 #include "schedule/analysis_graph.hpp"
 
 namespace traceprism::report {
@@ -28,7 +29,13 @@ struct AnalysisReport {
   // The op category with the most direct kernel time, and that time as % of computation time.
   std::string top_category;
   double top_category_percent = 0;
+  ModelInfo model;  // every field "Cannot be inferred from trace" unless identified
 };
+
+// "<Model>" of the report title and chart: the identified model, or "Workload".
+std::string model_label(const AnalysisReport& report);
+// "<Platform>": --platform's name, else the device name, else "Unknown platform".
+std::string platform_label(const AnalysisReport& report);
 
 // findings.json (schema documented in docs/report-format.md).
 inline constexpr int kFindingsSchemaVersion = 1;
@@ -36,5 +43,9 @@ std::string findings_json(const AnalysisReport& report);
 
 // analysis.md, with the structure and markers of analysis-rules.md §10.
 std::string analysis_markdown(const AnalysisReport& report);
+
+// perf_breakdown.svg, the figure analysis.md shows under the executive summary (§10.8).
+inline constexpr const char* kBreakdownChartFile = "perf_breakdown.svg";
+std::string perf_breakdown_svg(const AnalysisReport& report);
 
 }  // namespace traceprism::report

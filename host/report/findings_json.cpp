@@ -142,6 +142,12 @@ std::string findings_json(const AnalysisReport& r) {
   w.key("name").value(r.platform.name);
   w.key("device_name").value(r.platform.device_name);
   w.end_object();
+  w.key("model").begin_object();
+  w.key("model").value(r.model.model);
+  w.key("architecture").value(r.model.architecture);
+  w.key("scale").value(r.model.scale);
+  w.key("precision").value(r.model.precision);
+  w.end_object();
   write_data_quality(w, *r.index);
   write_gpu_utilization(w, r.timeline);
 

@@ -1,0 +1,36 @@
+// The compute categories as their analyzers recorded them in figures ("<category>.total_time_ms",
+// ".ops", ".findings", ".impact_score*": the reference's manifest and quantified rollup), and
+// the Top Operations rows built from them. Shared by analysis.md and the breakdown chart.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "report/analysis_report.hpp"
+
+namespace traceprism::report {
+
+struct CategoryFigures {
+  double time_ms = 0, ops = 0, findings = 0;
+  std::optional<double> impact, low, high;
+};
+
+// Compute categories by key ("gemm", "conv_fwd"); system analyzers' figures are left out.
+std::map<std::string, CategoryFigures> category_figures(const AnalysisReport& r);
+
+// Category key -> the op category as the unified sheet writes it ("gemm" -> "GEMM").
+std::map<std::string, std::string> category_display_names(const AnalysisReport& r);
+
+struct TopOperationRow {
+  std::string key, display_name;
+  CategoryFigures figures;
+  bool quantified = false;  // from the impact rollup (else a category without findings)
+};
+
+// Top Operations (analysis-rules.md §5.4, §10.3): the categories by quantified impact (at most
+// six), then the categories without any finding that hold >= 5% of the computation time.
+std::vector<TopOperationRow> top_operations(const AnalysisReport& r);
+
+}  // namespace traceprism::report
