@@ -320,6 +320,29 @@ std::string impact_phrase(const Finding& f) {
   return s;
 }
 
+// One sentence that says what to do first: the quantified item (compute or fusion) with the
+// largest mid estimate, unless the GPU sits idle longer than that item could recover, when the
+// first system item (the idle GPU's cause) comes first.
+void write_where_to_start(std::ostringstream& md, const AnalysisReport& r) {
+  const auto& f = r.findings;
+  const Finding* best = nullptr;
+  for (const auto* tier : {&f.compute, &f.fusion})
+    for (const Finding& x : *tier)
+      if (x.impact_kind == ImpactKind::kQuantified && (!best || x.impact_mid > best->impact_mid))
+        best = &x;
+  const model::GpuTimeline& t = r.timeline;
+  const double idle_percent = t.total_us > 0 ? t.idle_us / t.total_us * 100 : 0.0;
+  if (!f.system.empty() && idle_percent > 15 && (!best || idle_percent > best->impact_mid)) {
+    md << " Start with the system item \"" << f.system.front().title << "\": the idle "
+       << fixed(idle_percent, 1) << "% of the run is more than any kernel-level estimate "
+       << "recovers.";
+    return;
+  }
+  if (!best) return;
+  md << " Start with " << tier_name(best->tier) << " P" << best->rank << ", \"" << best->title
+     << "\": at impact_score " << fixed(best->impact_mid) << " it is the largest estimated gain.";
+}
+
 void write_narrative(std::ostringstream& md, const AnalysisReport& r) {
   const model::GpuTimeline& t = r.timeline;
   const auto& f = r.findings;
@@ -351,6 +374,7 @@ void write_narrative(std::ostringstream& md, const AnalysisReport& r) {
     md << " At the system level, the first item is \"" << f.system.front().title << "\".";
   else
     md << " No system-level bottleneck was flagged.";
+  write_where_to_start(md, r);
   const std::size_t total = f.compute.size() + f.fusion.size() + f.system.size();
   md << " In all, the analysis reports " << f.compute.size() << " compute, " << f.fusion.size()
      << " fusion and " << f.system.size() << " system-level item" << (total == 1 ? "" : "s")

@@ -1,5 +1,7 @@
 #include "fusion_prose.hpp"
 
+#include <regex>
+
 #include <traceprism/support.hpp>
 
 #include <map>
@@ -137,12 +139,36 @@ FusionFindingText describe(const FusionCandidate& c, const FusionEstimate& e,
   return t;
 }
 
+std::string kernel_label(const std::string& name) {
+  if (name.size() <= 60) return name;
+  // A templated PyTorch/CUTLASS name says what it computes in a functor or kernel token deep
+  // inside its template arguments; a plain 60-character cut shows only the wrapper
+  // ("void at::native::elementwise_kernel<128, 4, at::native::gpu_..."), the same for every op.
+  // The innermost functor is the most specific (BinaryFunctor<..., MulFunctor>).
+  static const std::regex kFunctor(R"([A-Za-z0-9_]*(?:Functor|Ops)[A-Za-z0-9_]*)");
+  static const std::regex kKernel(R"([A-Za-z0-9_]+_kernel_(?:cuda|impl))");
+  std::string head = name.rfind("void ", 0) == 0 ? name.substr(5) : name;
+  const std::size_t open = head.find('<');
+  if (open == std::string::npos) return head.substr(0, 60) + "...";
+  const std::string args = head.substr(open);
+  std::string token;
+  for (auto it = std::sregex_iterator(args.begin(), args.end(), kFunctor);
+       it != std::sregex_iterator(); ++it)
+    token = it->str();
+  if (token.empty())
+    for (auto it = std::sregex_iterator(args.begin(), args.end(), kKernel);
+         it != std::sregex_iterator() && token.empty(); ++it)
+      if (it->str().rfind("gpu_kernel", 0) != 0) token = it->str();
+  if (token.empty()) return head.substr(0, 60) + "...";
+  std::string wrapper = head.substr(0, open);
+  if (wrapper.size() > 45) wrapper = wrapper.substr(wrapper.rfind("::") + 2);
+  return wrapper + "<…" + token + "…>";
+}
+
 Table kernels_table(const FusionEstimate& e) {
   Table t("kernels", {"Kernel", "Type", "Duration (us)", "Perf model"});
-  for (const EnrichedKernel& k : e.kernels) {
-    const std::string name = k.name.size() > 60 ? k.name.substr(0, 60) + "..." : k.name;
-    t.row({name, k.type, fixed(k.dur_us, 2), k.has_perf_data() ? "Yes" : "No"});
-  }
+  for (const EnrichedKernel& k : e.kernels)
+    t.row({kernel_label(k.name), k.type, fixed(k.dur_us, 2), k.has_perf_data() ? "Yes" : "No"});
   return t;
 }
 

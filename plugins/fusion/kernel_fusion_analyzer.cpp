@@ -1,6 +1,7 @@
 #include "kernel_fusion_analyzer.hpp"
 
 #include <cstdio>
+#include <set>
 
 #include "candidate_extraction.hpp"
 #include "fusion_context.hpp"
@@ -14,6 +15,16 @@ std::string finding_key(std::size_t position) {
   char key[32];
   std::snprintf(key, sizeof key, "kernel_fusion#%03zu", position);
   return key;
+}
+
+bool covered_by(const FusionCandidate& c, const std::set<std::int64_t>& reported) {
+  bool any = false;
+  for (const CandidateKernel& k : c.kernels) {
+    if (k.gpu_row < 0) continue;
+    if (!reported.count(k.gpu_row)) return false;
+    any = true;
+  }
+  return any;
 }
 
 void publish_kernel_map(Context& ctx, const FusionMetrics& m) {
@@ -59,14 +70,22 @@ Status KernelFusionAnalyzer::run(Context& ctx) {
   }
   std::size_t rejected = 0, position = 0;
   std::vector<std::string> titles;
+  std::set<std::int64_t> reported_kernels;  // GPU rows of the estimates reported so far
   for (const FusionEstimate& e : m.estimates) {
     ++position;
     const FusionCandidate& c = m.candidates[e.candidate];
-    if (const std::string reason = reject_reason(c, reject_); !reason.empty()) {
+    std::string reason = reject_reason(c, reject_);
+    // A frame's sibling-ops estimate covers kernels its tree-walk estimate already reports
+    // (Qwen's apply_rotary_pos_emb): reporting both would count the same time twice.
+    if (reason.empty() && covered_by(c, reported_kernels))
+      reason = "its kernels all belong to a higher-ranked fusion estimate";
+    if (!reason.empty()) {
       ++rejected;
       ctx.info("kernel fusion estimate '" + e.operation + "' not reported: " + reason);
       continue;
     }
+    for (const CandidateKernel& k : c.kernels)
+      if (k.gpu_row >= 0) reported_kernels.insert(k.gpu_row);
     const FusionPattern pattern = pattern_of(c, e);
     FusionFindingText text = describe(c, e, pattern, inputs->baseline_ms);
     // Two estimates of one frame (its tree walk and its sibling ops) need telling apart.
