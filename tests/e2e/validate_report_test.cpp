@@ -3,6 +3,7 @@
 // consistency and Args traceability of analysis-rules.md §12.3.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -69,6 +70,48 @@ TEST(ValidateReport, EverySharedTraceGivesAValidReport) {
     EXPECT_EQ(problems_of(out), "") << c.trace;
     EXPECT_TRUE(fs::exists(out / "model_info.json")) << c.trace;
     EXPECT_TRUE(fs::exists(out / "perf_breakdown.svg")) << c.trace;
+  }
+}
+
+// Every other trace of the shared folder (the rest of tracelens/, both sides of the comparative
+// unit cases, the HTA traces: CPU-only, graph replays, multi-stream, AMD, MTIA...), with the
+// platform detected from the trace: whatever the input, the report keeps its structure.
+std::vector<fs::path> other_shared_traces() {
+  std::vector<fs::path> traces;
+  const fs::path root = shared_traces();
+  if (!fs::is_directory(root)) return traces;
+  for (const auto& entry : fs::recursive_directory_iterator(root)) {
+    if (!entry.is_regular_file()) continue;
+    const fs::path& p = entry.path();
+    const std::string rel = fs::relative(p, root).string();
+    const bool comparative = rel.starts_with("agent_unit/comparative/") &&
+                             (p.filename() == "trace1.json" || p.filename() == "trace2.json");
+    const bool gz_trace = p.string().ends_with(".json.gz") &&
+                          (rel.starts_with("hta/") || rel.starts_with("tracelens/")) &&
+                          !rel.starts_with("tracelens/h100/") &&
+                          !rel.starts_with("tracelens/mi300/") &&
+                          rel.find("capture") == std::string::npos;
+    if (comparative || gz_trace) traces.push_back(p);
+  }
+  std::sort(traces.begin(), traces.end());
+  return traces;
+}
+
+TEST(ValidateReport, EveryOtherSharedTraceGivesAValidReport) {
+  const auto traces = other_shared_traces();
+  if (traces.empty()) GTEST_SKIP() << "no reference traces under " << shared_traces();
+  TempDir tmp;
+  int n = 0;
+  for (const fs::path& trace : traces) {
+    const fs::path out = tmp.path() / ("report_" + std::to_string(++n));
+    std::string log;
+    ASSERT_EQ(
+        run_cli("analyze -q " + shell_quote(trace.string()) + " -o " + shell_quote(out.string()),
+                &log),
+        0)
+        << trace << "\n"
+        << log;
+    EXPECT_EQ(problems_of(out), "") << trace;
   }
 }
 
