@@ -52,9 +52,9 @@ bool is_gemm_norm_only(const FusionCandidate& c) {
 
 std::vector<std::string> parent_chain_of(const TraceRows& rows, std::int32_t row) {
   std::vector<std::string> chain;
-  for (std::int32_t p = rows.python_parent[static_cast<std::size_t>(row)]; p >= 0;
-       p = rows.python_parent[static_cast<std::size_t>(p)]) {
-    std::string_view name = rows.name[static_cast<std::size_t>(p)];
+  for (std::int32_t p = rows.parent(static_cast<std::size_t>(row)); p >= 0;
+       p = rows.parent(static_cast<std::size_t>(p))) {
+    std::string_view name = rows.name(static_cast<std::size_t>(p));
     if (name.empty()) continue;
     if (starts_with(name, kModulePrefix)) {
       name.remove_prefix(kModulePrefix.size());
@@ -80,7 +80,7 @@ std::vector<FusionCandidate> walk_modules(const FusionInputs& in, const GpuEvent
   std::vector<std::int32_t> definers;
   for (std::size_t r = 0; r < rows.size(); ++r) {
     if (!is_container_event(rows.kind[r]) || gpu.count(r) < 2) continue;
-    std::string base = strip_module_index(rows.name[r]);
+    std::string base = strip_module_index(rows.name(r));
     if (base.empty()) continue;
     if (auto it = seen.find(base); it != seen.end()) {
       FusionCandidate& c = by_order[it->second];
@@ -90,7 +90,7 @@ std::vector<FusionCandidate> walk_modules(const FusionInputs& in, const GpuEvent
     }
     if (gpu.kernel_count(r) < 2) continue;
     FusionCandidate c;
-    c.module_name = std::string(rows.name[r]);
+    c.module_name = std::string(rows.name(r));
     c.base_name = base;
     c.parent_chain = parent_chain_of(rows, static_cast<std::int32_t>(r));
     c.total_kernel_time_us = gpu.kernel_time_us(r);  // the sum over its kernels, in order
@@ -106,9 +106,9 @@ std::vector<FusionCandidate> walk_modules(const FusionInputs& in, const GpuEvent
       const auto u = static_cast<std::size_t>(g);
       if (rows.kind[u] != RowKind::kKernel) continue;
       CandidateKernel k;
-      k.name = std::string(rows.name[u]);
+      k.name = std::string(rows.name(u));
       k.type = classify_kernel(k.name);
-      k.dur_us = rows.dur_us[u];
+      k.dur_us = rows.dur_us(u);
       const std::string lower_name = lower(k.name);
       k.eligible = !is_excluded_kernel(lower_name) && !is_already_fused(lower_name);
       k.gpu_row = g;
@@ -138,15 +138,15 @@ std::vector<FusionCandidate> sibling_sequences(const FusionInputs& in, const Gpu
   for (std::int32_t op : collect_unified_ops(rows, gpu, modelled)) {
     const auto o = static_cast<std::size_t>(op);
     if (gpu.count(o) != 1) continue;
-    const std::int32_t parent = rows.python_parent[o];
+    const std::int32_t parent = rows.parent(o);
     if (parent < 0) continue;
     const auto g = static_cast<std::size_t>(gpu.first(o));
     if (rows.kind[g] != RowKind::kKernel) continue;
     CandidateKernel k;
-    k.op = std::string(rows.name[o]);
-    k.name = std::string(rows.name[g]);
+    k.op = std::string(rows.name(o));
+    k.name = std::string(rows.name(g));
     k.type = classify_kernel(k.name);
-    k.dur_us = rows.dur_us[g];
+    k.dur_us = rows.dur_us(g);
     k.gpu_row = static_cast<std::int64_t>(g);
     auto [it, fresh] = children.try_emplace(parent);
     if (fresh) parents.push_back(parent);
@@ -159,14 +159,14 @@ std::vector<FusionCandidate> sibling_sequences(const FusionInputs& in, const Gpu
     if (kernels.size() < 2) continue;
     double total = 0;
     for (const CandidateKernel& k : kernels) total += k.dur_us;
-    std::string base = strip_module_index(rows.name[static_cast<std::size_t>(parent)]);
+    std::string base = strip_module_index(rows.name(static_cast<std::size_t>(parent)));
     if (auto it = seen.find(base); it != seen.end()) {
       ++out[it->second].instance_count;
       out[it->second].total_kernel_time_us += total;
       continue;
     }
     FusionCandidate c;
-    c.module_name = std::string(rows.name[static_cast<std::size_t>(parent)]);
+    c.module_name = std::string(rows.name(static_cast<std::size_t>(parent)));
     c.base_name = base;
     c.kernel_count = c.eligible_kernel_count = static_cast<int>(kernels.size());
     c.kernels = std::move(kernels);

@@ -85,24 +85,11 @@ std::optional<FusionInputs> read_inputs(const Context& ctx, std::string& why_not
     why_not = "the host has no call tree with python frames (ABI 1.2 needed)";
     return std::nullopt;
   }
-  FusionInputs in;
+  FusionInputs in{TraceRows{{}, ev, parents, {}}, {}, {}, 0};
   TraceRows& rows = in.rows;
   const std::size_t n = ev.size();
   rows.kind.resize(n);
-  rows.name.resize(n);
-  rows.ts_ns.resize(n);
-  rows.dur_us.resize(n);
-  rows.python_parent.assign(parents.begin(), parents.end());
-  rows.launcher.assign(n, -1);
-  for (std::size_t i = 0; i < n; ++i) {
-    const Row r = static_cast<Row>(i);
-    rows.kind[i] = kind_of(ev.kind(r));
-    rows.name[i] = ev.name(r);
-    rows.ts_ns[i] = ev.ts_ns(r);
-    rows.dur_us[i] = support::reference_us(ev.dur_ns(r));
-    if (is_gpu(rows.kind[i]) && ev.launcher(r) != kNoRow)
-      rows.launcher[i] = static_cast<std::int32_t>(ev.launcher(r));
-  }
+  for (std::size_t i = 0; i < n; ++i) rows.kind[i] = kind_of(ev.kind(static_cast<Row>(i)));
   const traceprism_host_api_v1* api = ctx.api();
   traceprism_run_ctx* raw = ctx.raw();
   rows.input_dims = [api, raw](std::size_t row) -> std::optional<std::string> {

@@ -20,15 +20,18 @@ class Collector {
         visited_(rows.size(), false),
         below_known_(rows.size(), false),
         below_(rows.size(), false) {
-    // Children in the order the reference's stack walk attached them: by start time.
-    std::vector<std::int32_t> order(rows.size());
-    std::iota(order.begin(), order.end(), 0);
+    // Children in the order the reference's stack walk attached them: by start time. Only rows
+    // in the tree matter (GPU events, flows and instants are about half of a trace).
+    std::vector<std::int32_t> order;
+    for (std::size_t r = 0; r < rows.size(); ++r)
+      if (rows.parent(r) >= 0 || rows.kind[r] == RowKind::kCpuOp)
+        order.push_back(static_cast<std::int32_t>(r));
     std::stable_sort(order.begin(), order.end(), [&](std::int32_t a, std::int32_t b) {
-      return rows.ts_ns[static_cast<std::size_t>(a)] < rows.ts_ns[static_cast<std::size_t>(b)];
+      return rows.ts_ns(static_cast<std::size_t>(a)) < rows.ts_ns(static_cast<std::size_t>(b));
     });
     std::vector<std::pair<std::int32_t, std::int32_t>> edges;
     for (std::int32_t r : order) {
-      const std::int32_t p = rows.python_parent[static_cast<std::size_t>(r)];
+      const std::int32_t p = rows.parent(static_cast<std::size_t>(r));
       if (p >= 0) edges.emplace_back(p, r);
       // The reference's cpu_root_nodes: ops with no op (python frames aside) above them.
       if (rows.kind[static_cast<std::size_t>(r)] == RowKind::kCpuOp && !under_cpu_op(r))
@@ -44,13 +47,13 @@ class Collector {
 
  private:
   bool under_cpu_op(std::int32_t r) const {
-    for (std::int32_t p = rows_.python_parent[static_cast<std::size_t>(r)]; p >= 0;
-         p = rows_.python_parent[static_cast<std::size_t>(p)])
+    for (std::int32_t p = rows_.parent(static_cast<std::size_t>(r)); p >= 0;
+         p = rows_.parent(static_cast<std::size_t>(p)))
       if (rows_.kind[static_cast<std::size_t>(p)] == RowKind::kCpuOp) return true;
     return false;
   }
 
-  bool has_model(std::size_t r) const { return modelled_.count(rows_.name[r]) > 0; }
+  bool has_model(std::size_t r) const { return modelled_.count(rows_.name(r)) > 0; }
 
   void visit(std::int32_t row) {
     const auto r = static_cast<std::size_t>(row);
