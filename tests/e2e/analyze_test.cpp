@@ -124,7 +124,9 @@ TEST_F(Analyze, SameOutputAtAnyJobs) {
   ASSERT_EQ(analyze(t, dir_.path() / "j1", "--jobs 1"), 0);
   ASSERT_EQ(analyze(t, dir_.path() / "j2", "--jobs 2"), 0);
   ASSERT_EQ(analyze(t, dir_.path() / "j1b", "--jobs 1"), 0);
-  for (const char* file : {"analysis.md", "findings.json", "perf_report_csvs/gpu_timeline.csv"}) {
+  for (const char* file :
+       {"analysis.md", "findings.json", "model_info.json", "perf_breakdown.svg",
+        "perf_report_csvs/gpu_timeline.csv", "perf_report_csvs/unified_perf_summary.csv"}) {
     std::string one = read(dir_.path() / "j1" / file);
     EXPECT_FALSE(one.empty()) << file;
     EXPECT_EQ(one, read(dir_.path() / "j2" / file)) << file << " differs between --jobs 1 and 2";
