@@ -34,6 +34,9 @@ struct AnalyzeOptions {
   PlatformOptions platform;
   std::string config_file;
   std::vector<std::string> enable, disable, plugin_dirs;
+  // --enable G / --disable G as globs ("G" / "-G") in command-line order: the last match wins,
+  // so `--disable '*' --enable gemm-efficiency` must keep that order.
+  std::vector<std::string> analyzer_globs;
   int jobs = 0;
   bool no_isolate = false;
   double analyzer_timeout = 0;
@@ -53,8 +56,7 @@ std::string default_output_dir(const std::string& trace) {
 config::RunConfig effective_config(const AnalyzeOptions& o) {
   config::RunConfig cfg = config::default_config();
   if (!o.config_file.empty()) config::merge_config(cfg, config::load_config_file(o.config_file));
-  for (const auto& g : o.enable) cfg.analyzer_globs.push_back(g);
-  for (const auto& g : o.disable) cfg.analyzer_globs.push_back("-" + g);
+  for (const auto& g : o.analyzer_globs) cfg.analyzer_globs.push_back(g);
   if (!o.fail_on.empty()) cfg.fail_on = o.fail_on;
   return cfg;
 }
@@ -275,8 +277,11 @@ void add_analyze_command(CLI::App& app) {
                   "JSON file merged over config/default.json: {\"analyzers\": \"*,-memcpy\",\n"
                   "\"options\": {\"cpu-idle.IdleThresholdPercent\": \"20\"}}")
       ->check(CLI::ExistingFile);
-  cmd->add_option("--enable", o->enable, "Enable analyzers matching this glob (repeatable)");
-  cmd->add_option("--disable", o->disable, "Disable analyzers matching this glob (repeatable)");
+  CLI::Option* enable = cmd->add_option(
+      "--enable", o->enable,
+      "Enable analyzers matching this glob (repeatable; with --disable, the last match wins)");
+  CLI::Option* disable =
+      cmd->add_option("--disable", o->disable, "Disable analyzers matching this glob (repeatable)");
   add_plugin_dir_option(*cmd, o->plugin_dirs);
   cmd->add_option("-j,--jobs", o->jobs,
                   "Threads for op models, and for analyzers with --no-isolate (default: all\n"
@@ -304,7 +309,14 @@ void add_analyze_command(CLI::App& app) {
       "  traceprism validate-report report    check the written report's structure\n"
       "Exit status: 0 ok, 1 --fail-on matched, 2 unreadable trace, 3 output not writable,\n"
       "4 --strict and a plugin was refused or an analyzer failed, 64 usage.");
-  cmd->callback([o] {
+  cmd->callback([o, cmd, enable, disable] {
+    std::size_t next_enable = 0, next_disable = 0;
+    for (const CLI::Option* opt : cmd->parse_order()) {
+      if (opt == enable && next_enable < o->enable.size())
+        o->analyzer_globs.push_back(o->enable[next_enable++]);
+      else if (opt == disable && next_disable < o->disable.size())
+        o->analyzer_globs.push_back("-" + o->disable[next_disable++]);
+    }
     int code = run_analyze(*o);
     if (code != kExitOk) throw CLI::RuntimeError(code);
   });

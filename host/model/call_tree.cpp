@@ -46,7 +46,7 @@ CallTree CallTree::build(const index::EventIndex& index, const CallTreeOptions& 
   auto thread_key = [&](Row r) { return (std::uint64_t(index.pid(r)) << 32) | index.tid(r); };
   std::unordered_map<std::uint64_t, ThreadStack> stacks;
   std::vector<std::pair<Row, Row>> edges;  // (parent, child) in processing order
-  edges.reserve(input.size());
+  if (options.build_children) edges.reserve(input.size());
 
   for (Row r : input) {
     tree.state_[r] = State::kPlaced;
@@ -70,7 +70,7 @@ CallTree CallTree::build(const index::EventIndex& index, const CallTreeOptions& 
     }
     if (!stack.entries.empty()) {
       tree.parent_[r] = static_cast<std::int32_t>(stack.entries.back().row);
-      edges.emplace_back(stack.entries.back().row, r);
+      if (options.build_children) edges.emplace_back(stack.entries.back().row, r);
     }
     stack.entries.push_back({r, end});
     if (index.kind(r) == EventKind::kCpuOp) {
@@ -81,6 +81,10 @@ CallTree CallTree::build(const index::EventIndex& index, const CallTreeOptions& 
 
   // Children lists in processing order (counting sort by parent keeps that order).
   auto& c = tree.children_;
+  if (!options.build_children) {
+    c.offsets.assign(n + 1, 0);  // every row: no children
+    return tree;
+  }
   c.offsets.assign(n + 1, 0);
   for (auto& [p, child] : edges) ++c.offsets[p + 1];
   for (std::size_t i = 0; i < n; ++i) c.offsets[i + 1] += c.offsets[i];

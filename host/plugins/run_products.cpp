@@ -168,8 +168,10 @@ void RunProducts::set_op_work(const model::OpWorkTable* work) {
         if (auto category = work->category_of_name(index_.name_id(op_row_[i])))
           registry = std::string(*category);
       std::optional<std::string_view> first_kernel;
-      if (op_kernel_count_[i] > 0) first_kernel = index_.name(launchers_.kernel_rows()[op_kernel_begin_[i]]);
-      known->second = intern(report::categorize_op(index_.name(op_row_[i]), registry, first_kernel));
+      if (op_kernel_count_[i] > 0)
+        first_kernel = index_.name(launchers_.kernel_rows()[op_kernel_begin_[i]]);
+      known->second =
+          intern(report::categorize_op(index_.name(op_row_[i]), registry, first_kernel));
     }
     op_category_[i] = known->second;
     const std::optional<model::OpWork> w = work ? work->find(op_row_[i]) : std::nullopt;
@@ -241,7 +243,8 @@ std::span<const std::int32_t> RunProducts::python_tree_parents() const {
   std::call_once(python_tree_once_, [this] {
     model::CallTreeOptions options;
     options.include_python = true;
-    python_tree_parents_ = model::CallTree::build(index_, options).parent_column();
+    options.build_children = false;
+    python_tree_parents_ = model::CallTree::build(index_, options).take_parent_column();
   });
   return python_tree_parents_;
 }

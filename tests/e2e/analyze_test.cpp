@@ -141,6 +141,15 @@ TEST_F(Analyze, DisableAndConfigOptions) {
   ASSERT_NE(analyzer(f, "memcpy"), nullptr);
   EXPECT_EQ(analyzer(f, "memcpy")->at("status").as_string(), "disabled");
 
+  // --enable and --disable apply in command-line order: the last match wins.
+  ASSERT_EQ(analyze(t, dir_.path() / "only", "--disable '*' --enable 'cpu-*'"), 0);
+  auto only = findings(dir_.path() / "only");
+  EXPECT_EQ(analyzer(only, "memcpy")->at("status").as_string(), "disabled");
+  EXPECT_EQ(analyzer(only, "cpu-idle")->at("status").as_string(), "ok");
+  ASSERT_EQ(analyze(t, dir_.path() / "none", "--enable 'cpu-*' --disable '*'"), 0);
+  auto none = findings(dir_.path() / "none");
+  EXPECT_EQ(analyzer(none, "cpu-idle")->at("status").as_string(), "disabled");
+
   // An idle threshold above the trace's idle share silences the idle item.
   auto config = dir_.path() / "config.json";
   write(config, R"({"options": {"cpu-idle.IdleThresholdPercent": "99"}})");
