@@ -1,5 +1,7 @@
 #include "platform/platform_file.hpp"
 
+#include "io/ascii_text.hpp"
+
 #include <algorithm>
 #include <boost/json.hpp>
 #include <cctype>
@@ -25,11 +27,7 @@ constexpr BundledFile kBundled[] = {
 #include "bundled_platforms.inc"
 };
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
+using io::ascii_lower;
 
 [[noreturn]] void fail(const std::string& origin, const std::string& rest) {
   throw PlatformError(origin + ": " + rest);
@@ -202,20 +200,20 @@ const std::vector<PlatformSpec>& bundled_platforms() {
 }
 
 const PlatformSpec* find_platform(std::string_view name) {
-  const std::string wanted = lower(name);
+  const std::string wanted = ascii_lower(name);
   for (const auto& p : bundled_platforms()) {
-    if (lower(p.name) == wanted) return &p;
+    if (ascii_lower(p.name) == wanted) return &p;
     for (const auto& a : p.aliases)
-      if (lower(a) == wanted) return &p;
+      if (ascii_lower(a) == wanted) return &p;
   }
   return nullptr;
 }
 
 std::size_t match_length(const PlatformSpec& p, std::string_view device_name) {
-  const std::string device = lower(device_name);
+  const std::string device = ascii_lower(device_name);
   std::size_t best = 0;
   for (const auto& m : p.match) {
-    const std::string pattern = lower(m);
+    const std::string pattern = ascii_lower(m);
     const bool glob = pattern.find_first_of("*?") != std::string::npos;
     const bool hit =
         glob ? config::glob_match(pattern, device) : device.find(pattern) != std::string::npos;

@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "index/event_index.hpp"
+#include "io/ascii_text.hpp"
 #include "report/csv_parse.hpp"
 #include "report/json_writer.hpp"
 #include "report/py_literal.hpp"
@@ -15,11 +16,7 @@
 namespace traceprism::report {
 namespace {
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
+using io::ascii_lower;
 
 bool contains(std::string_view text, std::string_view part) {
   return text.find(part) != std::string_view::npos;
@@ -28,7 +25,7 @@ bool contains(std::string_view text, std::string_view part) {
 // The op category key the analyzers use: "GEMM" -> "gemm", "CONV_fwd" -> "conv_fwd".
 std::string category_key(std::string_view op_category) {
   if (op_category.empty() || op_category == "nan") return "other";
-  std::string out = lower(op_category);
+  std::string out = ascii_lower(op_category);
   for (char& c : out)
     if (c == ' ' || c == '/') c = '_';
   return out;
@@ -115,7 +112,7 @@ struct OpShares {
 OpShares op_shares(const ModelEvidence& e) {
   OpShares s;
   for (const auto& op : e.ops) {
-    const std::string name = lower(op.name);
+    const std::string name = ascii_lower(op.name);
     s.total_us += op.kernel_time_us;
     if (op.category.starts_with("conv") || contains(name, "convolution"))
       s.conv_us += op.kernel_time_us;
@@ -223,7 +220,7 @@ long long linear_k(const ModelEvidence::Op& op) {
 }
 
 bool is_norm(const ModelEvidence::Op& op) {
-  const std::string name = lower(op.name);
+  const std::string name = ascii_lower(op.name);
   return op.category.starts_with("norm") || op.category == "rmsnorm" ||
          contains(name, "layer_norm") || contains(name, "rms_norm");
 }

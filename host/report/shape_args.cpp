@@ -4,16 +4,13 @@
 #include <cctype>
 #include <map>
 
+#include "io/ascii_text.hpp"
 #include "report/py_literal.hpp"
 
 namespace traceprism::report {
 namespace {
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
+using io::ascii_lower;
 
 // One (shape, dtype) pair: "(d1,d2) dtype", a trailing comma for 1-D shapes; nothing for a
 // shapeless scalar.
@@ -47,7 +44,7 @@ std::optional<std::string> short_dtype(std::string_view torch_dtype) {
       {"mxfp4", "fp4"},
       {"c10::float4_e2m1fn_x2", "fp4"},
   };
-  auto it = kDtypes.find(lower(torch_dtype));
+  auto it = kDtypes.find(ascii_lower(torch_dtype));
   if (it == kDtypes.end()) return std::nullopt;
   return it->second;
 }
