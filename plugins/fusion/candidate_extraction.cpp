@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 
 #include "gpu_events_below.hpp"
 #include "kernel_classifier.hpp"
@@ -127,38 +128,45 @@ std::vector<FusionCandidate> walk_modules(const FusionInputs& in, const GpuEvent
   return kept;
 }
 
-// Step 2: leaf ops that launch one kernel each, grouped under their parent.
+// Step 2: leaf ops that launch one kernel each, grouped under their parent. Only the first
+// parent of each base name becomes a candidate with its kernels spelled out; later ones add
+// their count and time (a trace repeats each layer hundreds of times).
 std::vector<FusionCandidate> sibling_sequences(const FusionInputs& in, const GpuEventsBelow& gpu) {
   const TraceRows& rows = in.rows;
   std::set<std::string, std::less<>> modelled;
   for (const PerfRow& row : in.unified)
     if (row.has_perf_model) modelled.insert(row.name);
+  struct SiblingOp {
+    std::uint32_t group;  // the parent's position in first-appearance order
+    std::int32_t op, kernel;
+  };
   std::vector<std::int32_t> parents;
-  std::map<std::int32_t, std::vector<CandidateKernel>> children;
+  std::unordered_map<std::int32_t, std::uint32_t> group_of;
+  std::vector<SiblingOp> ops;
   for (std::int32_t op : collect_unified_ops(rows, gpu, modelled)) {
     const auto o = static_cast<std::size_t>(op);
     if (gpu.count(o) != 1) continue;
     const std::int32_t parent = rows.parent(o);
     if (parent < 0) continue;
-    const auto g = static_cast<std::size_t>(gpu.first(o));
-    if (rows.kind[g] != RowKind::kKernel) continue;
-    CandidateKernel k;
-    k.op = std::string(rows.name(o));
-    k.name = std::string(rows.name(g));
-    k.type = classify_kernel(k.name);
-    k.dur_us = rows.dur_us(g);
-    k.gpu_row = static_cast<std::int64_t>(g);
-    auto [it, fresh] = children.try_emplace(parent);
+    const std::int32_t g = gpu.first(o);
+    if (rows.kind[static_cast<std::size_t>(g)] != RowKind::kKernel) continue;
+    auto [it, fresh] = group_of.try_emplace(parent, static_cast<std::uint32_t>(parents.size()));
     if (fresh) parents.push_back(parent);
-    it->second.push_back(std::move(k));
+    ops.push_back({it->second, op, g});
   }
+  std::stable_sort(ops.begin(), ops.end(),
+                   [](const SiblingOp& a, const SiblingOp& b) { return a.group < b.group; });
   std::vector<FusionCandidate> out;
   std::map<std::string, std::size_t, std::less<>> seen;
-  for (std::int32_t parent : parents) {
-    std::vector<CandidateKernel>& kernels = children.at(parent);
-    if (kernels.size() < 2) continue;
+  for (auto first = ops.begin(); first != ops.end();) {
+    auto last =
+        std::find_if(first, ops.end(), [&](const SiblingOp& s) { return s.group != first->group; });
+    const std::int32_t parent = parents[first->group];
+    const Span<SiblingOp> members{&*first, static_cast<std::size_t>(last - first)};
+    first = last;
+    if (members.size() < 2) continue;
     double total = 0;
-    for (const CandidateKernel& k : kernels) total += k.dur_us;
+    for (const SiblingOp& m : members) total += rows.dur_us(static_cast<std::size_t>(m.kernel));
     std::string base = strip_module_index(rows.name(static_cast<std::size_t>(parent)));
     if (auto it = seen.find(base); it != seen.end()) {
       ++out[it->second].instance_count;
@@ -168,8 +176,16 @@ std::vector<FusionCandidate> sibling_sequences(const FusionInputs& in, const Gpu
     FusionCandidate c;
     c.module_name = std::string(rows.name(static_cast<std::size_t>(parent)));
     c.base_name = base;
-    c.kernel_count = c.eligible_kernel_count = static_cast<int>(kernels.size());
-    c.kernels = std::move(kernels);
+    for (const SiblingOp& m : members) {
+      CandidateKernel k;
+      k.op = std::string(rows.name(static_cast<std::size_t>(m.op)));
+      k.name = std::string(rows.name(static_cast<std::size_t>(m.kernel)));
+      k.type = classify_kernel(k.name);
+      k.dur_us = rows.dur_us(static_cast<std::size_t>(m.kernel));
+      k.gpu_row = m.kernel;
+      c.kernels.push_back(std::move(k));
+    }
+    c.kernel_count = c.eligible_kernel_count = static_cast<int>(c.kernels.size());
     c.total_kernel_time_us = total;
     c.sibling_sequence = true;
     if (rows.input_dims) c.input_dims = rows.input_dims(static_cast<std::size_t>(parent));

@@ -1,34 +1,22 @@
 #include "gpu_events_below.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <string>
 #include <unordered_map>
 
+#include "name_text.hpp"
+
 namespace traceprism::fusion {
-namespace {
-
-bool is_collective(std::string_view name) {
-  std::string lower(name);
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return lower.find("nccl") != std::string::npos || lower.find("rccl") != std::string::npos;
-}
-
-}  // namespace
 
 GpuEventsBelow::GpuEventsBelow(const TraceRows& rows)
-    : rows_(rows),
-      count_(rows.size(), 0),
-      kernels_(rows.size(), 0),
-      kernel_us_(rows.size(), 0.0),
-      first_(rows.size(), -1),
-      communication_(rows.size(), false) {
-  std::vector<std::pair<std::int32_t, std::int32_t>> launches;
+    : rows_(rows), launcher_(rows.size(), false), slot_(rows.size(), kNoSlot) {
   for (std::size_t g = 0; g < rows.size(); ++g)
     if (is_gpu(rows.kind[g]) && rows.launcher(g) >= 0)
-      launches.emplace_back(rows.launcher(g), static_cast<std::int32_t>(g));
-  launched_ = RowGroups(rows.size(), launches);
+      launches_.emplace_back(rows.launcher(g), static_cast<std::int32_t>(g));
+  // GPU rows are already in row order: a stable sort by launcher gives the reference's order.
+  std::stable_sort(launches_.begin(), launches_.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& launch : launches_) launcher_[static_cast<std::size_t>(launch.first)] = true;
   // Each launch is visited once per ancestor (~40 on a deep python tree): classify each kernel
   // name once.
   std::unordered_map<StringId, bool> collective_by_name;
@@ -36,10 +24,27 @@ GpuEventsBelow::GpuEventsBelow(const TraceRows& rows)
     const StringId id = rows_.events.name_id(static_cast<Row>(g));
     auto it = collective_by_name.find(id);
     if (it == collective_by_name.end())
-      it = collective_by_name.emplace(id, is_collective(rows_.name(g))).first;
+      it = collective_by_name.emplace(id, contains_any(lower(rows_.name(g)), {"nccl", "rccl"}))
+               .first;
     return it->second;
   };
-  for_each_launch([&](std::size_t node, std::int32_t gpu) {
+  // Launch calls get no figures: only the nodes above them are asked.
+  auto is_node = [&](std::size_t row) {
+    return rows_.kind[row] != RowKind::kRuntime && rows_.kind[row] != RowKind::kDriver;
+  };
+  std::uint32_t nodes = 0;
+  for_each_launch([&](std::size_t row, std::int32_t) {
+    if (!has(row) && is_node(row)) slot_[row] = nodes++;
+  });
+  // Sized first: growing them would hold two copies at once.
+  count_.assign(nodes, 0);
+  kernels_.assign(nodes, 0);
+  kernel_us_.assign(nodes, 0.0);
+  first_.assign(nodes, -1);
+  communication_.assign(nodes, false);
+  for_each_launch([&](std::size_t row, std::int32_t gpu) {
+    if (!has(row)) return;
+    const std::uint32_t node = slot_[row];
     const auto g = static_cast<std::size_t>(gpu);
     ++count_[node];
     if (first_[node] < 0) first_[node] = gpu;
@@ -55,13 +60,10 @@ GpuEventsBelow::GpuEventsBelow(const TraceRows& rows)
 // row order: exactly the appends the reference makes to each node's gpu_events.
 template <class Visit>
 void GpuEventsBelow::for_each_launch(Visit visit) const {
-  for (std::size_t r = 0; r < rows_.size(); ++r) {
-    for (std::int32_t gpu : launched_.of(r)) {
-      for (std::int32_t node = static_cast<std::int32_t>(r); node >= 0;
-           node = rows_.parent(static_cast<std::size_t>(node)))
-        visit(static_cast<std::size_t>(node), gpu);
-    }
-  }
+  for (const auto& [launcher, gpu] : launches_)
+    for (std::int32_t node = launcher; node >= 0;
+         node = rows_.parent(static_cast<std::size_t>(node)))
+      visit(static_cast<std::size_t>(node), gpu);
 }
 
 std::map<std::int32_t, std::vector<std::int32_t>> GpuEventsBelow::lists(
