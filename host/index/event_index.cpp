@@ -23,6 +23,28 @@ void KeyedRows::build(std::vector<std::pair<std::int64_t, Row>> pairs) {
   }
 }
 
+KeyedRows rows_by_correlation(const EventIndex& index) {
+  std::vector<std::pair<std::int64_t, Row>> pairs;
+  for (Row r = 0; r < index.size(); ++r) {
+    const EventKind k = index.kind(r);
+    if (!index.valid(r) || k == EventKind::kFlowStart || k == EventKind::kFlowEnd) continue;
+    if (const std::int64_t id = index.correlation(r); id != kNoId) pairs.emplace_back(id, r);
+  }
+  KeyedRows out;
+  out.build(std::move(pairs));
+  return out;
+}
+
+KeyedRows rows_by_external_id(const EventIndex& index) {
+  std::vector<std::pair<std::int64_t, Row>> pairs;
+  for (Row r = 0; r < index.size(); ++r)
+    if (const std::int64_t id = index.external_id(r); index.valid(r) && id != kNoId)
+      pairs.emplace_back(id, r);
+  KeyedRows out;
+  out.build(std::move(pairs));
+  return out;
+}
+
 const EventIndex::PreciseTime* EventIndex::precise_time(Row r) const {
   if (precise_times_.empty()) return nullptr;
   auto it = std::lower_bound(precise_times_.begin(), precise_times_.end(), r,
@@ -97,7 +119,8 @@ void EventIndex::build_secondary_indices() {
     if (malformed_[r] || kind_[r] == EventKind::kMetadata || kind_[r] == EventKind::kEnd) continue;
     const std::pair<IdRef, IdRef> key{pid_[r], tid_[r]};
     if (key != last_key) {
-      auto [it, inserted] = thread_ids.try_emplace(key, static_cast<std::uint32_t>(thread_ids.size()));
+      auto [it, inserted] =
+          thread_ids.try_emplace(key, static_cast<std::uint32_t>(thread_ids.size()));
       last_key = key;
       last_id = it->second;
     }
@@ -138,17 +161,6 @@ void EventIndex::build_secondary_indices() {
     auto end = by_stream_.rows.begin() + by_stream_.offsets[s + 1];
     std::stable_sort(begin, end, [&](Row a, Row b) { return ts_ns_[a] < ts_ns_[b]; });
   }
-
-  std::vector<std::pair<std::int64_t, Row>> correlation, external;
-  for (Row r = 0; r < n; ++r) {
-    if (malformed_[r]) continue;
-    EventKind k = kind_[r];
-    bool is_flow = k == EventKind::kFlowStart || k == EventKind::kFlowEnd;
-    if (!is_flow && correlation_[r] != kNoId) correlation.emplace_back(correlation_[r], r);
-    if (external_id_[r] != kNoId) external.emplace_back(external_id_[r], r);
-  }
-  by_correlation_.build(std::move(correlation));
-  by_external_id_.build(std::move(external));
 
   first_ts_ns_ = std::numeric_limits<std::int64_t>::max();
   last_end_ns_ = std::numeric_limits<std::int64_t>::min();

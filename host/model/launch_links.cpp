@@ -78,9 +78,8 @@ LaunchLinks LaunchLinks::build(const index::EventIndex& index) {
   }
   const bool by_correlation = links.key_ == Key::kCorrelation;
   auto key_of = [&](Row r) { return by_correlation ? index.correlation(r) : index.external_id(r); };
-  auto rows_with_key = [&](std::int64_t id) {
-    return by_correlation ? index.rows_with_correlation(id) : index.rows_with_external_id(id);
-  };
+  const index::KeyedRows rows_by_key =
+      by_correlation ? index::rows_by_correlation(index) : index::rows_by_external_id(index);
 
   // ac2g flow halves by id; a later flow with the same id replaces an earlier one.
   const index::StringId ac2g = index.strings().find("ac2g");
@@ -91,6 +90,10 @@ LaunchLinks LaunchLinks::build(const index::EventIndex& index) {
   // launch flows at all. The reference then links nothing; we link by correlation instead,
   // which is one-to-one between a launch call and its GPU work.
   links.flowless_ = flow_start.empty() && flow_end.empty();
+  // Flowless traces link by correlation, whichever id the launch calls were keyed by.
+  index::KeyedRows correlation_lookup;
+  if (links.flowless_ && !by_correlation) correlation_lookup = index::rows_by_correlation(index);
+  const index::KeyedRows& rows_by_correlation = by_correlation ? rows_by_key : correlation_lookup;
 
   const index::StringId cuda_graph = index.strings().find("cudaGraphLaunch");
   const index::StringId hip_graph = index.strings().find("hipGraphLaunch");
@@ -101,12 +104,12 @@ LaunchLinks LaunchLinks::build(const index::EventIndex& index) {
     const index::StringId name = index.name_id(r);
     if (name != index::kNoString && (name == cuda_graph || name == hip_graph)) {
       ++links.graph_launches_;
-      for (Row g : rows_with_key(id)) {
+      for (Row g : rows_by_key.find(id)) {
         if (index::is_gpu_kind(index.kind(g))) links.targets_.push_back(g);
       }
     } else if (links.flowless_) {
       if (index.correlation(r) == index::kNoId) continue;
-      for (Row g : index.rows_with_correlation(index.correlation(r))) {
+      for (Row g : rows_by_correlation.find(index.correlation(r))) {
         if (index::is_gpu_kind(index.kind(g))) links.targets_.push_back(g);
       }
     } else {
@@ -114,7 +117,7 @@ LaunchLinks LaunchLinks::build(const index::EventIndex& index) {
       if (flow_start.last(id) < 0 || end < 0) continue;
       // The last non-flow event on the flow end's (pid, tid) with this id is the target.
       std::int64_t target = -1;
-      for (Row candidate : rows_with_key(id)) {
+      for (Row candidate : rows_by_key.find(id)) {
         if (index.pid(candidate) == index.pid(static_cast<Row>(end)) &&
             index.tid(candidate) == index.tid(static_cast<Row>(end))) {
           target = std::max<std::int64_t>(target, candidate);
