@@ -19,39 +19,40 @@ struct ThreadStack {
   int cpu_ops = 0;  // cpu_ops currently on the stack
 };
 
-}  // namespace
-
-CallTree CallTree::build(const index::EventIndex& index, const CallTreeOptions& options) {
-  CallTree tree;
-  const std::size_t n = index.size();
-  tree.parent_.assign(n, kNoParent);
-  tree.state_.assign(n, State::kNotInTree);
-
-  // Sorted like the reference: by its double timestamp, ties in file order. Sorting (ts, row)
-  // pairs is that stable order and keeps the keys next to each other in memory.
+// The tree's rows sorted like the reference: by its double timestamp, ties in file order.
+// Sorting (ts, row) pairs is that stable order and keeps the keys next to each other in memory.
+std::vector<std::pair<double, Row>> processing_order(const index::EventIndex& index,
+                                                     bool include_python) {
+  std::vector<EventKind> kinds = {EventKind::kCpuOp, EventKind::kCudaRuntime,
+                                  EventKind::kCudaDriver};
+  if (include_python) kinds.push_back(EventKind::kPythonFunction);
+  std::size_t count = 0;
+  for (EventKind k : kinds) count += index.rows_of_kind(k).size();
   std::vector<std::pair<double, Row>> order;
-  auto add = [&](EventKind k) {
+  order.reserve(count);  // grown by doubling, it would peak at twice this
+  for (EventKind k : kinds)
     for (Row r : index.rows_of_kind(k)) order.emplace_back(index.ts_us(r), r);
-  };
-  add(EventKind::kCpuOp);
-  add(EventKind::kCudaRuntime);
-  add(EventKind::kCudaDriver);
-  if (options.include_python) add(EventKind::kPythonFunction);
   std::sort(order.begin(), order.end());
-  std::vector<Row> input(order.size());
-  for (std::size_t i = 0; i < order.size(); ++i) input[i] = order[i].second;
-  std::vector<std::pair<double, Row>>().swap(order);
-  tree.node_count_ = input.size();
+  return order;
+}
 
+// What the stack walk decided for one row.
+struct Placement {
+  Row row;
+  bool dropped;
+  std::int32_t parent;  // kNoParent for a root (and for a dropped row)
+  bool cpu_op_root;     // a cpu_op with no cpu_op below it on its stack
+};
+
+// The reference's stack walk over rows in processing order: a stack per thread, siblings when a
+// start equals the top's end, and the bleed rule. Calls `decided(Placement)` per row.
+template <class Decided>
+void walk_stacks(const index::EventIndex& index, const std::vector<std::pair<double, Row>>& order,
+                 Decided decided) {
   auto thread_key = [&](Row r) { return (std::uint64_t(index.pid(r)) << 32) | index.tid(r); };
   std::unordered_map<std::uint64_t, ThreadStack> stacks;
-  std::vector<std::pair<Row, Row>> edges;  // (parent, child) in processing order
-  if (options.build_children) edges.reserve(input.size());
-
-  for (Row r : input) {
-    tree.state_[r] = State::kPlaced;
+  for (const auto& [ts, r] : order) {
     ThreadStack& stack = stacks[thread_key(r)];
-    const double ts = index.ts_us(r);
     const double end = index.end_us(r);
     auto pop = [&] {
       if (index.kind(stack.entries.back().row) == EventKind::kCpuOp) --stack.cpu_ops;
@@ -63,28 +64,46 @@ CallTree CallTree::build(const index::EventIndex& index, const CallTreeOptions& 
       if (overlap < 1.0 && stack.entries.size() >= 2) {
         pop();
       } else {
-        tree.state_[r] = State::kDropped;
-        ++tree.dropped_count_;
+        decided(Placement{r, true, kNoParent, false});
         continue;
       }
     }
-    if (!stack.entries.empty()) {
-      tree.parent_[r] = static_cast<std::int32_t>(stack.entries.back().row);
-      if (options.build_children) edges.emplace_back(stack.entries.back().row, r);
-    }
+    const std::int32_t parent =
+        stack.entries.empty() ? kNoParent : static_cast<std::int32_t>(stack.entries.back().row);
+    const bool cpu_op = index.kind(r) == EventKind::kCpuOp;
+    decided(Placement{r, false, parent, cpu_op && stack.cpu_ops == 0});
     stack.entries.push_back({r, end});
-    if (index.kind(r) == EventKind::kCpuOp) {
-      if (stack.cpu_ops == 0) tree.cpu_op_roots_.push_back(r);
-      ++stack.cpu_ops;
-    }
+    if (cpu_op) ++stack.cpu_ops;
   }
+}
+
+}  // namespace
+
+CallTree CallTree::build(const index::EventIndex& index, const CallTreeOptions& options) {
+  CallTree tree;
+  const std::size_t n = index.size();
+  tree.parent_.assign(n, kNoParent);
+  tree.state_.assign(n, State::kNotInTree);
+
+  std::vector<std::pair<double, Row>> order = processing_order(index, options.include_python);
+  tree.node_count_ = order.size();
+  std::vector<std::pair<Row, Row>> edges;  // (parent, child) in processing order
+  edges.reserve(order.size());
+  walk_stacks(index, order, [&](const Placement& p) {
+    if (p.dropped) {
+      tree.state_[p.row] = State::kDropped;
+      ++tree.dropped_count_;
+      return;
+    }
+    tree.state_[p.row] = State::kPlaced;
+    tree.parent_[p.row] = p.parent;
+    if (p.parent != kNoParent) edges.emplace_back(static_cast<Row>(p.parent), p.row);
+    if (p.cpu_op_root) tree.cpu_op_roots_.push_back(p.row);
+  });
+  std::vector<std::pair<double, Row>>().swap(order);
 
   // Children lists in processing order (counting sort by parent keeps that order).
   auto& c = tree.children_;
-  if (!options.build_children) {
-    c.offsets.assign(n + 1, 0);  // every row: no children
-    return tree;
-  }
   c.offsets.assign(n + 1, 0);
   for (auto& [p, child] : edges) ++c.offsets[p + 1];
   for (std::size_t i = 0; i < n; ++i) c.offsets[i + 1] += c.offsets[i];
@@ -92,6 +111,14 @@ CallTree CallTree::build(const index::EventIndex& index, const CallTreeOptions& 
   std::vector<std::uint32_t> fill(c.offsets.begin(), c.offsets.end() - 1);
   for (auto& [p, child] : edges) c.rows[fill[p]++] = child;
   return tree;
+}
+
+std::vector<std::int32_t> CallTree::parents(const index::EventIndex& index,
+                                            const CallTreeOptions& options) {
+  std::vector<std::int32_t> parent(index.size(), kNoParent);
+  walk_stacks(index, processing_order(index, options.include_python),
+              [&](const Placement& p) { parent[p.row] = p.parent; });
+  return parent;
 }
 
 }  // namespace traceprism::model
