@@ -131,12 +131,6 @@ void numpy_quick_argsort(const double* v, std::size_t* tosort, std::size_t num) 
   }
 }
 
-std::vector<double> sorted_copy(std::span<const double> values) {
-  std::vector<double> sorted(values.begin(), values.end());
-  std::sort(sorted.begin(), sorted.end());
-  return sorted;
-}
-
 }  // namespace
 
 double numpy_sum(std::span<const double> values) {
@@ -160,11 +154,14 @@ double numpy_std(std::span<const double> values) {
 
 double numpy_median(std::span<const double> values) {
   if (values.empty()) return kNaN;
-  const std::vector<double> sorted = sorted_copy(values);
-  const std::size_t mid = sorted.size() / 2;
-  if (sorted.size() % 2 == 1) return sorted[mid];
+  // The middle values of the sorted order without sorting: nth_element places the upper middle
+  // and leaves everything below it in front (a full sort was a tenth of the report's time).
+  std::vector<double> v(values.begin(), values.end());
+  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  if (v.size() % 2 == 1) return *mid;
   // np.mean of the two middle values: (0 + a + b) / 2.
-  return (sorted[mid - 1] + sorted[mid]) / 2.0;
+  return (*std::max_element(v.begin(), mid) + *mid) / 2.0;
 }
 
 double numpy_min(std::span<const double> values) {

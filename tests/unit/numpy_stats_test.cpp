@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -114,4 +115,17 @@ TEST(PandasSort, DegenerateInputsStillSort) {
   const auto order = pandas_descending_order(v);
   ASSERT_EQ(order.size(), v.size());
   for (std::size_t i = 1; i < order.size(); ++i) EXPECT_GE(v[order[i - 1]], v[order[i]]);
+}
+
+TEST(NumpyStats, MedianIsTheMiddleOfTheSortedValues) {
+  // Odd and even lengths with repeats and negatives, against a full sort.
+  for (std::size_t n = 1; n <= 40; ++n) {
+    std::vector<double> v;
+    for (std::size_t i = 0; i < n; ++i)
+      v.push_back(static_cast<double>((i * 7919) % 13) - 6.0 + (i % 3) * 0.25);
+    std::vector<double> sorted = v;
+    std::sort(sorted.begin(), sorted.end());
+    const double expected = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0;
+    EXPECT_EQ(numpy_median(v), expected) << n << " values";
+  }
 }
