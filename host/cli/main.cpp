@@ -3,8 +3,10 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/huge_page_malloc.hpp"
 
 int main(int argc, char** argv) {
+  traceprism::cli::restart_with_huge_page_malloc(argv);
   CLI::App app{
       "traceprism turns PyTorch profiler (Kineto) traces into a ranked optimization report.\n"
       "Traces may be .json, .json.gz or .json.zst (detected from the first bytes), or - for stdin.",

@@ -1,0 +1,30 @@
+// Starting traceprism again with malloc's memory in transparent huge pages.
+//
+// On a 1 GB trace about an eighth of the CPU time went to first-touch page faults (4 KiB each,
+// costly on a VM), and every fork() of an isolated analyzer copied the page tables of a
+// 500+ MB process. glibc (>= 2.35) backs malloc's memory with 2 MiB pages when the tunable
+// glibc.malloc.hugetlb=1 is set, but reads tunables only when a process starts. So main() first
+// calls restart_with_huge_page_malloc(), which execs the same binary once more with the tunable
+// added. docs/performance.md has the measurement; TRACEPRISM_HUGE_PAGES=0 turns it off (for a
+// debugger, say).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace traceprism::cli {
+
+// The GLIBC_TUNABLES value to restart with, or nullopt to carry on as we are: when the user
+// opted out, the tunable is already there (set by the user or by the restart), the kernel's THP
+// mode is not "madvise" ("always" already gives malloc huge pages, "never" gives none), or
+// glibc is older than 2.35. `tunables` is null when GLIBC_TUNABLES is unset.
+std::optional<std::string> huge_page_tunables(const char* opt_out, const char* tunables,
+                                              std::string_view thp_mode,
+                                              std::string_view glibc_version);
+
+// Execs /proc/self/exe with the tunable when huge_page_tunables() says so; returns (and runs
+// with small pages) when there is nothing to do or the exec fails.
+void restart_with_huge_page_malloc(char** argv);
+
+}  // namespace traceprism::cli
