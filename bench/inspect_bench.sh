@@ -10,6 +10,8 @@
 #   RUNS           runs of each command; the table reports medians
 #   --json-plain   also bench the uncompressed .json file (baseline: `cat > /dev/null`)
 #   TRACEPRISM_BIN=path (environment) benches that binary instead of building build/traceprism
+#   TRACEPRISM_BENCH_ARGS="..." (environment) extra options for analyze / perf-report / inspect,
+#                  e.g. "--disable kernel-fusion"
 #
 # The trace is generated once and cached in out/bench/ (git-ignored), together with its
 # uncompressed size. Each run is timed with GNU time (`/usr/bin/time -v`). The file is read
@@ -20,10 +22,11 @@ shopt -s inherit_errexit
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-usage() { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 64; }
+usage() { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 64; }
 
 json_plain=0
 command_name=inspect
+read -r -a extra_args <<< "${TRACEPRISM_BENCH_ARGS:-}"
 positional=()
 for arg in "$@"; do
   case "$arg" in
@@ -121,9 +124,9 @@ bench() {
     m=$(measure "$@")
     base_walls+=("${m%% *}")
     case "$command_name" in
-      analyze) m=$(measure "$bin" analyze -q "$file" -o "$bench_dir/analysis") ;;
-      perf-report) m=$(measure "$bin" perf-report -q "$file" -o "$bench_dir/perf_report") ;;
-      *) m=$(measure "$bin" inspect "$file") ;;
+      analyze) m=$(measure "$bin" analyze -q "$file" -o "$bench_dir/analysis" "${extra_args[@]}") ;;
+      perf-report) m=$(measure "$bin" perf-report -q "$file" -o "$bench_dir/perf_report" "${extra_args[@]}") ;;
+      *) m=$(measure "$bin" inspect "$file" "${extra_args[@]}") ;;
     esac
     read -r w r u <<< "$m"
     walls+=("$w"); rsss+=("$r"); users+=("$u")
