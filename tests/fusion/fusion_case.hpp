@@ -16,16 +16,10 @@
 #include <string>
 #include <vector>
 
-#include "config/run_config.hpp"
-#include "ingest/trace_reader.hpp"
-#include "model/call_tree.hpp"
-#include "model/gpu_timeline.hpp"
-#include "model/kernel_launchers.hpp"
-#include "model/launch_links.hpp"
 #include "platform/platform_file.hpp"
 #include "plugins/host_api.hpp"
-#include "plugins/run_products.hpp"
 #include "report/perf_report.hpp"
+#include "support/analyzer_run.hpp"
 #include "support/shared_traces.hpp"
 
 namespace traceprism::fusion::testing {
@@ -85,50 +79,27 @@ inline std::vector<CaseFiles> fusion_cases() {
 
 class FusionCase {
  public:
-  explicit FusionCase(const CaseFiles& files) : files_(files) {
-    file_ = ingest::read_trace(files.trace.string());
-    tree_ = model::CallTree::build(file_.index);
-    links_ = model::LaunchLinks::build(file_.index);
-    timeline_ = model::compute_gpu_timeline(file_.index, links_);
-    launchers_ = model::KernelLaunchers::build(file_.index, tree_, links_);
-    products_ =
-        std::make_unique<plugins::RunProducts>(file_.index, tree_, links_, timeline_, launchers_);
+  explicit FusionCase(const CaseFiles& files)
+      : files_(files), run_(files.trace.string(), analyzer_, "fusion") {
     const fs::path csvs = files.expected / "perf_report_csvs";
-    products_->set_perf_sheets({{"unified_perf_summary", slurp(csvs / "unified_perf_summary.csv")},
-                                {"gpu_timeline", slurp(csvs / "gpu_timeline.csv")}});
-    platform_ = platform::load_platform_file(files.platform.string()).info();
-    config_ = config::parse_config("{}", "none.json");
-    ctx_.products = products_.get();
-    ctx_.config = &config_;
-    ctx_.platform = &platform_;
-    ctx_.owner = "kernel-fusion";
-    ctx_.analyzer = &analyzer_;
-    ctx_.outcome = &outcome_;
-    outcome_.name = "kernel-fusion";
-    outcome_.plugin = "fusion";
-    context_ = std::make_unique<Context>(&ctx_, plugins::host_api());
+    run_.products().set_perf_sheets(
+        {{"unified_perf_summary", slurp(csvs / "unified_perf_summary.csv")},
+         {"gpu_timeline", slurp(csvs / "gpu_timeline.csv")}});
+    run_.set_platform(platform::load_platform_file(files.platform.string()).info());
+    context_ = std::make_unique<Context>(run_.ctx(), plugins::host_api());
   }
 
   Context& context() { return *context_; }
-  const report::AnalyzerOutcome& outcome() const { return outcome_; }
+  const report::AnalyzerOutcome& outcome() const { return run_.outcome(); }
   boost::json::value golden(const char* file) const {
     return boost::json::parse(slurp(files_.expected / "category_data" / file));
   }
 
  private:
-  CaseFiles files_;
-  ingest::TraceFile file_;
-  model::CallTree tree_;
-  model::LaunchLinks links_;
-  model::GpuTimeline timeline_;
-  model::KernelLaunchers launchers_;
-  std::unique_ptr<plugins::RunProducts> products_;
-  config::RunConfig config_;
-  platform::PlatformInfo platform_;
-  traceprism_analyzer_v1 analyzer_{
+  static constexpr traceprism_analyzer_v1 analyzer_{
       sizeof(traceprism_analyzer_v1), 0, "kernel-fusion", "", nullptr, nullptr, nullptr, nullptr};
-  report::AnalyzerOutcome outcome_;
-  traceprism_run_ctx ctx_;
+  CaseFiles files_;
+  traceprism::testing::AnalyzerRun run_;
   std::unique_ptr<Context> context_;
 };
 

@@ -6,7 +6,7 @@
 
 #include <cstring>
 
-#include "ingest/trace_reader.hpp"
+#include "support/analyzer_run.hpp"
 #include "support/temp_dir.hpp"
 #include "support/trace_builder.hpp"
 
@@ -25,37 +25,20 @@ class HostApi : public ::testing::Test {
     t.launch("aten::copy_", 50, 20, "Memcpy DtoH (Device -> Pinned)", 80, 5, 7, 2,  // rows 5-9
              "gpu_memcpy");
     testing::TempDir dir;
-    file_ = ingest::read_trace(dir.write("t.json", t.str()));
-    tree_ = model::CallTree::build(file_.index);
-    links_ = model::LaunchLinks::build(file_.index);
-    timeline_ = model::compute_gpu_timeline(file_.index, links_);
-    launchers_ = model::KernelLaunchers::build(file_.index, tree_, links_);
-    products_ = std::make_unique<RunProducts>(file_.index, tree_, links_, timeline_, launchers_);
-    config_ = config::parse_config(R"({"options": {"test-analyzer.Set": "7"}})", "t.json");
-    ctx_.products = products_.get();
-    ctx_.config = &config_;
-    ctx_.platform = &platform_;
-    ctx_.owner = "test-analyzer";
-    ctx_.analyzer = &analyzer_;
-    ctx_.outcome = &outcome_;
-    outcome_.name = "test-analyzer";
-    outcome_.plugin = "test";
+    run_ = std::make_unique<testing::AnalyzerRun>(dir.write("t.json", t.str()), analyzer_, "test",
+                                                  R"({"options": {"test-analyzer.Set": "7"}})");
+    ctx_ = run_->ctx();
   }
 
+  const report::AnalyzerOutcome& outcome() const { return run_->outcome(); }
+  const ingest::TraceFile& file() const { return run_->file(); }
+
   const traceprism_host_api_v1* api = host_api();
-  ingest::TraceFile file_;
-  model::CallTree tree_;
-  model::LaunchLinks links_;
-  model::GpuTimeline timeline_;
-  model::KernelLaunchers launchers_;
-  std::unique_ptr<RunProducts> products_;
-  config::RunConfig config_;
-  platform::PlatformInfo platform_;
   traceprism_option_v1 options_[1] = {{"Declared", "2.5", "a declared option"}};
   traceprism_analyzer_v1 analyzer_{
       sizeof(traceprism_analyzer_v1), 1, "test-analyzer", "", nullptr, options_, nullptr, nullptr};
-  report::AnalyzerOutcome outcome_;
-  traceprism_run_ctx ctx_;
+  std::unique_ptr<testing::AnalyzerRun> run_;
+  traceprism_run_ctx* ctx_ = nullptr;
 };
 
 TEST_F(HostApi, TableAnnouncesItsVersion) {
@@ -65,7 +48,7 @@ TEST_F(HostApi, TableAnnouncesItsVersion) {
 }
 
 TEST_F(HostApi, ColumnsDescribeTheTrace) {
-  const traceprism_event_columns_v1* c = api->events(&ctx_);
+  const traceprism_event_columns_v1* c = api->events(ctx_);
   ASSERT_EQ(c->count, 10u);  // 2 x (op, launch call, GPU event, flow start, flow end)
   EXPECT_EQ(c->kind[0], TRACEPRISM_KIND_CPU_OP);
   EXPECT_EQ(c->kind[1], TRACEPRISM_KIND_RUNTIME);
@@ -81,52 +64,52 @@ TEST_F(HostApi, ColumnsDescribeTheTrace) {
   EXPECT_NE(c->thread[0], TRACEPRISM_NO_ROW);
   EXPECT_EQ(c->gpu_class[2], TRACEPRISM_GPU_COMPUTATION);
   EXPECT_EQ(c->gpu_class[7], TRACEPRISM_GPU_MEMCPY);
-  traceprism_str name = api->string(&ctx_, c->name_id[2]);
+  traceprism_str name = api->string(ctx_, c->name_id[2]);
   EXPECT_EQ(std::string(name.data, name.size), "gemm_a");
-  EXPECT_EQ(api->find_string(&ctx_, str("gemm_a")), c->name_id[2]);
-  EXPECT_EQ(api->find_string(&ctx_, str("not in the trace")), TRACEPRISM_NO_STRING);
+  EXPECT_EQ(api->find_string(ctx_, str("gemm_a")), c->name_id[2]);
+  EXPECT_EQ(api->find_string(ctx_, str("not in the trace")), TRACEPRISM_NO_STRING);
 }
 
 TEST_F(HostApi, RowsOfKindAndGpuArgs) {
   std::uint64_t n = 0;
-  const std::uint32_t* rows = api->rows_of_kind(&ctx_, TRACEPRISM_KIND_MEMCPY, &n);
+  const std::uint32_t* rows = api->rows_of_kind(ctx_, TRACEPRISM_KIND_MEMCPY, &n);
   ASSERT_EQ(n, 1u);
   traceprism_gpu_args_v1 args{};
   args.struct_size = sizeof(args);
-  ASSERT_EQ(api->gpu_args(&ctx_, rows[0], &args), TRACEPRISM_OK);
+  ASSERT_EQ(api->gpu_args(ctx_, rows[0], &args), TRACEPRISM_OK);
   EXPECT_EQ(args.copy_direction, TRACEPRISM_COPY_DTOH);
   EXPECT_EQ(args.copy_destination, TRACEPRISM_MEMORY_PINNED);
-  EXPECT_EQ(api->gpu_args(&ctx_, 0, &args), TRACEPRISM_ABSENT);  // a cpu_op has none
-  EXPECT_EQ(api->rows_of_kind(&ctx_, 99, &n), nullptr);
+  EXPECT_EQ(api->gpu_args(ctx_, 0, &args), TRACEPRISM_ABSENT);  // a cpu_op has none
+  EXPECT_EQ(api->rows_of_kind(ctx_, 99, &n), nullptr);
   EXPECT_EQ(n, 0u);
 }
 
 TEST_F(HostApi, TimelineAndOpInstances) {
   traceprism_timeline_v1 t{};
   t.struct_size = sizeof(t);
-  ASSERT_EQ(api->timeline(&ctx_, &t), TRACEPRISM_OK);
+  ASSERT_EQ(api->timeline(ctx_, &t), TRACEPRISM_OK);
   EXPECT_EQ(t.gpu_event_count, 2u);
   EXPECT_DOUBLE_EQ(t.total_us, 55.0);
   EXPECT_DOUBLE_EQ(t.busy_us, 15.0);
-  const traceprism_op_instances_v1* ops = api->op_instances(&ctx_);
+  const traceprism_op_instances_v1* ops = api->op_instances(ctx_);
   ASSERT_EQ(ops->count, 2u);
   EXPECT_EQ(ops->row[0], 0u);
   EXPECT_DOUBLE_EQ(ops->direct_busy_us[0], 10.0);
   EXPECT_EQ(ops->kernel_count[0], 1u);
   EXPECT_EQ(ops->kernel_rows[ops->kernel_begin[0]], 2u);
   // No op model claims "aten::mm" here: the reference's fallback category (§7) applies.
-  const traceprism_str category = api->string(&ctx_, ops->category_id[0]);
+  const traceprism_str category = api->string(ctx_, ops->category_id[0]);
   EXPECT_EQ(std::string(category.data, category.size), "other");
 }
 
 TEST_F(HostApi, OptionsComeFromConfigThenDeclaredDefaults) {
-  traceprism_str set = api->option(&ctx_, str("Set"));
+  traceprism_str set = api->option(ctx_, str("Set"));
   EXPECT_EQ(std::string(set.data, set.size), "7");
-  traceprism_str declared = api->option(&ctx_, str("Declared"));
+  traceprism_str declared = api->option(ctx_, str("Declared"));
   EXPECT_EQ(std::string(declared.data, declared.size), "2.5");
-  EXPECT_EQ(api->option(&ctx_, str("Unknown")).data, nullptr);
+  EXPECT_EQ(api->option(ctx_, str("Unknown")).data, nullptr);
   double v = 0;
-  EXPECT_EQ(api->platform_number(&ctx_, str("peak_tflops.matrix_bf16"), &v), TRACEPRISM_ABSENT);
+  EXPECT_EQ(api->platform_number(ctx_, str("peak_tflops.matrix_bf16"), &v), TRACEPRISM_ABSENT);
 }
 
 traceprism_finding_v1 valid_finding(const std::uint32_t* rows, std::uint32_t n) {
@@ -154,10 +137,10 @@ TEST_F(HostApi, EmitDeepCopiesAValidFinding) {
   traceprism_table_v1 table{sizeof(traceprism_table_v1), 2, 2, str("T"), columns, cells};
   f.tables = &table;
   f.table_count = 1;
-  ASSERT_EQ(api->emit(&ctx_, &f), TRACEPRISM_OK);
+  ASSERT_EQ(api->emit(ctx_, &f), TRACEPRISM_OK);
   title.assign("overwritten by the plugin after emit");
-  ASSERT_EQ(outcome_.findings.size(), 1u);
-  const report::Finding& copy = outcome_.findings[0];
+  ASSERT_EQ(outcome().findings.size(), 1u);
+  const report::Finding& copy = outcome().findings[0];
   EXPECT_EQ(copy.title, "Something to fix");
   EXPECT_EQ(copy.analyzer, "test-analyzer");
   EXPECT_EQ(copy.rows, (std::vector<std::uint32_t>{7, 2}));
@@ -173,34 +156,34 @@ TEST_F(HostApi, EmitRefusesMalformedFindingsWithAReason) {
     void (*spoil)(traceprism_finding_v1&);
   };
   traceprism_finding_v1 past_end = valid_finding(bad_row, 1);
-  EXPECT_EQ(api->emit(&ctx_, &past_end), TRACEPRISM_ERROR);
+  EXPECT_EQ(api->emit(ctx_, &past_end), TRACEPRISM_ERROR);
   traceprism_finding_v1 no_title = valid_finding(nullptr, 0);
   no_title.title = {nullptr, 0};
-  EXPECT_EQ(api->emit(&ctx_, &no_title), TRACEPRISM_ERROR);
+  EXPECT_EQ(api->emit(ctx_, &no_title), TRACEPRISM_ERROR);
   traceprism_finding_v1 bad_tier = valid_finding(nullptr, 0);
   bad_tier.tier = 9;
-  EXPECT_EQ(api->emit(&ctx_, &bad_tier), TRACEPRISM_ERROR);
+  EXPECT_EQ(api->emit(ctx_, &bad_tier), TRACEPRISM_ERROR);
   traceprism_finding_v1 dangling = valid_finding(nullptr, 0);
   dangling.insight = {nullptr, 5};
-  EXPECT_EQ(api->emit(&ctx_, &dangling), TRACEPRISM_ERROR);
+  EXPECT_EQ(api->emit(ctx_, &dangling), TRACEPRISM_ERROR);
   traceprism_finding_v1 small = valid_finding(nullptr, 0);
   small.struct_size = 8;
-  EXPECT_EQ(api->emit(&ctx_, &small), TRACEPRISM_ERROR);
-  EXPECT_EQ(api->emit(&ctx_, nullptr), TRACEPRISM_ERROR);
-  EXPECT_TRUE(outcome_.findings.empty());
-  EXPECT_EQ(outcome_.refused_findings, 6u);
-  ASSERT_EQ(outcome_.log.size(), 6u);
-  EXPECT_EQ(outcome_.log[0].message,
+  EXPECT_EQ(api->emit(ctx_, &small), TRACEPRISM_ERROR);
+  EXPECT_EQ(api->emit(ctx_, nullptr), TRACEPRISM_ERROR);
+  EXPECT_TRUE(outcome().findings.empty());
+  EXPECT_EQ(outcome().refused_findings, 6u);
+  ASSERT_EQ(outcome().log.size(), 6u);
+  EXPECT_EQ(outcome().log[0].message,
             "finding dropped: finding evidence row 1000 is past the last event");
-  EXPECT_EQ(outcome_.log[1].message, "finding dropped: finding has no title");
+  EXPECT_EQ(outcome().log[1].message, "finding dropped: finding has no title");
 }
 
 TEST_F(HostApi, RecordKeepsOrderAndLastValue) {
   traceprism_metric_v1 figures[] = {{str("b"), 1}, {str("a"), 2}, {str("b"), 3}};
-  api->record(&ctx_, figures, 3);
-  ASSERT_EQ(outcome_.figures.size(), 2u);
-  EXPECT_EQ(outcome_.figures[0], (std::pair<std::string, double>{"b", 3}));
-  EXPECT_EQ(outcome_.figures[1], (std::pair<std::string, double>{"a", 2}));
+  api->record(ctx_, figures, 3);
+  ASSERT_EQ(outcome().figures.size(), 2u);
+  EXPECT_EQ(outcome().figures[0], (std::pair<std::string, double>{"b", 3}));
+  EXPECT_EQ(outcome().figures[1], (std::pair<std::string, double>{"a", 2}));
 }
 
 }  // namespace

@@ -1,0 +1,72 @@
+// A trace read and modelled by the host library the way `analyze` does it (index, call tree,
+// launch links, GPU timeline, op launchers, RunProducts), with the run context the host API
+// hands one analyzer: for tests that call the host API, or run an analyzer in-process, without
+// loading a plugin. ctx() is what the host passes to the analyzer; outcome() collects what it
+// emits.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "config/run_config.hpp"
+#include "ingest/trace_reader.hpp"
+#include "model/call_tree.hpp"
+#include "model/gpu_timeline.hpp"
+#include "model/kernel_launchers.hpp"
+#include "model/launch_links.hpp"
+#include "platform/platform_file.hpp"
+#include "plugins/host_api.hpp"
+#include "plugins/run_products.hpp"
+
+namespace traceprism::testing {
+
+class AnalyzerRun {
+ public:
+  // `analyzer` is the analyzer as its plugin declares it (name, options); its options are read
+  // from `config_json` under its name. `plugin` names the plugin in the outcome.
+  AnalyzerRun(const std::string& trace_path, const traceprism_analyzer_v1& analyzer,
+              const std::string& plugin, const std::string& config_json = "{}")
+      : analyzer_(analyzer) {
+    file_ = ingest::read_trace(trace_path);
+    tree_ = model::CallTree::build(file_.index);
+    links_ = model::LaunchLinks::build(file_.index);
+    timeline_ = model::compute_gpu_timeline(file_.index, links_);
+    launchers_ = model::KernelLaunchers::build(file_.index, tree_, links_);
+    products_ =
+        std::make_unique<plugins::RunProducts>(file_.index, tree_, links_, timeline_, launchers_);
+    config_ = config::parse_config(config_json, "test-config.json");
+    ctx_.products = products_.get();
+    ctx_.config = &config_;
+    ctx_.platform = &platform_;
+    ctx_.owner = analyzer.name;
+    ctx_.analyzer = &analyzer_;
+    ctx_.outcome = &outcome_;
+    outcome_.name = analyzer.name;
+    outcome_.plugin = plugin;
+  }
+  // ctx() points into this object.
+  AnalyzerRun(const AnalyzerRun&) = delete;
+  AnalyzerRun& operator=(const AnalyzerRun&) = delete;
+
+  const ingest::TraceFile& file() const { return file_; }
+  plugins::RunProducts& products() { return *products_; }
+  void set_platform(platform::PlatformInfo platform) { platform_ = std::move(platform); }
+  traceprism_run_ctx* ctx() { return &ctx_; }
+  const report::AnalyzerOutcome& outcome() const { return outcome_; }
+
+ private:
+  ingest::TraceFile file_;
+  model::CallTree tree_;
+  model::LaunchLinks links_;
+  model::GpuTimeline timeline_;
+  model::KernelLaunchers launchers_;
+  std::unique_ptr<plugins::RunProducts> products_;
+  config::RunConfig config_;
+  platform::PlatformInfo platform_;
+  traceprism_analyzer_v1 analyzer_;
+  report::AnalyzerOutcome outcome_;
+  traceprism_run_ctx ctx_;
+};
+
+}  // namespace traceprism::testing
