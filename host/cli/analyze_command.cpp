@@ -208,8 +208,11 @@ int run_analyze(const AnalyzeOptions& o) {
   perf_inputs.launchers = &launchers;
   perf_inputs.op_work = &op_run.table;
   perf_inputs.platform = &r.platform;
+  std::vector<index::Row> unified_events;
+  perf_inputs.unified_events = &unified_events;
   r.perf_sheets = report::build_perf_report(perf_inputs);
   products.set_perf_sheets(r.perf_sheets);
+  products.set_unified_events(std::move(unified_events));
   schedule::GraphInputs inputs{&registry, &cfg,          &r.platform,       &r.trace_path,
                                o.jobs,    !o.no_isolate, o.analyzer_timeout};
   r.graph = schedule::run_analysis_graph(inputs, products);

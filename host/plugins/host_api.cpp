@@ -127,7 +127,8 @@ std::int32_t api_op_call(const traceprism_run_ctx* ctx, std::uint32_t row,
 
 std::int32_t api_perf_sheet(const traceprism_run_ctx* ctx, traceprism_str name,
                             traceprism_table_v1* out) {
-  if (!valid(name) || !out || out->struct_size < sizeof(traceprism_table_v1)) return TRACEPRISM_ABSENT;
+  if (!valid(name) || !out || out->struct_size < sizeof(traceprism_table_v1))
+    return TRACEPRISM_ABSENT;
   const traceprism_table_v1* table = ctx->products->perf_sheet(view(name));
   if (!table) return TRACEPRISM_ABSENT;
   *out = *table;
@@ -308,6 +309,12 @@ const std::int32_t* api_python_tree_parents(const traceprism_run_ctx* ctx, std::
   return parents.data();
 }
 
+const std::uint32_t* api_unified_perf_events(const traceprism_run_ctx* ctx, std::uint64_t* count) {
+  const auto events = ctx->products->unified_events();
+  if (count) *count = events.size();
+  return events.data();
+}
+
 std::int32_t api_publish(traceprism_run_ctx* ctx, traceprism_str name,
                          const traceprism_table_v1* table) {
   if (!ctx->outcome) return TRACEPRISM_ERROR;  // op models cannot publish
@@ -331,7 +338,8 @@ std::int32_t api_publish(traceprism_run_ctx* ctx, traceprism_str name,
 
 std::int32_t api_product(const traceprism_run_ctx* ctx, traceprism_str name,
                          traceprism_table_v1* out) {
-  if (!valid(name) || !out || out->struct_size < sizeof(traceprism_table_v1)) return TRACEPRISM_ABSENT;
+  if (!valid(name) || !out || out->struct_size < sizeof(traceprism_table_v1))
+    return TRACEPRISM_ABSENT;
   const std::string_view wanted = view(name);
   if (auto it = ctx->product_views.find(wanted); it != ctx->product_views.end()) {
     *out = it->second.table;
@@ -380,6 +388,7 @@ const traceprism_host_api_v1 kHostApi = {
     api_python_tree_parents,
     api_publish,
     api_product,
+    api_unified_perf_events,
 };
 
 }  // namespace

@@ -54,6 +54,9 @@ class RunProducts {
 
   // The perf report's sheets, for the host API's perf_sheet (parsed once, kept for the run).
   void set_perf_sheets(const std::vector<report::PerfSheet>& sheets);
+  // The events unified_perf_summary stands for, in the report's traversal order (ABI 1.3).
+  void set_unified_events(std::vector<index::Row> events) { unified_events_ = std::move(events); }
+  std::span<const index::Row> unified_events() const { return unified_events_; }
   // The sheet as an ABI table, or null when the report has no sheet of that name.
   const traceprism_table_v1* perf_sheet(std::string_view name) const;
 
@@ -97,6 +100,7 @@ class RunProducts {
   traceprism_op_instances_v1 op_table_{};
   mutable std::once_flag python_tree_once_;
   mutable std::vector<std::int32_t> python_tree_parents_;
+  std::vector<index::Row> unified_events_;
 };
 
 }  // namespace traceprism::plugins

@@ -59,7 +59,7 @@ void launcher_sheets(const LauncherSheetInputs& in, std::vector<PerfSheet>& ops_
 }  // namespace
 
 std::vector<PerfSheet> build_perf_report(const PerfReportInputs& in) {
-  LauncherSheetInputs launcher_inputs{*in.index,    *in.tree,       *in.links,
+  LauncherSheetInputs launcher_inputs{*in.index,     *in.tree,     *in.links,
                                       *in.launchers, *in.timeline, registry_of(in)};
   launcher_inputs.kernel_options.short_kernel_threshold_us = in.options.short_kernel_threshold_us;
   launcher_inputs.kernel_options.short_kernel_histogram_bins =
@@ -73,7 +73,7 @@ std::vector<PerfSheet> build_perf_report(const PerfReportInputs& in) {
   // the others are made on TBB's workers. Each is deterministic, so the output does not depend
   // on the threads; the last two walk the call tree through one shared, read-only GpuSubtrees.
   std::vector<PerfSheet> ops_sheets, kernel_sheets, unified_sheet, category_sheets;
-  const PerfSheetInputs perf{in.index,   in.tree,    in.links,    in.fwd_bwd,
+  const PerfSheetInputs perf{in.index,   in.tree,     in.links,    in.fwd_bwd,
                              in.op_work, in.platform, in.launchers};
   std::optional<GpuSubtrees> subtrees;  // outlives the tasks that read it
   oneapi::tbb::task_group others;
@@ -81,7 +81,8 @@ std::vector<PerfSheet> build_perf_report(const PerfReportInputs& in) {
   if (!is_gpu_only_trace(*in.index)) {  // no ops sheets for those (spec §8)
     subtrees.emplace(*in.index, *in.tree, *in.links, in.fwd_bwd);
     others.run([&] { append(category_sheets, build_category_sheets(perf, *subtrees)); });
-    const UnifiedPerfTable unified = build_unified_perf_table(perf, *subtrees, false);
+    UnifiedPerfTable unified = build_unified_perf_table(perf, *subtrees, false);
+    if (in.unified_events) *in.unified_events = std::move(unified.events);
     if (!unified.groups.empty())
       unified_sheet.push_back({"unified_perf_summary", unified_perf_summary_csv(unified)});
   }

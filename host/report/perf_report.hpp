@@ -35,6 +35,8 @@ struct PerfReportInputs {
   const model::OpWorkTable* op_work = nullptr;         // phase-1 results (may be empty)
   const platform::PlatformInfo* platform = nullptr;  // null or without peaks: no roofline
   PerfReportOptions options;
+  // When set, receives the events unified_perf_summary stands for (UnifiedPerfTable::events).
+  std::vector<index::Row>* unified_events = nullptr;
 };
 
 // The TraceLens-compatible perf report (trace-format spec §8), every sheet as CSV text, in the

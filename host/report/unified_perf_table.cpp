@@ -400,7 +400,8 @@ UnifiedPerfTable build_unified_perf_table(const UnifiedPerfInputs& in, const Gpu
   };
   // Every collected event's GPU events are covered, even when its row is dropped.
   std::vector<bool> covered(index.size(), false);
-  for (Row event : collector.collect()) {
+  table.events = collector.collect();
+  for (Row event : table.events) {
     const bool kept = fill_row(ctx, event, event, std::nullopt, row);
     for (Row g : row.gpu_events) covered[g] = true;
     if (kept) add(row);

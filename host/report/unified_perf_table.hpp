@@ -78,6 +78,9 @@ struct UnifiedPerfTable {
   // Collection order (Synthetic Ops last); filled only when asked for: the summary is built
   // row by row and does not need them (hundreds of thousands on big traces).
   std::vector<UnifiedPerfRow> rows;
+  // The events the table stands for (collect_unified_perf_events), in traversal order, also
+  // those whose row is dropped; Synthetic Ops not included.
+  std::vector<Row> events;
   std::vector<UnifiedGroup> groups;   // summary order: kernel time sum desc, ex_UID asc
   bool has_model_columns = false;     // some row has perf-model numbers (GFLOPS, TB/s, ...)
   bool has_roofline_columns = false;  // some row has roofline numbers

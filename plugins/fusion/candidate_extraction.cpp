@@ -2,14 +2,12 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 #include <tuple>
 #include <unordered_map>
 
 #include "gpu_events_below.hpp"
 #include "kernel_classifier.hpp"
 #include "name_text.hpp"
-#include "unified_ops.hpp"
 
 namespace traceprism::fusion {
 namespace {
@@ -133,9 +131,6 @@ std::vector<FusionCandidate> walk_modules(const FusionInputs& in, const GpuEvent
 // their count and time (a trace repeats each layer hundreds of times).
 std::vector<FusionCandidate> sibling_sequences(const FusionInputs& in, const GpuEventsBelow& gpu) {
   const TraceRows& rows = in.rows;
-  std::set<std::string, std::less<>> modelled;
-  for (const PerfRow& row : in.unified)
-    if (row.has_perf_model) modelled.insert(row.name);
   struct SiblingOp {
     std::uint32_t group;  // the parent's position in first-appearance order
     std::int32_t op, kernel;
@@ -143,7 +138,8 @@ std::vector<FusionCandidate> sibling_sequences(const FusionInputs& in, const Gpu
   std::vector<std::int32_t> parents;
   std::unordered_map<std::int32_t, std::uint32_t> group_of;
   std::vector<SiblingOp> ops;
-  for (std::int32_t op : collect_unified_ops(rows, gpu, modelled)) {
+  for (const Row event : in.unified_events) {
+    const auto op = static_cast<std::int32_t>(event);
     const auto o = static_cast<std::size_t>(op);
     if (gpu.count(o) != 1) continue;
     const std::int32_t parent = rows.parent(o);

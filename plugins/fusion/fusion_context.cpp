@@ -67,7 +67,6 @@ std::vector<PerfRow> perf_rows_of(const Sheet& s) {
     row.perf_params = std::string(s.cell(r, "perf_params"));
     if (const std::string_view kd = s.cell(r, "kernel_details_summary"); !kd.empty())
       row.kernel_details_summary = std::string(kd);
-    row.has_perf_model = s.cell(r, "has_perf_model") == "True";
     rows.push_back(std::move(row));
   }
   return rows;
@@ -85,7 +84,11 @@ std::optional<FusionInputs> read_inputs(const Context& ctx, std::string& why_not
     why_not = "the host has no call tree with python frames (ABI 1.2 needed)";
     return std::nullopt;
   }
-  FusionInputs in{TraceRows{{}, ev, parents, {}}, {}, {}, 0};
+  if (!ctx.has_minor3()) {
+    why_not = "the host does not list the unified perf events (ABI 1.3 needed)";
+    return std::nullopt;
+  }
+  FusionInputs in{TraceRows{{}, ev, parents, {}}, {}, ctx.unified_perf_events(), {}, 0};
   TraceRows& rows = in.rows;
   const std::size_t n = ev.size();
   rows.kind.resize(n);

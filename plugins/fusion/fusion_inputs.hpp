@@ -67,7 +67,6 @@ struct PerfRow {
   std::optional<std::string> compute_spec;
   std::string perf_params;                            // "{'M': 8944, ...}" or empty
   std::optional<std::string> kernel_details_summary;  // nullopt when the cell is empty
-  bool has_perf_model = false;
 };
 
 // Roofline numbers (the reference's arch: mem_bw_gbps / 1000 and max_achievable_tflops).
@@ -80,6 +79,9 @@ struct Peaks {
 struct FusionInputs {
   TraceRows rows;
   std::vector<PerfRow> unified;
+  // The events unified_perf_summary stands for, in the report's order (the host's list, ABI
+  // 1.3): the leaf ops the sibling pass groups by parent.
+  Span<const Row> unified_events;
   Peaks peaks;
   double baseline_ms = 0;  // gpu_timeline total_time
 };

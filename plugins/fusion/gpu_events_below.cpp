@@ -1,33 +1,16 @@
 #include "gpu_events_below.hpp"
 
 #include <algorithm>
-#include <string>
-#include <unordered_map>
-
-#include "name_text.hpp"
 
 namespace traceprism::fusion {
 
-GpuEventsBelow::GpuEventsBelow(const TraceRows& rows)
-    : rows_(rows), launcher_(rows.size(), false), slot_(rows.size(), kNoSlot) {
+GpuEventsBelow::GpuEventsBelow(const TraceRows& rows) : rows_(rows), slot_(rows.size(), kNoSlot) {
   for (std::size_t g = 0; g < rows.size(); ++g)
     if (is_gpu(rows.kind[g]) && rows.launcher(g) >= 0)
       launches_.emplace_back(rows.launcher(g), static_cast<std::int32_t>(g));
   // GPU rows are already in row order: a stable sort by launcher gives the reference's order.
   std::stable_sort(launches_.begin(), launches_.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (const auto& launch : launches_) launcher_[static_cast<std::size_t>(launch.first)] = true;
-  // Each launch is visited once per ancestor (~40 on a deep python tree): classify each kernel
-  // name once.
-  std::unordered_map<StringId, bool> collective_by_name;
-  auto collective = [&](std::size_t g) {
-    const StringId id = rows_.events.name_id(static_cast<Row>(g));
-    auto it = collective_by_name.find(id);
-    if (it == collective_by_name.end())
-      it = collective_by_name.emplace(id, contains_any(lower(rows_.name(g)), {"nccl", "rccl"}))
-               .first;
-    return it->second;
-  };
   // Launch calls get no figures: only the nodes above them are asked.
   auto is_node = [&](std::size_t row) {
     return rows_.kind[row] != RowKind::kRuntime && rows_.kind[row] != RowKind::kDriver;
@@ -41,7 +24,6 @@ GpuEventsBelow::GpuEventsBelow(const TraceRows& rows)
   kernels_.assign(nodes, 0);
   kernel_us_.assign(nodes, 0.0);
   first_.assign(nodes, -1);
-  communication_.assign(nodes, false);
   for_each_launch([&](std::size_t row, std::int32_t gpu) {
     if (!has(row)) return;
     const std::uint32_t node = slot_[row];
@@ -52,7 +34,6 @@ GpuEventsBelow::GpuEventsBelow(const TraceRows& rows)
       ++kernels_[node];
       kernel_us_[node] += rows_.dur_us(g);
     }
-    if (collective(g)) communication_[node] = true;
   });
 }
 

@@ -18,18 +18,14 @@ class GpuEventsBelow {
  public:
   explicit GpuEventsBelow(const TraceRows& rows);
 
-  // count() .. communication() answer for call-tree nodes above a launch (cpu ops, python
-  // frames, annotations); launch calls themselves only answer launched_any().
+  // For call-tree nodes above a launch (cpu ops, python frames, annotations); launch calls
+  // themselves get no figures.
   std::size_t count(std::size_t row) const { return has(row) ? count_[slot_[row]] : 0; }
   std::size_t kernel_count(std::size_t row) const { return has(row) ? kernels_[slot_[row]] : 0; }
   // Sum of the kernels' durations, added in gpu_events order (the reference's sum()).
   double kernel_time_us(std::size_t row) const { return has(row) ? kernel_us_[slot_[row]] : 0.0; }
   // The first GPU event below the row, -1 when none.
   std::int32_t first(std::size_t row) const { return has(row) ? first_[slot_[row]] : -1; }
-  // A collective (nccl/rccl) kernel is among the row's GPU events.
-  bool communication(std::size_t row) const { return has(row) && communication_[slot_[row]]; }
-  // Whether the runtime/driver row launched any GPU event.
-  bool launched_any(std::size_t row) const { return launcher_[row]; }
 
   // The gpu_events lists of `nodes`, in the reference's order.
   std::map<std::int32_t, std::vector<std::int32_t>> lists(
@@ -46,14 +42,12 @@ class GpuEventsBelow {
   // (launcher row, GPU row), by launcher then GPU row: ~0.1 of the rows, where a per-row
   // offset column would cost 4 B for every row.
   std::vector<std::pair<std::int32_t, std::int32_t>> launches_;
-  std::vector<bool> launcher_;
   // Only nodes with GPU events below (about a third of the rows of a trace) get figures, one
   // array per figure (a struct would be padded to 24 bytes).
   std::vector<std::uint32_t> slot_;
   std::vector<std::uint32_t> count_, kernels_;
   std::vector<double> kernel_us_;
   std::vector<std::int32_t> first_;
-  std::vector<bool> communication_;
 };
 
 }  // namespace traceprism::fusion

@@ -235,8 +235,29 @@ TEST(FakeHost, ProductsInAndOutAndThePythonTree) {
   ASSERT_EQ(r.products.size(), 1u);
   EXPECT_EQ(r.products[0].name, "relay.names");
   EXPECT_EQ(r.products[0].columns, std::vector<std::string>{"name"});
-  EXPECT_EQ(r.products[0].rows,
-            (std::vector<std::vector<std::string>>{{"a"}, {"b"}, {"relayed"}}));
+  EXPECT_EQ(r.products[0].rows, (std::vector<std::vector<std::string>>{{"a"}, {"b"}, {"relayed"}}));
 }
 
 }  // namespace
+
+// Records how many unified perf events the host gives and the last one's row.
+class UnifiedEvents : public traceprism::Analyzer {
+ public:
+  Status run(Context& ctx) override {
+    const auto events = ctx.unified_perf_events();
+    ctx.record("count", static_cast<double>(events.size()));
+    if (!events.empty()) ctx.record("last", events[events.size() - 1]);
+    return Status::kOk;
+  }
+};
+
+TEST(FakeHost, UnifiedPerfEvents) {
+  tpt::FakeTrace trace;
+  trace.cpu_op("aten::mm", 0, 5);
+  const Row add = trace.cpu_op("aten::add", 10, 5);
+  EXPECT_EQ(tpt::run<UnifiedEvents>(trace).figure("count"), 0.0);  // no perf report
+  trace.set_unified_perf_events({0, add});
+  const tpt::RunResult r = tpt::run<UnifiedEvents>(trace);
+  EXPECT_EQ(r.figure("count"), 2.0);
+  EXPECT_EQ(r.figure("last"), static_cast<double>(add));
+}

@@ -30,5 +30,6 @@ const size_t traceprism_c_sizes[] = {
     offsetof(traceprism_op_model_result_v1, bytes_bwd),
     offsetof(traceprism_host_api_v1, python_tree_parents),
     offsetof(traceprism_host_api_v1, product),
+    offsetof(traceprism_host_api_v1, unified_perf_events),
 };
 const size_t traceprism_c_size_count = sizeof(traceprism_c_sizes) / sizeof(traceprism_c_sizes[0]);

@@ -184,7 +184,7 @@ static_assert(offsetof(traceprism_finding_v1, reserved) == 228);
 static_assert(offsetof(traceprism_finding_v1, tables) == 232);
 
 // traceprism_host_api_v1
-static_assert(sizeof(traceprism_host_api_v1) == 168);  // 128 in ABI 1.0, 144 in 1.1
+static_assert(sizeof(traceprism_host_api_v1) == 176);  // 128 in 1.0, 144 in 1.1, 168 in 1.2
 static_assert(offsetof(traceprism_host_api_v1, struct_size) == 0);
 static_assert(offsetof(traceprism_host_api_v1, abi_major) == 4);
 static_assert(offsetof(traceprism_host_api_v1, abi_minor) == 8);
@@ -208,6 +208,7 @@ static_assert(offsetof(traceprism_host_api_v1, perf_sheet) == 136);
 static_assert(offsetof(traceprism_host_api_v1, python_tree_parents) == 144);  // minor 2
 static_assert(offsetof(traceprism_host_api_v1, publish) == 152);
 static_assert(offsetof(traceprism_host_api_v1, product) == 160);
+static_assert(offsetof(traceprism_host_api_v1, unified_perf_events) == 168);  // minor 3
 
 // traceprism_op_call_v1 (minor 1)
 static_assert(sizeof(traceprism_op_call_v1) == 104);
@@ -315,6 +316,7 @@ TEST(AbiLayoutV1, CAndCppCompilersAgree) {
       offsetof(traceprism_op_model_result_v1, bytes_bwd),
       offsetof(traceprism_host_api_v1, python_tree_parents),
       offsetof(traceprism_host_api_v1, product),
+      offsetof(traceprism_host_api_v1, unified_perf_events),
   };
   ASSERT_EQ(traceprism_c_size_count, std::size(cpp));
   for (std::size_t i = 0; i < std::size(cpp); ++i) EXPECT_EQ(traceprism_c_sizes[i], cpp[i]) << i;

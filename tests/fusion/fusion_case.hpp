@@ -86,6 +86,7 @@ class FusionCase {
         {{"unified_perf_summary", slurp(csvs / "unified_perf_summary.csv")},
          {"gpu_timeline", slurp(csvs / "gpu_timeline.csv")}});
     run_.set_platform(platform::load_platform_file(files.platform.string()).info());
+    run_.add_unified_perf_events((fs::path(TRACEPRISM_BINARY).parent_path() / "plugins").string());
     context_ = std::make_unique<Context>(run_.ctx(), plugins::host_api());
   }
 

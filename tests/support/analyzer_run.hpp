@@ -9,15 +9,20 @@
 #include <string>
 #include <utility>
 
+#include "cli/plugin_loading.hpp"
 #include "config/run_config.hpp"
 #include "ingest/trace_reader.hpp"
 #include "model/call_tree.hpp"
+#include "model/forward_backward.hpp"
 #include "model/gpu_timeline.hpp"
 #include "model/kernel_launchers.hpp"
 #include "model/launch_links.hpp"
 #include "platform/platform_file.hpp"
 #include "plugins/host_api.hpp"
+#include "plugins/op_model_runner.hpp"
+#include "plugins/plugin_registry.hpp"
 #include "plugins/run_products.hpp"
+#include "report/unified_perf_table.hpp"
 
 namespace traceprism::testing {
 
@@ -27,7 +32,7 @@ class AnalyzerRun {
   // from `config_json` under its name. `plugin` names the plugin in the outcome.
   AnalyzerRun(const std::string& trace_path, const traceprism_analyzer_v1& analyzer,
               const std::string& plugin, const std::string& config_json = "{}")
-      : analyzer_(analyzer) {
+      : trace_path_(trace_path), analyzer_(analyzer) {
     file_ = ingest::read_trace(trace_path);
     tree_ = model::CallTree::build(file_.index);
     links_ = model::LaunchLinks::build(file_.index);
@@ -52,10 +57,29 @@ class AnalyzerRun {
   const ingest::TraceFile& file() const { return file_; }
   plugins::RunProducts& products() { return *products_; }
   void set_platform(platform::PlatformInfo platform) { platform_ = std::move(platform); }
+  // Runs the op models of the plugins in `plugin_dir` (phase 1) and gives the run the events
+  // unified_perf_summary stands for, as `analyze` does after its perf report.
+  void add_unified_perf_events(const std::string& plugin_dir) {
+    plugins::PluginRegistry registry;
+    cli::load_plugins(registry, {plugin_dir});
+    const config::RunConfig config;
+    const plugins::OpModelInputs models{&registry, &config, nullptr, &trace_path_, 1};
+    const plugins::OpModelRun op_run = plugins::run_op_models(models, *products_);
+    const model::ForwardBackwardLinks fwd_bwd = model::ForwardBackwardLinks::build(file_.index);
+    report::PerfSheetInputs in;
+    in.index = &file_.index;
+    in.tree = &tree_;
+    in.links = &links_;
+    in.fwd_bwd = &fwd_bwd;
+    in.op_work = &op_run.table;
+    in.launchers = &launchers_;
+    products_->set_unified_events(report::build_unified_perf_table(in).events);
+  }
   traceprism_run_ctx* ctx() { return &ctx_; }
   const report::AnalyzerOutcome& outcome() const { return outcome_; }
 
  private:
+  std::string trace_path_;
   ingest::TraceFile file_;
   model::CallTree tree_;
   model::LaunchLinks links_;

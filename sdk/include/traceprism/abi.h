@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #define TRACEPRISM_ABI_MAJOR 1
-#define TRACEPRISM_ABI_MINOR 2
+#define TRACEPRISM_ABI_MINOR 3
 
 #if defined(_WIN32)
 #define TRACEPRISM_EXPORT __declspec(dllexport)
@@ -287,6 +287,12 @@ typedef struct traceprism_host_api_v1 {
    * dependency published that name. A table read stays valid for the rest of the reader's run. */
   int32_t (*publish)(traceprism_run_ctx* ctx, traceprism_str name, const traceprism_table_v1* table);
   int32_t (*product)(const traceprism_run_ctx* ctx, traceprism_str name, traceprism_table_v1* out);
+  /* ---- minor 3+ ---- */
+  /* The events the perf report's unified_perf_summary stands for (the reference's
+   * collect_unified_perf_events: the outermost ops with a perf model, "sole backward" ops priced
+   * by their forward op's model, leaf ops that launch kernels), as rows in the report's
+   * traversal order; `count` 0 when the run has no such sheet. Valid for the whole run. */
+  const uint32_t* (*unified_perf_events)(const traceprism_run_ctx* ctx, uint64_t* count);
 } traceprism_host_api_v1;
 
 typedef struct traceprism_option_v1 {

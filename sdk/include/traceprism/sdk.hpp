@@ -17,8 +17,8 @@
 #include <traceprism/op_model.hpp>
 
 #include <charconv>
-#include <cstddef>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <exception>
@@ -327,8 +327,8 @@ class Context {
   OpInstances op_instances() const { return OpInstances(api_->op_instances(ctx_)); }
   // A sheet of the run's perf report (hosts from ABI 1.1), or nullopt when absent.
   std::optional<Sheet> perf_sheet(std::string_view name) const {
-    const bool has = api_->struct_size >= offsetof(traceprism_host_api_v1, perf_sheet) +
-                                               sizeof(api_->perf_sheet) &&
+    const bool has = api_->struct_size >=
+                         offsetof(traceprism_host_api_v1, perf_sheet) + sizeof(api_->perf_sheet) &&
                      api_->perf_sheet != nullptr;
     traceprism_table_v1 out{};
     out.struct_size = sizeof out;
@@ -342,6 +342,14 @@ class Context {
     if (!has_minor2()) return {nullptr, 0};
     std::uint64_t n = 0;
     const std::int32_t* p = api_->python_tree_parents(ctx_, &n);
+    return {p, p ? static_cast<std::size_t>(n) : 0};
+  }
+  // The rows unified_perf_summary stands for, in the report's order (hosts from ABI 1.3); an
+  // empty span on older hosts and runs without that sheet.
+  Span<const Row> unified_perf_events() const {
+    if (!has_minor3()) return {nullptr, 0};
+    std::uint64_t n = 0;
+    const std::uint32_t* p = api_->unified_perf_events(ctx_, &n);
     return {p, p ? static_cast<std::size_t>(n) : 0};
   }
   // Publishes a table for the analyzers that depend on this one (hosts from ABI 1.2); false
@@ -432,6 +440,11 @@ class Context {
   bool has_minor2() const {
     return api_->struct_size >= offsetof(traceprism_host_api_v1, product) + sizeof(api_->product) &&
            api_->product != nullptr;
+  }
+  bool has_minor3() const {
+    return api_->struct_size >= offsetof(traceprism_host_api_v1, unified_perf_events) +
+                                    sizeof(api_->unified_perf_events) &&
+           api_->unified_perf_events != nullptr;
   }
   const traceprism_host_api_v1* api() const { return api_; }
 
@@ -555,9 +568,9 @@ inline OpCall read_op_call(const traceprism_run_ctx* ctx, const traceprism_host_
                            Row row) {
   const traceprism_event_columns_v1* ev = api->events(ctx);
   std::string name(view_of(api->string(ctx, ev->name_id[row])));
-  const bool has_op_call = api->struct_size >= offsetof(traceprism_host_api_v1, op_call) +
-                                                   sizeof(api->op_call) &&
-                           api->op_call != nullptr;
+  const bool has_op_call =
+      api->struct_size >= offsetof(traceprism_host_api_v1, op_call) + sizeof(api->op_call) &&
+      api->op_call != nullptr;
   traceprism_op_call_v1 call{};
   call.struct_size = sizeof call;
   if (!has_op_call || api->op_call(ctx, row, &call) != TRACEPRISM_OK) {
@@ -609,9 +622,12 @@ std::int32_t run_op_model(const traceprism_run_ctx* ctx, const traceprism_host_a
     out->bytes_bwd = result.bytes_bwd;
   }
   switch (status) {
-    case OpStatus::kOk: return TRACEPRISM_OK;
-    case OpStatus::kNotModelled: return TRACEPRISM_SKIPPED;
-    default: return TRACEPRISM_ERROR;
+    case OpStatus::kOk:
+      return TRACEPRISM_OK;
+    case OpStatus::kNotModelled:
+      return TRACEPRISM_SKIPPED;
+    default:
+      return TRACEPRISM_ERROR;
   }
 }
 
@@ -685,7 +701,7 @@ constexpr traceprism_op_model_v1 op_model(const char* name, const char* summary,
                            traceprism_plugin_op_models_)
 
 // Defines the exported query function of a plugin that has op models and no analyzers (yet).
-#define TRACEPRISM_OP_MODEL_PLUGIN(NAME, VERSION)                                              \
+#define TRACEPRISM_OP_MODEL_PLUGIN(NAME, VERSION)                                             \
   static constexpr traceprism_plugin_v1 traceprism_plugin_info_ = {                           \
       sizeof(traceprism_plugin_v1),                                                           \
       TRACEPRISM_ABI_MAJOR,                                                                   \

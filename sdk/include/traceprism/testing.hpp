@@ -134,6 +134,8 @@ class FakeTrace {
   void set_trace_info(std::string key, std::string v) { info_[std::move(key)] = std::move(v); }
   // A product of one of the analyzer's dependencies, readable with Context::product.
   void add_product(Product p) { products_.push_back(std::move(p)); }
+  // The rows unified_perf_summary stands for, read with Context::unified_perf_events.
+  void set_unified_perf_events(std::vector<Row> rows) { unified_perf_events_ = std::move(rows); }
 
   std::size_t size() const { return events_.size(); }
   // The id of a string, added to the trace's string table if new.
@@ -167,6 +169,7 @@ class FakeTrace {
   traceprism_timeline_v1 timeline_{};
   bool has_timeline_ = false;
   std::vector<Product> products_;
+  std::vector<Row> unified_perf_events_;
 };
 
 // A handle on an added event, to set its other columns; converts to its Row.
@@ -299,7 +302,8 @@ class Session {
       std::sort(rows.begin(), rows.end(),
                 [&](Row a, Row b) { return ts_[a] != ts_[b] ? ts_[a] < ts_[b] : a < b; });
     build_op_instances();
-    for (Row p : parent_) python_parents_.push_back(p == kNoRow ? -1 : static_cast<std::int32_t>(p));
+    for (Row p : parent_)
+      python_parents_.push_back(p == kNoRow ? -1 : static_cast<std::int32_t>(p));
     for (const Product& p : t_.products_) {
       ProductView& v = product_views_.emplace_back();
       for (const auto& c : p.columns) v.columns.push_back(to_str(c));
@@ -323,7 +327,7 @@ class Session {
         TRACEPRISM_ABI_MAJOR, TRACEPRISM_ABI_MINOR, 0, &events, &string, &find_string,
         &rows_of_kind, &gpu_args, &timeline, &op_instances, &option, &platform_number,
         &trace_info, &emit, &record, &log, &set_error, &op_call, nullptr,
-        &python_tree_parents, &publish, &product};
+        &python_tree_parents, &publish, &product, &unified_perf_events};
     // clang-format on
     return &table;
   }
@@ -356,6 +360,12 @@ class Session {
     const Session& s = self(c);
     if (count) *count = s.python_parents_.size();
     return s.python_parents_.data();
+  }
+  static const std::uint32_t* unified_perf_events(const traceprism_run_ctx* c,
+                                                  std::uint64_t* count) {
+    const Session& s = self(c);
+    if (count) *count = s.t_.unified_perf_events_.size();
+    return s.t_.unified_perf_events_.data();
   }
   static std::int32_t publish(traceprism_run_ctx* c, traceprism_str name,
                               const traceprism_table_v1* t) {
