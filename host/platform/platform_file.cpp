@@ -1,16 +1,14 @@
 #include "platform/platform_file.hpp"
 
-#include "io/ascii_text.hpp"
-
 #include <algorithm>
 #include <boost/json.hpp>
-#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <set>
 #include <sstream>
 
 #include "config/run_config.hpp"
+#include "io/ascii_text.hpp"
 
 namespace traceprism::platform {
 

@@ -88,8 +88,11 @@ std::optional<FusionInputs> read_inputs(const Context& ctx, std::string& why_not
     why_not = "the host does not list the unified perf events (ABI 1.3 needed)";
     return std::nullopt;
   }
-  FusionInputs in{TraceRows{{}, ev, parents, {}}, {}, ctx.unified_perf_events(), {}, 0};
+  FusionInputs in;
+  in.unified_events = ctx.unified_perf_events();
   TraceRows& rows = in.rows;
+  rows.events = ev;
+  rows.python_parent = parents;
   const std::size_t n = ev.size();
   rows.kind.resize(n);
   for (std::size_t i = 0; i < n; ++i) rows.kind[i] = kind_of(ev.kind(static_cast<Row>(i)));

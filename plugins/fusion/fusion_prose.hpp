@@ -23,10 +23,10 @@ struct FusionFindingText {
 FusionFindingText describe(const FusionCandidate& c, const FusionEstimate& e,
                            const FusionPattern& pattern, double baseline_ms);
 
-// Table "kernels": Kernel, Type, Duration (us), Perf model.
 // A kernel name short enough for a table cell that still says what the kernel computes.
 std::string kernel_label(const std::string& name);
 
+// Table "kernels": Kernel, Type, Duration (us), Perf model.
 Table kernels_table(const FusionEstimate& e);
 // Table "estimate": bound_type, fusion_type, confidence, confidence_reason, estimation.
 Table estimate_table(const FusionEstimate& e, const std::string& confidence_reason);

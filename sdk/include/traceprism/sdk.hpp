@@ -34,6 +34,12 @@
 #define TRACEPRISM_PLUGIN_ABI_MINOR TRACEPRISM_ABI_MINOR
 #endif
 
+// Whether the host API table `api` has `field`: its struct_size reaches past the field (a host
+// of an older minor has a shorter table) and the host filled it in.
+#define TRACEPRISM_HOST_HAS_(api, field)                                                   \
+  ((api)->struct_size >= offsetof(traceprism_host_api_v1, field) + sizeof((api)->field) && \
+   (api)->field != nullptr)
+
 namespace traceprism {
 
 using Row = std::uint32_t;
@@ -327,9 +333,7 @@ class Context {
   OpInstances op_instances() const { return OpInstances(api_->op_instances(ctx_)); }
   // A sheet of the run's perf report (hosts from ABI 1.1), or nullopt when absent.
   std::optional<Sheet> perf_sheet(std::string_view name) const {
-    const bool has = api_->struct_size >=
-                         offsetof(traceprism_host_api_v1, perf_sheet) + sizeof(api_->perf_sheet) &&
-                     api_->perf_sheet != nullptr;
+    const bool has = TRACEPRISM_HOST_HAS_(api_, perf_sheet);
     traceprism_table_v1 out{};
     out.struct_size = sizeof out;
     if (!has || api_->perf_sheet(ctx_, to_str(name), &out) != TRACEPRISM_OK) return std::nullopt;
@@ -437,15 +441,8 @@ class Context {
   }
 
   traceprism_run_ctx* raw() const { return ctx_; }
-  bool has_minor2() const {
-    return api_->struct_size >= offsetof(traceprism_host_api_v1, product) + sizeof(api_->product) &&
-           api_->product != nullptr;
-  }
-  bool has_minor3() const {
-    return api_->struct_size >= offsetof(traceprism_host_api_v1, unified_perf_events) +
-                                    sizeof(api_->unified_perf_events) &&
-           api_->unified_perf_events != nullptr;
-  }
+  bool has_minor2() const { return TRACEPRISM_HOST_HAS_(api_, product); }
+  bool has_minor3() const { return TRACEPRISM_HOST_HAS_(api_, unified_perf_events); }
   const traceprism_host_api_v1* api() const { return api_; }
 
  private:
@@ -568,9 +565,7 @@ inline OpCall read_op_call(const traceprism_run_ctx* ctx, const traceprism_host_
                            Row row) {
   const traceprism_event_columns_v1* ev = api->events(ctx);
   std::string name(view_of(api->string(ctx, ev->name_id[row])));
-  const bool has_op_call =
-      api->struct_size >= offsetof(traceprism_host_api_v1, op_call) + sizeof(api->op_call) &&
-      api->op_call != nullptr;
+  const bool has_op_call = TRACEPRISM_HOST_HAS_(api, op_call);
   traceprism_op_call_v1 call{};
   call.struct_size = sizeof call;
   if (!has_op_call || api->op_call(ctx, row, &call) != TRACEPRISM_OK) {
