@@ -90,26 +90,29 @@ TraceSummary summarize(const TraceSession& session) {
     s.streams.push_back({x.streams()[i].device, x.streams()[i].stream, rows.size(),
                          static_cast<double>(busy) / 1e6});
   }
+  // Host threads: the ones with ops, runtime calls, python frames or annotations.
+  std::vector<std::size_t> thread_events(x.threads().size(), 0);
+  std::vector<bool> host_thread(x.threads().size(), false);
+  for (index::Row r = 0; r < x.size(); ++r) {
+    const std::uint32_t t = x.thread(r);
+    if (t == index::kNoThread) continue;
+    ++thread_events[t];
+    const EventKind k = x.kind(r);
+    if (k == EventKind::kCpuOp || index::is_runtime_kind(k) || k == EventKind::kPythonFunction ||
+        k == EventKind::kUserAnnotation)
+      host_thread[t] = true;
+  }
   for (std::size_t i = 0; i < x.threads().size(); ++i) {
+    if (!host_thread[i]) continue;
     const auto& t = x.threads()[i];
-    bool host = false;
-    for (auto r : x.thread_rows(i)) {
-      EventKind k = x.kind(r);
-      if (k == EventKind::kCpuOp || index::is_runtime_kind(k) || k == EventKind::kPythonFunction ||
-          k == EventKind::kUserAnnotation) {
-        host = true;
-        break;
-      }
-    }
-    if (!host) continue;
     std::string pid = x.id_string(t.pid), tid = x.id_string(t.tid);
     auto name = x.metadata().thread_names.find({t.pid, t.tid});
-    s.threads.push_back({pid, tid, name == x.metadata().thread_names.end() ? "" : name->second,
-                         x.thread_rows(i).size()});
+    s.threads.push_back(
+        {pid, tid, name == x.metadata().thread_names.end() ? "" : name->second, thread_events[i]});
   }
   std::map<std::string, TraceSummary::Copies> copies;
   for (index::Row r : x.rows_of_kind(EventKind::kGpuMemcpy)) {
-    const index::GpuArgs* g = x.gpu_args(r);
+    const std::optional<index::GpuArgs> g = x.gpu_args(r);
     if (!g) continue;
     auto& c = copies[std::string(index::copy_direction_name(g->copy.direction))];
     c.direction = index::copy_direction_name(g->copy.direction);

@@ -62,18 +62,26 @@ double EventIndex::end_us(Row r) const {
   return reference_us(ts_ns_[r]) + reference_us(dur_ns_[r]);
 }
 
-const OpArgs* EventIndex::op_args(Row r) const {
-  if (kind_[r] != EventKind::kCpuOp || detail_[r] == kNoDetail) return nullptr;
-  return &op_args_[static_cast<std::size_t>(detail_[r])];
+bool EventIndex::is_thread_row(Row r) const {
+  return !malformed_[r] && kind_[r] != EventKind::kMetadata && kind_[r] != EventKind::kEnd;
 }
 
-const GpuArgs* EventIndex::gpu_args(Row r) const {
-  if (!is_gpu_kind(kind_[r]) || detail_[r] == kNoDetail) return nullptr;
-  return &gpu_args_[static_cast<std::size_t>(detail_[r])];
+std::uint32_t EventIndex::thread(Row r) const {
+  return is_thread_row(r) ? thread_of_track_[track_[r]] : kNoThread;
+}
+
+std::optional<OpArgs> EventIndex::op_args(Row r) const {
+  if (kind_[r] != EventKind::kCpuOp || detail_[r] == kNoDetail) return std::nullopt;
+  return op_args_.get(static_cast<std::uint32_t>(detail_[r]));
+}
+
+std::optional<GpuArgs> EventIndex::gpu_args(Row r) const {
+  if (!is_gpu_kind(kind_[r]) || detail_[r] == kNoDetail) return std::nullopt;
+  return gpu_args_.get(static_cast<std::uint32_t>(detail_[r]));
 }
 
 const InputShapes* EventIndex::input_shapes(Row r) const {
-  const OpArgs* args = op_args(r);
+  const std::optional<OpArgs> args = op_args(r);
   if (!args || args->input_dims == kNoString) return nullptr;
   std::int32_t s = shapes_of_string_[args->input_dims];
   return s < 0 ? nullptr : &shapes_[static_cast<std::size_t>(s)];
@@ -110,38 +118,28 @@ void EventIndex::build_secondary_indices() {
     return malformed_[r] ? kNone : static_cast<std::size_t>(kind_[r]);
   });
 
-  // Threads: every valid event that lives on a (pid, tid) row of the timeline.
+  // Threads: the (pid, tid) tracks of the valid events that live on a row of the timeline,
+  // ordered by (pid ref, tid ref), i.e. by first appearance. Tracks that name the same pair
+  // (legacy traces' "77" and 77) are one thread.
+  std::vector<bool> on_timeline(tracks_.size(), false);
+  for (Row r = 0; r < n; ++r)
+    if (is_thread_row(r)) on_timeline[track_[r]] = true;
   std::map<std::pair<IdRef, IdRef>, std::uint32_t> thread_ids;
-  std::vector<std::uint32_t> thread_of(n, std::numeric_limits<std::uint32_t>::max());
-  std::pair<IdRef, IdRef> last_key{~IdRef{0}, ~IdRef{0}};  // consecutive rows share a thread
-  std::uint32_t last_id = 0;
-  for (Row r = 0; r < n; ++r) {
-    if (malformed_[r] || kind_[r] == EventKind::kMetadata || kind_[r] == EventKind::kEnd) continue;
-    const std::pair<IdRef, IdRef> key{pid_[r], tid_[r]};
-    if (key != last_key) {
-      auto [it, inserted] =
-          thread_ids.try_emplace(key, static_cast<std::uint32_t>(thread_ids.size()));
-      last_key = key;
-      last_id = it->second;
-    }
-    thread_of[r] = last_id;
-  }
-  // Order threads by (pid ref, tid ref), i.e. by first appearance; remap ids accordingly.
-  std::vector<std::uint32_t> remap(thread_ids.size());
+  for (std::size_t t = 0; t < tracks_.size(); ++t)
+    if (on_timeline[t]) thread_ids.try_emplace({tracks_[t].pid, tracks_[t].tid}, 0);
   threads_.clear();
   for (auto& [key, id] : thread_ids) {
-    remap[id] = static_cast<std::uint32_t>(threads_.size());
+    id = static_cast<std::uint32_t>(threads_.size());
     threads_.push_back({key.first, key.second});
   }
-  by_thread_ = group_rows(n, threads_.size(), [&](Row r) -> std::size_t {
-    return thread_of[r] == std::numeric_limits<std::uint32_t>::max() ? kNone : remap[thread_of[r]];
-  });
-  std::vector<std::uint32_t>().swap(thread_of);
+  thread_of_track_.assign(tracks_.size(), kNoThread);
+  for (std::size_t t = 0; t < tracks_.size(); ++t)
+    if (on_timeline[t]) thread_of_track_[t] = thread_ids.at({tracks_[t].pid, tracks_[t].tid});
 
   // GPU streams.
   std::map<std::pair<std::int32_t, std::int32_t>, std::uint32_t> stream_ids;
   auto stream_key = [&](Row r) {
-    const GpuArgs* g = gpu_args(r);
+    const std::optional<GpuArgs> g = gpu_args(r);
     return std::make_pair(g ? g->device : -1, g ? g->stream : -1);
   };
   for (EventKind k : {EventKind::kKernel, EventKind::kGpuMemcpy, EventKind::kGpuMemset}) {

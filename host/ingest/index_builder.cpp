@@ -54,8 +54,7 @@ void IndexBuilder::reserve_for(std::uint64_t json_bytes) {
     x.malformed_.reserve(rows);
     x.name_.reserve(rows);
     x.category_.reserve(rows);
-    x.pid_.reserve(rows);
-    x.tid_.reserve(rows);
+    x.track_.reserve(rows);
     x.correlation_.reserve(rows);
     x.external_id_.reserve(rows);
     x.detail_.reserve(rows);
@@ -186,6 +185,18 @@ EventKind IndexBuilder::classify(const RawEvent& e) const {
   return EventKind::kOther;
 }
 
+std::uint32_t IndexBuilder::track_ref(index::EventIndex::Thread track) {
+  // Consecutive events mostly share their thread.
+  if (has_last_track_ && track == last_track_) return last_track_ref_;
+  auto [it, inserted] = track_refs_.try_emplace({track.pid, track.tid},
+                                                static_cast<std::uint32_t>(index_.tracks_.size()));
+  if (inserted) index_.tracks_.push_back(track);
+  has_last_track_ = true;
+  last_track_ = track;
+  last_track_ref_ = it->second;
+  return it->second;
+}
+
 index::IdRef IndexBuilder::id_ref(const IdField& field) {
   for (const IdCacheEntry& c : id_cache_) {
     if (c.used && c.state == field.state && c.number == field.number && c.text == field.text)
@@ -224,8 +235,7 @@ Row IndexBuilder::append_row(const RawEvent& e, EventKind kind, bool malformed) 
   x.malformed_.push_back(malformed);
   x.name_.push_back(e.name);
   x.category_.push_back(e.category);
-  x.pid_.push_back(id_ref(e.pid));
-  x.tid_.push_back(id_ref(e.tid));
+  x.track_.push_back(track_ref({id_ref(e.pid), id_ref(e.tid)}));
   const bool is_flow = kind == EventKind::kFlowStart || kind == EventKind::kFlowEnd;
   x.correlation_.push_back(is_flow ? e.flow_id : e.correlation);
   x.external_id_.push_back(e.external_id);
@@ -265,8 +275,7 @@ void IndexBuilder::attach_details(Row row, const RawEvent& e) {
       }
       g.copy = it->second;
     }
-    x.detail_[row] = static_cast<std::int32_t>(x.gpu_args_.size());
-    x.gpu_args_.push_back(g);
+    x.detail_[row] = static_cast<std::int32_t>(x.gpu_args_.add(g));
   } else if (kind == EventKind::kCpuOp &&
              (!e.input_dims.empty() || !e.input_types.empty() || !e.input_strides.empty() ||
               !e.concrete_inputs.empty() || e.sequence_number != index::kNoId)) {
@@ -278,8 +287,7 @@ void IndexBuilder::attach_details(Row row, const RawEvent& e) {
     a.concrete_inputs = intern_if(e.concrete_inputs);
     a.sequence_number = e.sequence_number;
     a.fwd_thread_id = e.fwd_thread_id;
-    x.detail_[row] = static_cast<std::int32_t>(x.op_args_.size());
-    x.op_args_.push_back(a);
+    x.detail_[row] = static_cast<std::int32_t>(x.op_args_.add(a));
   }
 }
 
@@ -345,7 +353,7 @@ void IndexBuilder::add_event(RawEvent& e) {
   }
   Row row = append_row(e, kind, false);
   attach_details(row, e);
-  if (e.phase == 'B') open_begins_[{index_.pid_[row], index_.tid_[row]}].push_back(row);
+  if (e.phase == 'B') open_begins_[{index_.pid(row), index_.tid(row)}].push_back(row);
   if (kind == EventKind::kMetadata) record_metadata(e);
 }
 
@@ -367,8 +375,8 @@ void IndexBuilder::unify_numeric_string_ids() {
     any = true;
   }
   if (!any) return;
-  for (auto& ref : x.pid_) ref = remap[ref];
-  for (auto& ref : x.tid_) ref = remap[ref];
+  // Tracks that become equal stay two entries: rows compare by their pid and tid values.
+  for (auto& track : x.tracks_) track = {remap[track.pid], remap[track.tid]};
   auto& meta = x.metadata_;
   decltype(meta.processes) processes;
   for (auto& [pid, info] : meta.processes) processes[remap[pid]] = info;
@@ -399,21 +407,22 @@ index::EventIndex IndexBuilder::freeze() {
   // Parse each distinct Input Dims text once.
   auto& x = index_;
   x.shapes_of_string_.assign(x.strings_.size(), -1);
-  for (const auto& a : x.op_args_) {
-    if (a.input_dims == index::kNoString || x.shapes_of_string_[a.input_dims] != -1) continue;
+  for (const index::StringId dims : x.op_args_.distinct_input_dims()) {
+    if (dims == index::kNoString || x.shapes_of_string_[dims] != -1) continue;
     index::InputShapes shapes;
-    if (!shapes.parse(x.strings_.view(a.input_dims))) {
-      x.shapes_of_string_[a.input_dims] = -2;  // unparsable; remembered so it is tried once
+    if (!shapes.parse(x.strings_.view(dims))) {
+      x.shapes_of_string_[dims] = -2;  // unparsable; remembered so it is tried once
       continue;
     }
-    x.shapes_of_string_[a.input_dims] = static_cast<std::int32_t>(x.shapes_.size());
+    x.shapes_of_string_[dims] = static_cast<std::int32_t>(x.shapes_.size());
     x.shapes_.push_back(std::move(shapes));
   }
   for (auto& s : x.shapes_of_string_) s = s < 0 ? -1 : s;
 
   // No shrink_to_fit: unused capacity was never touched and is not resident; copying the
   // columns would only cost time and a transient second copy.
-  x.gpu_args_.shrink_to_fit();
+  x.op_args_.seal();
+  x.gpu_args_.seal();
   x.build_secondary_indices();
   return std::move(index_);
 }

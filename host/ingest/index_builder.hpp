@@ -48,6 +48,8 @@ class IndexBuilder {
   void normalize_legacy(RawEvent& e);
   index::EventKind classify(const RawEvent& e) const;
   index::IdRef id_ref(const IdField& field);
+  // The row's (pid, tid) as a reference into the index's track table.
+  std::uint32_t track_ref(index::EventIndex::Thread track);
   void record_metadata(const RawEvent& e);
   void attach_details(index::Row row, const RawEvent& e);
   void unify_numeric_string_ids();
@@ -67,6 +69,10 @@ class IndexBuilder {
   IdCacheEntry id_cache_[2];
   // Open B events per (pid, tid), innermost last.
   std::map<std::pair<index::IdRef, index::IdRef>, std::vector<index::Row>> open_begins_;
+  std::map<std::pair<index::IdRef, index::IdRef>, std::uint32_t> track_refs_;
+  bool has_last_track_ = false;
+  index::EventIndex::Thread last_track_{};
+  std::uint32_t last_track_ref_ = 0;
 
   // Category ids resolved once, to classify events by integer comparison.
   struct Categories {

@@ -15,7 +15,7 @@ ForwardBackwardLinks ForwardBackwardLinks::build(const index::EventIndex& index)
   std::vector<std::vector<Row>> groups;
   std::unordered_map<std::int64_t, std::size_t> group_of;
   for (Row r : index.rows_of_kind(index::EventKind::kCpuOp)) {
-    const index::OpArgs* args = index.op_args(r);
+    const std::optional<index::OpArgs> args = index.op_args(r);
     if (!args || args->sequence_number == index::kNoId) continue;
     auto [it, inserted] = group_of.try_emplace(args->sequence_number, groups.size());
     if (inserted) groups.emplace_back();

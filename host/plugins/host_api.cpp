@@ -25,6 +25,14 @@ const traceprism_event_columns_v1* api_events(const traceprism_run_ctx* ctx) {
   return ctx->products->columns();
 }
 
+const traceprism_event_columns_v1* api_core_events(const traceprism_run_ctx* ctx) {
+  return ctx->products->core_columns();
+}
+
+const traceprism_gpu_events_v1* api_gpu_events(const traceprism_run_ctx* ctx) {
+  return ctx->products->gpu_events();
+}
+
 traceprism_str api_string(const traceprism_run_ctx* ctx, std::uint32_t id) {
   return str(ctx->products->string(id));
 }
@@ -50,7 +58,7 @@ std::int32_t api_gpu_args(const traceprism_run_ctx* ctx, std::uint32_t row,
   const index::EventIndex& index = ctx->products->index();
   if (!out || out->struct_size < sizeof(traceprism_gpu_args_v1)) return TRACEPRISM_ERROR;
   if (row >= index.size()) return TRACEPRISM_ABSENT;
-  const index::GpuArgs* g = index.gpu_args(row);
+  const std::optional<index::GpuArgs> g = index.gpu_args(row);
   if (!g) return TRACEPRISM_ABSENT;
   out->device = g->device;
   out->stream = g->stream;
@@ -113,7 +121,7 @@ std::int32_t api_op_call(const traceprism_run_ctx* ctx, std::uint32_t row,
   out->name = str(index.name(row));
   out->input_dims = out->input_types = out->input_strides = out->concrete_inputs = {nullptr, 0};
   out->sequence_number = INT64_MIN;
-  if (const index::OpArgs* a = index.op_args(row)) {
+  if (const std::optional<index::OpArgs> a = index.op_args(row)) {
     out->input_dims = arg_text(index, a->input_dims);
     out->input_types = arg_text(index, a->input_types);
     out->input_strides = arg_text(index, a->input_strides);
@@ -389,6 +397,8 @@ const traceprism_host_api_v1 kHostApi = {
     api_publish,
     api_product,
     api_unified_perf_events,
+    api_core_events,
+    api_gpu_events,
 };
 
 }  // namespace

@@ -28,11 +28,14 @@ bool claims(const char* pattern, std::string_view op) {
   return op == p;
 }
 
-std::string_view view(traceprism_str s) { return s.data ? std::string_view(s.data, s.size) : std::string_view(); }
+std::string_view view(traceprism_str s) {
+  return s.data ? std::string_view(s.data, s.size) : std::string_view();
+}
 
 bool is_op_row(const index::EventIndex& index, index::Row r) {
   const auto k = index.kind(r);
-  return index.valid(r) && (k == index::EventKind::kCpuOp || k == index::EventKind::kUserAnnotation);
+  return index.valid(r) &&
+         (k == index::EventKind::kCpuOp || k == index::EventKind::kUserAnnotation);
 }
 
 // A parameter from a plugin built for ABI 1.0 (numbers only), as Python would print it.
@@ -44,9 +47,12 @@ std::string number_repr(double v) {
 
 model::OpWorkStatus status_of(std::int32_t code) {
   switch (code) {
-    case TRACEPRISM_OK: return model::OpWorkStatus::kModelled;
-    case TRACEPRISM_SKIPPED: return model::OpWorkStatus::kNotModelled;
-    default: return model::OpWorkStatus::kFailed;
+    case TRACEPRISM_OK:
+      return model::OpWorkStatus::kModelled;
+    case TRACEPRISM_SKIPPED:
+      return model::OpWorkStatus::kNotModelled;
+    default:
+      return model::OpWorkStatus::kFailed;
   }
 }
 
@@ -77,8 +83,8 @@ RawWork call_model(const traceprism_op_model_v1& m, traceprism_run_ctx& ctx, ind
   w.flops = std::isfinite(out.flops) ? out.flops : -1;
   w.bytes = std::isfinite(out.bytes) ? out.bytes : -1;
   for (std::uint32_t i = 0; out.params && i < out.param_count; ++i) {
-    std::string repr = out.param_texts ? std::string(view(out.param_texts[i]))
-                                       : number_repr(out.params[i].value);
+    std::string repr =
+        out.param_texts ? std::string(view(out.param_texts[i])) : number_repr(out.params[i].value);
     w.params.push_back({std::string(view(out.params[i].key)), std::move(repr)});
   }
   w.bwd_category = view(out.bwd_category);
@@ -145,7 +151,7 @@ void fill_call_key(const RunProducts& products, const std::pair<index::Row, int>
   key.model = job.second;
   key.texts = {index.name_id(row), index::kNoString, index::kNoString, index::kNoString,
                index::kNoString};
-  if (const index::OpArgs* a = index.op_args(row))
+  if (const std::optional<index::OpArgs> a = index.op_args(row))
     key.texts = {index.name_id(row), a->input_dims, a->input_types, a->input_strides,
                  a->concrete_inputs};
   products.subtree_gpu_rows(row, kernels);  // what op_call gives the model

@@ -47,44 +47,18 @@ RunProducts::RunProducts(const index::EventIndex& index, const model::CallTree& 
                          const model::KernelLaunchers& launchers)
     : index_(index), tree_(tree), links_(links), timeline_(timeline), launchers_(launchers) {
   const std::size_t n = index.size();
-  thread_.assign(n, TRACEPRISM_NO_ROW);
-  for (std::size_t t = 0; t < index.threads().size(); ++t)
-    for (index::Row r : index.thread_rows(t)) thread_[r] = static_cast<std::uint32_t>(t);
-  device_.assign(n, -1);
-  stream_.assign(n, -1);
-  gpu_class_.assign(n, TRACEPRISM_GPU_NONE);
-  // Classifying reads the name; names repeat millions of times, so decide once per (kind, name).
-  std::vector<std::uint8_t> class_of_name[index::kEventKindCount];
-  for (index::Row r = 0; r < n; ++r) {
-    if (!index::is_gpu_kind(index.kind(r)) || !index.valid(r)) continue;
-    thread_[r] = TRACEPRISM_NO_ROW;
-    if (const index::GpuArgs* g = index.gpu_args(r)) {
-      device_[r] = g->device;
-      stream_[r] = g->stream;
-    }
-    auto& known = class_of_name[static_cast<int>(index.kind(r))];
-    if (known.empty()) known.assign(index.strings().size(), TRACEPRISM_GPU_NONE);
-    std::uint8_t& c = known[index.name_id(r)];
-    if (c == TRACEPRISM_GPU_NONE)
-      c = gpu_class_of(model::classify_gpu_event(index.kind(r), index.name(r)));
-    gpu_class_[r] = c;
-  }
-
-  columns_.struct_size = sizeof(columns_);
-  columns_.count = n;
-  columns_.ts_ns = index.ts_column().data();
-  columns_.dur_ns = index.dur_column().data();
-  columns_.kind = reinterpret_cast<const std::uint8_t*>(index.kind_column().data());
-  columns_.name_id = index.name_column().data();
-  columns_.cat_id = index.category_column().data();
-  columns_.thread = thread_.data();
-  columns_.device = device_.data();
-  columns_.stream = stream_.data();
-  columns_.correlation = index.correlation_column().data();
-  columns_.external_id = index.external_id_column().data();
-  columns_.parent = as_rows(tree.parent_column());
-  columns_.launcher = as_rows(links.launcher_column());
-  columns_.gpu_class = gpu_class_.data();
+  core_columns_.struct_size = sizeof(core_columns_);
+  core_columns_.count = n;
+  core_columns_.ts_ns = index.ts_column().data();
+  core_columns_.dur_ns = index.dur_column().data();
+  core_columns_.kind = reinterpret_cast<const std::uint8_t*>(index.kind_column().data());
+  core_columns_.name_id = index.name_column().data();
+  core_columns_.cat_id = index.category_column().data();
+  core_columns_.correlation = index.correlation_column().data();
+  core_columns_.external_id = index.external_id_column().data();
+  core_columns_.parent = as_rows(tree.parent_column());
+  core_columns_.launcher = as_rows(links.launcher_column());
+  build_gpu_events();
 
   for (int k = 0; k < index::kEventKindCount; ++k) {
     const auto rows = index.rows_of_kind(static_cast<index::EventKind>(k));
@@ -237,6 +211,59 @@ void RunProducts::subtree_gpu_rows(index::Row op, std::vector<index::Row>& out) 
   std::sort(out.begin(), out.end(), [&](index::Row a, index::Row b) {
     return index_.ts_ns(a) != index_.ts_ns(b) ? index_.ts_ns(a) < index_.ts_ns(b) : a < b;
   });
+}
+
+void RunProducts::build_gpu_events() {
+  const index::EventIndex& index = index_;
+  // Classifying reads the name; names repeat millions of times, so decide once per (kind, name).
+  std::vector<std::uint8_t> class_of_name[index::kEventKindCount];
+  for (index::Row r = 0; r < index.size(); ++r) {
+    if (!index::is_gpu_kind(index.kind(r)) || !index.valid(r)) continue;
+    const std::optional<index::GpuArgs> g = index.gpu_args(r);
+    auto& known = class_of_name[static_cast<int>(index.kind(r))];
+    if (known.empty()) known.assign(index.strings().size(), TRACEPRISM_GPU_NONE);
+    std::uint8_t& c = known[index.name_id(r)];
+    if (c == TRACEPRISM_GPU_NONE)
+      c = gpu_class_of(model::classify_gpu_event(index.kind(r), index.name(r)));
+    gpu_row_.push_back(r);
+    gpu_device_.push_back(g ? g->device : -1);
+    gpu_stream_.push_back(g ? g->stream : -1);
+    gpu_class_.push_back(c);
+  }
+  gpu_table_.struct_size = sizeof(gpu_table_);
+  gpu_table_.count = gpu_row_.size();
+  gpu_table_.row = gpu_row_.data();
+  gpu_table_.device = gpu_device_.data();
+  gpu_table_.stream = gpu_stream_.data();
+  gpu_table_.gpu_class = gpu_class_.data();
+}
+
+const traceprism_event_columns_v1* RunProducts::columns() const {
+  std::call_once(derived_once_, [this] { build_derived_columns(); });
+  return &columns_;
+}
+
+void RunProducts::build_derived_columns() const {
+  const std::size_t n = index_.size();
+  static_assert(index::kNoThread == TRACEPRISM_NO_ROW);
+  thread_.resize(n);
+  for (index::Row r = 0; r < n; ++r) thread_[r] = index_.thread(r);
+  device_.assign(n, -1);
+  stream_.assign(n, -1);
+  row_gpu_class_.assign(n, TRACEPRISM_GPU_NONE);
+  for (std::size_t i = 0; i < gpu_row_.size(); ++i) {
+    const index::Row r = gpu_row_[i];
+    thread_[r] = TRACEPRISM_NO_ROW;
+    device_[r] = gpu_device_[i];
+    stream_[r] = gpu_stream_[i];
+    row_gpu_class_[r] = gpu_class_[i];
+  }
+  columns_ = core_columns_;
+  columns_.thread = thread_.data();
+  columns_.device = device_.data();
+  columns_.stream = stream_.data();
+  columns_.gpu_class = row_gpu_class_.data();
+  derived_built_ = true;
 }
 
 std::span<const std::int32_t> RunProducts::python_tree_parents() const {

@@ -3,6 +3,7 @@
 #include <traceprism/abi.h>
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -36,7 +37,14 @@ class RunProducts {
 
   const index::EventIndex& index() const { return index_; }
   const model::KernelLaunchers& launchers() const { return launchers_; }
-  const traceprism_event_columns_v1* columns() const { return &columns_; }
+  // The event columns without thread, device, stream and gpu_class (ABI 1.4 core_events).
+  const traceprism_event_columns_v1* core_columns() const { return &core_columns_; }
+  // All event columns (ABI events()). The four per-row columns only plugins read are built on
+  // first use (thread-safe): 13 B a row, which in-tree plugins never ask for.
+  const traceprism_event_columns_v1* columns() const;
+  bool derived_columns_built() const { return derived_built_.load(); }
+  // GPU rows with their device, stream and class (ABI 1.4 gpu_events).
+  const traceprism_gpu_events_v1* gpu_events() const { return &gpu_table_; }
   // Rows of one kind sorted by (ts, row): the index's own list when it is already in that order.
   std::span<const index::Row> rows_of_kind(int kind) const { return rows_by_kind_[kind]; }
   const model::GpuTimeline& timeline() const { return timeline_; }
@@ -77,11 +85,21 @@ class RunProducts {
   const model::OpWorkTable* op_work_ = nullptr;
   const model::KernelLaunchers& launchers_;
 
-  std::vector<std::uint32_t> thread_;
-  std::vector<std::int32_t> device_;
-  std::vector<std::int32_t> stream_;
+  void build_gpu_events();
+  void build_derived_columns() const;
+
+  traceprism_event_columns_v1 core_columns_{};
+  std::vector<index::Row> gpu_row_;
+  std::vector<std::int32_t> gpu_device_, gpu_stream_;
   std::vector<std::uint8_t> gpu_class_;
-  traceprism_event_columns_v1 columns_{};
+  traceprism_gpu_events_v1 gpu_table_{};
+  mutable std::once_flag derived_once_;
+  mutable std::atomic<bool> derived_built_{false};
+  mutable std::vector<std::uint32_t> thread_;
+  mutable std::vector<std::int32_t> device_;
+  mutable std::vector<std::int32_t> stream_;
+  mutable std::vector<std::uint8_t> row_gpu_class_;
+  mutable traceprism_event_columns_v1 columns_{};
   std::array<std::span<const index::Row>, index::kEventKindCount> rows_by_kind_;
   std::array<std::vector<index::Row>, index::kEventKindCount> sorted_copies_;  // when not in order
   // Per row: a GPU event is launched at or below it (subtree walks skip the other branches).

@@ -253,9 +253,9 @@ struct SummaryGroup {
       if (bound.empty()) bound = model::roofline_bound_name(p.metrics);
     }
     kernels.add(kernel_details);
-    if (const index::OpArgs* args = index.op_args(row))
+    if (const std::optional<index::OpArgs> args = index.op_args(row))
       for (std::size_t f = 0; f < first_args.size(); ++f)
-        if (first_args[f] == index::kNoString) first_args[f] = args->*kFirstArgs[f];
+        if (first_args[f] == index::kNoString) first_args[f] = (*args).*kFirstArgs[f];
   }
 };
 
@@ -267,11 +267,7 @@ class SheetBuilder {
  public:
   SheetBuilder(const CategorySheetInputs& in, const GpuSubtrees& subtrees, ModelPass pass,
                ArgReprCache& list_reprs, HostNamesCache& names)
-      : in_(in),
-        subtrees_(subtrees),
-        pass_(pass),
-        list_reprs_(list_reprs),
-        names_(names) {}
+      : in_(in), subtrees_(subtrees), pass_(pass), list_reprs_(list_reprs), names_(names) {}
 
   CsvSheet build(const OpList& ops) {
     OpList rows;
@@ -387,8 +383,8 @@ class SheetBuilder {
   std::vector<SummaryGroup> groups_;  // first-appearance order
   std::map<std::pair<index::StringId, std::uint32_t>, std::size_t> group_by_ids_;
   std::unordered_map<std::string, std::size_t> group_by_key_;
-  std::vector<Row> kernels_;             // scratch
-  KernelDetails kernel_details_;         // scratch
+  std::vector<Row> kernels_;      // scratch
+  KernelDetails kernel_details_;  // scratch
 };
 
 // ---- fwd / bwd tables ----------------------------------------------------------------------

@@ -169,7 +169,7 @@ bool short_kernel_keys(const KernelTable& table, ArgReprCache& reprs, const Kern
   if (!gpu_only) {
     if (k.parent_op < 0) return false;
     const Row op = static_cast<Row>(k.parent_op);
-    const index::OpArgs* a = index.op_args(op);
+    const std::optional<index::OpArgs> a = index.op_args(op);
     if (!a || a->input_dims == index::kNoString || a->input_strides == index::kNoString ||
         a->concrete_inputs == index::kNoString)
       return false;
@@ -235,8 +235,7 @@ double KernelTable::dur_us(const KernelRow& k) const {
 }
 
 std::optional<std::int64_t> KernelTable::stream(const KernelRow& k) const {
-  if (const index::GpuArgs* args = index->gpu_args(k.row); args && args->stream >= 0)
-    return args->stream;
+  if (const auto args = index->gpu_args(k.row); args && args->stream >= 0) return args->stream;
   return std::nullopt;
 }
 
@@ -248,8 +247,7 @@ KernelTable build_kernel_table(const LauncherSheetInputs& in,
   return build_kernel_table(in, categories);
 }
 
-KernelTable build_kernel_table(const LauncherSheetInputs& in,
-                               const LauncherCategories& launchers) {
+KernelTable build_kernel_table(const LauncherSheetInputs& in, const LauncherCategories& launchers) {
   KernelTable table;
   table.index = &in.index;
   table.links = &in.links;

@@ -157,8 +157,7 @@ KernelDetail kernel_detail(const index::EventIndex& index, index::Row gpu_row) {
   KernelDetail d;
   d.name = index.name(gpu_row);
   d.dur_us = raw_dur_us(index, gpu_row);
-  if (const index::GpuArgs* args = index.gpu_args(gpu_row); args && args->stream >= 0)
-    d.stream = args->stream;
+  if (const auto args = index.gpu_args(gpu_row); args && args->stream >= 0) d.stream = args->stream;
   return d;
 }
 
@@ -179,7 +178,7 @@ void LauncherRowBuilder::fill(const model::KernelLauncher& l, LauncherRow& r) {
   r.kernel_details.clear();
   for (index::Row k : by_start_) r.kernel_details.push_back(kernel_detail(index, k));
   r.category = category(r);
-  const index::OpArgs* a = index.op_args(l.row);
+  const std::optional<index::OpArgs> a = index.op_args(l.row);
   r.input_dims = args_.tuple_repr(a ? a->input_dims : index::kNoString);
   r.input_type = args_.tuple_repr(a ? a->input_types : index::kNoString);
   r.input_strides = args_.tuple_repr(a ? a->input_strides : index::kNoString);
@@ -351,7 +350,8 @@ CsvSheet OpsSheetsBuilder::ops_unique_args() const {
                  {}};
   std::vector<double> direct_sums;
   for (std::size_t i : order) {
-    sheet.rows.push_back(unique_args_cells(*groups[i], times_of(groups_->times, groups[i]->members)));
+    sheet.rows.push_back(
+        unique_args_cells(*groups[i], times_of(groups_->times, groups[i]->members)));
     direct_sums.push_back(group_sums[i]);
   }
   append_percentages(sheet, direct_sums);

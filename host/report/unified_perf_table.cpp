@@ -128,7 +128,7 @@ struct RowContext {
 void fill_event_fields(RowContext& ctx, Row source, UnifiedPerfRow& out) {
   out.names = ctx.texts.names.of(source);
   out.duration_us = raw_dur_us(ctx.index, source);
-  const index::OpArgs* args = ctx.index.op_args(source);
+  const std::optional<index::OpArgs> args = ctx.index.op_args(source);
   out.input_dims = ctx.texts.args.tuple_repr(args ? args->input_dims : index::kNoString);
   out.input_type = ctx.texts.args.tuple_repr(args ? args->input_types : index::kNoString);
   out.input_strides = ctx.texts.args.tuple_repr(args ? args->input_strides : index::kNoString);

@@ -4,6 +4,7 @@
 
 #include <traceprism/testing.hpp>
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -260,4 +261,54 @@ TEST(FakeHost, UnifiedPerfEvents) {
   const tpt::RunResult r = tpt::run<UnifiedEvents>(trace);
   EXPECT_EQ(r.figure("count"), 2.0);
   EXPECT_EQ(r.figure("last"), static_cast<double>(add));
+}
+
+// Reads every per-row column the ABI's events() has, through the SDK's EventView.
+class ColumnReader : public traceprism::Analyzer {
+ public:
+  Status run(Context& ctx) override {
+    const traceprism::EventView ev = ctx.events();
+    for (Row r = 0; r < ev.size(); ++r) {
+      const std::string p = std::to_string(r) + ".";
+      ctx.record(p + "device", ev.device(r)), ctx.record(p + "stream", ev.stream(r));
+      ctx.record(p + "class", static_cast<double>(ev.gpu_class(r)));
+      ctx.record(p + "thread", ev.thread(r) == traceprism::kNoRow ? -1.0 : ev.thread(r));
+    }
+    return Status::kOk;
+  }
+};
+
+// From ABI 1.4 EventView reads GPU rows' device, stream and class from the sparse GPU table and
+// a row's thread from the full columns; a plugin must see the same values as from an older host,
+// which hands out only the full columns.
+TEST(FakeHost, EventViewReadsTheSameColumnsFromTheCoreAndTheFullEvents) {
+  tpt::FakeTrace trace;
+  trace.cpu_op("aten::mm", 0, 5).thread(3);
+  trace.kernel("ncclAllReduce", 1, 2)
+      .device(1)
+      .stream(7)
+      .gpu_class(traceprism::GpuClass::kCommunication);
+  trace.memcpy("Memcpy DtoH", 4, 1).device(0).stream(9).gpu_class(traceprism::GpuClass::kMemcpy);
+  const tpt::RunResult now = tpt::run<ColumnReader>(trace);
+  ASSERT_EQ(now.status, Status::kOk);
+  EXPECT_EQ(now.figure("0.thread"), 3.0);
+  EXPECT_EQ(now.figure("0.device"), -1.0);
+  EXPECT_EQ(now.figure("0.class"), static_cast<double>(TRACEPRISM_GPU_NONE));
+  EXPECT_EQ(now.figure("1.device"), 1.0);
+  EXPECT_EQ(now.figure("1.stream"), 7.0);
+  EXPECT_EQ(now.figure("1.class"), static_cast<double>(TRACEPRISM_GPU_COMMUNICATION));
+  EXPECT_EQ(now.figure("2.stream"), 9.0);
+  EXPECT_EQ(now.figure("2.class"), static_cast<double>(TRACEPRISM_GPU_MEMCPY));
+
+  // The same analyzer against a 1.3 host table: no core_events or gpu_events.
+  const traceprism_analyzer_v1 entry = traceprism::analyzer<ColumnReader>("column-reader", "");
+  tpt::detail::Session session(trace, entry.name, &entry);
+  traceprism_host_api_v1 older = *tpt::detail::Session::api();
+  older.struct_size = offsetof(traceprism_host_api_v1, core_events);
+  ASSERT_EQ(entry.run(session.ctx(), &older, entry.user), TRACEPRISM_OK);
+  for (Row r = 0; r < 3; ++r)
+    for (const char* column : {"device", "stream", "class", "thread"}) {
+      const std::string key = std::to_string(r) + "." + column;
+      EXPECT_EQ(session.result.figure(key), now.figure(key)) << key;
+    }
 }

@@ -31,5 +31,7 @@ const size_t traceprism_c_sizes[] = {
     offsetof(traceprism_host_api_v1, python_tree_parents),
     offsetof(traceprism_host_api_v1, product),
     offsetof(traceprism_host_api_v1, unified_perf_events),
+    offsetof(traceprism_host_api_v1, gpu_events),
+    sizeof(traceprism_gpu_events_v1),
 };
 const size_t traceprism_c_size_count = sizeof(traceprism_c_sizes) / sizeof(traceprism_c_sizes[0]);

@@ -184,7 +184,8 @@ static_assert(offsetof(traceprism_finding_v1, reserved) == 228);
 static_assert(offsetof(traceprism_finding_v1, tables) == 232);
 
 // traceprism_host_api_v1
-static_assert(sizeof(traceprism_host_api_v1) == 176);  // 128 in 1.0, 144 in 1.1, 168 in 1.2
+static_assert(sizeof(traceprism_host_api_v1) == 192);  // 128 in 1.0, 144 in 1.1, 168 in 1.2,
+                                                       // 176 in 1.3
 static_assert(offsetof(traceprism_host_api_v1, struct_size) == 0);
 static_assert(offsetof(traceprism_host_api_v1, abi_major) == 4);
 static_assert(offsetof(traceprism_host_api_v1, abi_minor) == 8);
@@ -209,6 +210,18 @@ static_assert(offsetof(traceprism_host_api_v1, python_tree_parents) == 144);  //
 static_assert(offsetof(traceprism_host_api_v1, publish) == 152);
 static_assert(offsetof(traceprism_host_api_v1, product) == 160);
 static_assert(offsetof(traceprism_host_api_v1, unified_perf_events) == 168);  // minor 3
+static_assert(offsetof(traceprism_host_api_v1, core_events) == 176);          // minor 4
+static_assert(offsetof(traceprism_host_api_v1, gpu_events) == 184);
+
+// traceprism_gpu_events_v1 (minor 4)
+static_assert(sizeof(traceprism_gpu_events_v1) == 48);
+static_assert(offsetof(traceprism_gpu_events_v1, struct_size) == 0);
+static_assert(offsetof(traceprism_gpu_events_v1, reserved) == 4);
+static_assert(offsetof(traceprism_gpu_events_v1, count) == 8);
+static_assert(offsetof(traceprism_gpu_events_v1, row) == 16);
+static_assert(offsetof(traceprism_gpu_events_v1, device) == 24);
+static_assert(offsetof(traceprism_gpu_events_v1, stream) == 32);
+static_assert(offsetof(traceprism_gpu_events_v1, gpu_class) == 40);
 
 // traceprism_op_call_v1 (minor 1)
 static_assert(sizeof(traceprism_op_call_v1) == 104);
@@ -317,6 +330,8 @@ TEST(AbiLayoutV1, CAndCppCompilersAgree) {
       offsetof(traceprism_host_api_v1, python_tree_parents),
       offsetof(traceprism_host_api_v1, product),
       offsetof(traceprism_host_api_v1, unified_perf_events),
+      offsetof(traceprism_host_api_v1, gpu_events),
+      sizeof(traceprism_gpu_events_v1),
   };
   ASSERT_EQ(traceprism_c_size_count, std::size(cpp));
   for (std::size_t i = 0; i < std::size(cpp); ++i) EXPECT_EQ(traceprism_c_sizes[i], cpp[i]) << i;

@@ -70,6 +70,37 @@ TEST_F(HostApi, ColumnsDescribeTheTrace) {
   EXPECT_EQ(api->find_string(ctx_, str("not in the trace")), TRACEPRISM_NO_STRING);
 }
 
+// ABI 1.4: the columns without the four per-row plugin columns, and GPU rows' device, stream
+// and class in a sparse table; events() builds the four only when first asked.
+TEST_F(HostApi, CoreEventsAndGpuEventsLeaveThePerRowColumnsUnbuilt) {
+  const traceprism_event_columns_v1* core = api->core_events(ctx_);
+  ASSERT_EQ(core->count, 10u);
+  EXPECT_EQ(core->thread, nullptr);
+  EXPECT_EQ(core->device, nullptr);
+  EXPECT_EQ(core->stream, nullptr);
+  EXPECT_EQ(core->gpu_class, nullptr);
+  EXPECT_EQ(core->launcher[2], 1u);
+  const traceprism_gpu_events_v1* gpu = api->gpu_events(ctx_);
+  ASSERT_EQ(gpu->count, 2u);
+  EXPECT_EQ(gpu->row[0], 2u);
+  EXPECT_EQ(gpu->row[1], 7u);
+  EXPECT_EQ(gpu->device[0], 0);
+  EXPECT_EQ(gpu->stream[0], 7);
+  EXPECT_EQ(gpu->stream[1], 7);
+  EXPECT_EQ(gpu->gpu_class[0], TRACEPRISM_GPU_COMPUTATION);
+  EXPECT_EQ(gpu->gpu_class[1], TRACEPRISM_GPU_MEMCPY);
+  EXPECT_FALSE(run_->products().derived_columns_built());
+
+  const traceprism_event_columns_v1* full = api->events(ctx_);
+  EXPECT_TRUE(run_->products().derived_columns_built());
+  EXPECT_EQ(full->ts_ns, core->ts_ns);  // the same index column, not a copy
+  for (std::size_t i = 0; i < gpu->count; ++i) {
+    EXPECT_EQ(full->device[gpu->row[i]], gpu->device[i]);
+    EXPECT_EQ(full->stream[gpu->row[i]], gpu->stream[i]);
+    EXPECT_EQ(full->gpu_class[gpu->row[i]], gpu->gpu_class[i]);
+  }
+}
+
 TEST_F(HostApi, RowsOfKindAndGpuArgs) {
   std::uint64_t n = 0;
   const std::uint32_t* rows = api->rows_of_kind(ctx_, TRACEPRISM_KIND_MEMCPY, &n);

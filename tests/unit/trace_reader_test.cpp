@@ -48,7 +48,7 @@ TEST(TraceReader, ReadsEventsArgsAndTopLevelKeys) {
   EXPECT_EQ(x.dur_ns(0), 100250);
   EXPECT_EQ(x.kind(2), EventKind::kKernel);
   EXPECT_EQ(x.correlation(2), 10);
-  ASSERT_NE(x.gpu_args(2), nullptr);
+  ASSERT_TRUE(x.gpu_args(2).has_value());
   EXPECT_EQ(x.gpu_args(2)->stream, 7);
   EXPECT_EQ(x.kind(3), EventKind::kFlowStart);
   EXPECT_EQ(x.flow_id(3), 10);
@@ -57,8 +57,8 @@ TEST(TraceReader, ReadsEventsArgsAndTopLevelKeys) {
   EXPECT_EQ(x.name(linear), "aten::linear");
   EXPECT_EQ(x.ts_ns(linear), 1419247333291708);
   EXPECT_EQ(x.external_id(linear), 2);
-  const auto* args = x.op_args(linear);
-  ASSERT_NE(args, nullptr);
+  const auto args = x.op_args(linear);
+  ASSERT_TRUE(args.has_value());
   EXPECT_EQ(x.strings().view(args->input_dims), "[[1,512],[],[[3],[4,5]]]");
   EXPECT_EQ(x.strings().view(args->input_types), R"(["c10::BFloat16","Scalar","TensorList"])");
   EXPECT_EQ(x.strings().view(args->concrete_inputs), R"(["","1","say \"hi\""])");
@@ -268,6 +268,8 @@ TEST(TraceReader, LegacyDigitStringTidsAreNumbers) {
   const auto& x = file.index;
   EXPECT_EQ(x.tid(1), x.tid(3));  // "77" on the op == 77 on the flow start
   EXPECT_FALSE(x.ids().value(x.tid(1)).is_string);
+  EXPECT_EQ(x.thread(1), x.thread(3));  // and both are on one thread of the timeline
+  EXPECT_EQ(x.thread(0), traceprism::index::kNoThread);  // metadata lives on no thread
   EXPECT_EQ(x.metadata().thread_names.at({x.pid(1), x.tid(1)}), "thread 77 (python)");
   auto tree = traceprism::model::CallTree::build(x);
   EXPECT_EQ(tree.parent(2), 1);
@@ -283,6 +285,8 @@ TEST(TraceReader, DigitStringTidsStayStringsInCurrentTraces) {
   auto file = read_trace(dir.write("t.json", t.str()));
   EXPECT_NE(file.index.tid(0),
             file.index.tid(1));  // compared with their types, as the reference does
+  EXPECT_EQ(file.index.threads().size(), 2u);
+  EXPECT_NE(file.index.thread(0), file.index.thread(1));
 }
 
 TEST(TraceReader, BareEventArrayIsAccepted) {

@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #define TRACEPRISM_ABI_MAJOR 1
-#define TRACEPRISM_ABI_MINOR 3
+#define TRACEPRISM_ABI_MINOR 4
 
 #if defined(_WIN32)
 #define TRACEPRISM_EXPORT __declspec(dllexport)
@@ -128,6 +128,19 @@ typedef struct traceprism_event_columns_v1 {
   const uint32_t* launcher; /* GPU rows: the runtime/driver call that launched it, or NO_ROW    */
   const uint8_t* gpu_class; /* TRACEPRISM_GPU_*                                                 */
 } traceprism_event_columns_v1;
+
+/* The GPU events (kernels, copies, memsets) with their device, stream and class, in row order:
+ * the sparse form of the event columns' device, stream and gpu_class (host API gpu_events,
+ * minor 4+). Every array has `count` entries; `row` is ascending. */
+typedef struct traceprism_gpu_events_v1 {
+  uint32_t struct_size;
+  uint32_t reserved;
+  uint64_t count;
+  const uint32_t* row;
+  const int32_t* device;    /* -1 when the event names none                                    */
+  const int32_t* stream;    /* -1 when the event names none                                    */
+  const uint8_t* gpu_class; /* TRACEPRISM_GPU_*                                                */
+} traceprism_gpu_events_v1;
 
 /* Launch geometry and copy details of one GPU event (host API gpu_args). */
 typedef struct traceprism_gpu_args_v1 {
@@ -293,6 +306,13 @@ typedef struct traceprism_host_api_v1 {
    * by their forward op's model, leaf ops that launch kernels), as rows in the report's
    * traversal order; `count` 0 when the run has no such sheet. Valid for the whole run. */
   const uint32_t* (*unified_perf_events)(const traceprism_run_ctx* ctx, uint64_t* count);
+  /* ---- minor 4+ ---- */
+  /* The event columns without the four that exist only for plugins: thread, device, stream and
+   * gpu_class are NULL. events() builds those four (13 bytes a row) on its first call in a
+   * process; core_events costs nothing. GPU rows' device, stream and class are in gpu_events;
+   * a host row's thread is in events(). Both valid for the whole run. */
+  const traceprism_event_columns_v1* (*core_events)(const traceprism_run_ctx* ctx);
+  const traceprism_gpu_events_v1* (*gpu_events)(const traceprism_run_ctx* ctx);
 } traceprism_host_api_v1;
 
 typedef struct traceprism_option_v1 {

@@ -16,6 +16,7 @@
 #include <traceprism/abi.h>
 #include <traceprism/op_model.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstddef>
@@ -111,11 +112,14 @@ struct Span {  // std::span is C++20; plugins may be C++17
 };
 
 // Read-only view of the event columns; pointers are valid for the whole run.
+// From ABI 1.4 the view holds the host's core columns and reads GPU rows' device, stream and
+// class from its sparse GPU table, so the host never builds those per-row columns for it; a
+// row's thread comes from the full columns, which the host then builds in this process.
 class EventView {
  public:
   EventView(const traceprism_event_columns_v1* c, const traceprism_run_ctx* ctx,
-            const traceprism_host_api_v1* api)
-      : c_(c), ctx_(ctx), api_(api) {}
+            const traceprism_host_api_v1* api, const traceprism_gpu_events_v1* gpu = nullptr)
+      : c_(c), ctx_(ctx), api_(api), gpu_(gpu) {}
   std::size_t size() const { return static_cast<std::size_t>(c_->count); }
   std::int64_t ts_ns(Row r) const { return c_->ts_ns[r]; }
   std::int64_t dur_ns(Row r) const { return c_->dur_ns[r]; }
@@ -126,20 +130,48 @@ class EventView {
   StringId name_id(Row r) const { return c_->name_id[r]; }
   std::string_view name(Row r) const { return to_view(api_->string(ctx_, c_->name_id[r])); }
   std::string_view category(Row r) const { return to_view(api_->string(ctx_, c_->cat_id[r])); }
-  Row thread(Row r) const { return c_->thread[r]; }
-  std::int32_t device(Row r) const { return c_->device[r]; }
-  std::int32_t stream(Row r) const { return c_->stream[r]; }
+  Row thread(Row r) const {
+    if (!c_->thread && !full_) full_ = api_->events(ctx_);
+    return (c_->thread ? c_ : full_)->thread[r];
+  }
+  std::int32_t device(Row r) const {
+    if (c_->device) return c_->device[r];
+    const std::size_t i = gpu_slot(r);
+    return i < gpu_->count ? gpu_->device[i] : -1;
+  }
+  std::int32_t stream(Row r) const {
+    if (c_->stream) return c_->stream[r];
+    const std::size_t i = gpu_slot(r);
+    return i < gpu_->count ? gpu_->stream[i] : -1;
+  }
   std::int64_t correlation(Row r) const { return c_->correlation[r]; }
   std::int64_t external_id(Row r) const { return c_->external_id[r]; }
   Row parent(Row r) const { return c_->parent[r]; }
   Row launcher(Row r) const { return c_->launcher[r]; }
-  GpuClass gpu_class(Row r) const { return static_cast<GpuClass>(c_->gpu_class[r]); }
+  GpuClass gpu_class(Row r) const {
+    if (c_->gpu_class) return static_cast<GpuClass>(c_->gpu_class[r]);
+    const std::size_t i = gpu_slot(r);
+    return static_cast<GpuClass>(i < gpu_->count ? gpu_->gpu_class[i] : TRACEPRISM_GPU_NONE);
+  }
+  // The raw columns. From ABI 1.4 thread, device, stream and gpu_class may be NULL here: read
+  // them through the accessors above.
   const traceprism_event_columns_v1& columns() const { return *c_; }
 
  private:
+  // Position of row r in the GPU table, or its count when r is not a GPU event.
+  std::size_t gpu_slot(Row r) const {
+    const Row* first = gpu_->row;
+    const Row* last = first + gpu_->count;
+    const Row* it = std::lower_bound(first, last, r);
+    return it != last && *it == r ? static_cast<std::size_t>(it - first)
+                                  : static_cast<std::size_t>(gpu_->count);
+  }
+
   const traceprism_event_columns_v1* c_;
   const traceprism_run_ctx* ctx_;
   const traceprism_host_api_v1* api_;
+  const traceprism_gpu_events_v1* gpu_;
+  mutable const traceprism_event_columns_v1* full_ = nullptr;  // fetched for thread() only
 };
 
 struct GpuArgs : traceprism_gpu_args_v1 {};
@@ -308,7 +340,10 @@ class Context {
  public:
   Context(traceprism_run_ctx* ctx, const traceprism_host_api_v1* api) : ctx_(ctx), api_(api) {}
 
-  EventView events() const { return EventView(api_->events(ctx_), ctx_, api_); }
+  EventView events() const {
+    if (has_minor4()) return EventView(api_->core_events(ctx_), ctx_, api_, api_->gpu_events(ctx_));
+    return EventView(api_->events(ctx_), ctx_, api_);
+  }
   std::string_view string(StringId id) const { return to_view(api_->string(ctx_, id)); }
   StringId find_string(std::string_view text) const {
     return api_->find_string(ctx_, to_str(text));
@@ -443,6 +478,9 @@ class Context {
   traceprism_run_ctx* raw() const { return ctx_; }
   bool has_minor2() const { return TRACEPRISM_HOST_HAS_(api_, product); }
   bool has_minor3() const { return TRACEPRISM_HOST_HAS_(api_, unified_perf_events); }
+  bool has_minor4() const {
+    return TRACEPRISM_HOST_HAS_(api_, core_events) && TRACEPRISM_HOST_HAS_(api_, gpu_events);
+  }
   const traceprism_host_api_v1* api() const { return api_; }
 
  private:
@@ -563,7 +601,9 @@ inline std::optional<std::string_view> optional_view(traceprism_str s) {
 // The op call at `row`, read through the host API (hosts before ABI 1.1: name only).
 inline OpCall read_op_call(const traceprism_run_ctx* ctx, const traceprism_host_api_v1* api,
                            Row row) {
-  const traceprism_event_columns_v1* ev = api->events(ctx);
+  // Op models run in the host process: the core columns spare it the per-row plugin columns.
+  const bool has_core = TRACEPRISM_HOST_HAS_(api, core_events);
+  const traceprism_event_columns_v1* ev = has_core ? api->core_events(ctx) : api->events(ctx);
   std::string name(view_of(api->string(ctx, ev->name_id[row])));
   const bool has_op_call = TRACEPRISM_HOST_HAS_(api, op_call);
   traceprism_op_call_v1 call{};

@@ -297,6 +297,24 @@ class Session {
         stream_.data(), corr_.data(), ext_.data(), parent_.data(), launcher_.data(),
         gpu_class_.data()};
     // clang-format on
+    core_columns_ = columns_;
+    core_columns_.thread = nullptr;
+    core_columns_.device = core_columns_.stream = nullptr;
+    core_columns_.gpu_class = nullptr;
+    for (Row r = 0; r < t_.events_.size(); ++r) {
+      const std::uint8_t k = kind_[r];
+      if (k != TRACEPRISM_KIND_KERNEL && k != TRACEPRISM_KIND_MEMCPY && k != TRACEPRISM_KIND_MEMSET)
+        continue;
+      gpu_row_.push_back(r), gpu_device_.push_back(device_[r]);
+      gpu_stream_.push_back(stream_[r]), gpu_class_of_row_.push_back(gpu_class_[r]);
+    }
+    gpu_table_ = {sizeof(traceprism_gpu_events_v1),
+                  0,
+                  gpu_row_.size(),
+                  gpu_row_.data(),
+                  gpu_device_.data(),
+                  gpu_stream_.data(),
+                  gpu_class_of_row_.data()};
     for (Row r = 0; r < t_.events_.size(); ++r) by_kind_[kind_[r]].push_back(r);
     for (auto& rows : by_kind_)
       std::sort(rows.begin(), rows.end(),
@@ -327,7 +345,8 @@ class Session {
         TRACEPRISM_ABI_MAJOR, TRACEPRISM_ABI_MINOR, 0, &events, &string, &find_string,
         &rows_of_kind, &gpu_args, &timeline, &op_instances, &option, &platform_number,
         &trace_info, &emit, &record, &log, &set_error, &op_call, nullptr,
-        &python_tree_parents, &publish, &product, &unified_perf_events};
+        &python_tree_parents, &publish, &product, &unified_perf_events, &core_events,
+        &gpu_events};
     // clang-format on
     return &table;
   }
@@ -341,6 +360,12 @@ class Session {
   // ---- the host API ----
   static const traceprism_event_columns_v1* events(const traceprism_run_ctx* c) {
     return &self(c).columns_;
+  }
+  static const traceprism_event_columns_v1* core_events(const traceprism_run_ctx* c) {
+    return &self(c).core_columns_;
+  }
+  static const traceprism_gpu_events_v1* gpu_events(const traceprism_run_ctx* c) {
+    return &self(c).gpu_table_;
   }
   // Fake traces carry no shape args: an op call is its name, with no kernels.
   static std::int32_t op_call(const traceprism_run_ctx* c, std::uint32_t row,
@@ -483,6 +508,11 @@ class Session {
   std::vector<std::uint32_t> name_, cat_, thread_, parent_, launcher_;
   std::vector<std::int32_t> device_, stream_;
   traceprism_event_columns_v1 columns_{};
+  traceprism_event_columns_v1 core_columns_{};  // ABI 1.4: without the four per-row columns
+  std::vector<Row> gpu_row_;
+  std::vector<std::int32_t> gpu_device_, gpu_stream_;
+  std::vector<std::uint8_t> gpu_class_of_row_;
+  traceprism_gpu_events_v1 gpu_table_{};
   std::vector<Row> by_kind_[TRACEPRISM_KIND_COUNT];
   std::vector<std::uint32_t> op_row_, op_begin_, op_count_, op_kernels_, op_category_;
   std::vector<double> op_direct_, op_subtree_, op_flops_, op_bytes_;
