@@ -20,10 +20,7 @@ std::uint32_t GpuArgsTable::add(const GpuArgs& args) {
   std::copy(args.block, args.block + 3, g.block);
   g.registers_per_thread = args.registers_per_thread;
   g.shared_memory = args.shared_memory;
-  auto [it, inserted] =
-      geometry_ids_.try_emplace(g, static_cast<std::uint32_t>(geometries_.size()));
-  if (inserted) geometries_.push_back(g);
-  entries_.push_back({args.device, args.stream, it->second, args.copy, args.bytes});
+  entries_.push_back({args.device, args.stream, geometries_.intern(g), args.copy, args.bytes});
   return static_cast<std::uint32_t>(entries_.size() - 1);
 }
 
@@ -43,7 +40,7 @@ GpuArgs GpuArgsTable::get(std::uint32_t entry) const {
 }
 
 void GpuArgsTable::seal() {
-  decltype(geometry_ids_)().swap(geometry_ids_);
+  geometries_.seal();
   entries_.shrink_to_fit();
 }
 

@@ -1,9 +1,9 @@
 #pragma once
 
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
+#include "index/distinct_values.hpp"
 #include "index/op_args.hpp"
 
 namespace traceprism::index {
@@ -41,8 +41,7 @@ class GpuArgsTable {
   };
 
   std::vector<Entry> entries_;
-  std::vector<Geometry> geometries_;
-  std::unordered_map<Geometry, std::uint32_t, GeometryHash> geometry_ids_;
+  DistinctValues<Geometry, GeometryHash> geometries_;
 };
 
 }  // namespace traceprism::index

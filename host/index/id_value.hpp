@@ -2,9 +2,7 @@
 
 #include <cstdint>
 #include <string>
-#include <unordered_map>
-#include <vector>
-
+#include "index/distinct_values.hpp"
 #include "index/string_pool.hpp"
 
 namespace traceprism::index {
@@ -24,9 +22,9 @@ using IdRef = std::uint32_t;  // index into IdTable
 // Deduplicated pid/tid values; event columns hold IdRefs (4 bytes instead of a variant).
 class IdTable {
  public:
-  IdRef intern(const IdValue& value);
+  IdRef intern(const IdValue& value) { return values_.intern(value); }
   const IdValue& value(IdRef ref) const { return values_[ref]; }
-  std::size_t size() const { return values_.size(); }
+  std::size_t size() const { return values_.values().size(); }
   std::string to_string(IdRef ref, const StringPool& strings) const;
 
  private:
@@ -35,8 +33,7 @@ class IdTable {
       return std::hash<std::int64_t>()(v.number) * 31 + v.text * 7 + v.is_string;
     }
   };
-  std::vector<IdValue> values_;
-  std::unordered_map<IdValue, IdRef, Hash> refs_;
+  DistinctValues<IdValue, Hash> values_;
 };
 
 }  // namespace traceprism::index

@@ -11,16 +11,9 @@ std::size_t OpArgsTable::TextsHash::operator()(const Texts& t) const {
 
 std::uint32_t OpArgsTable::add(const OpArgs& args) {
   const Texts texts{args.input_dims, args.input_types, args.input_strides, args.concrete_inputs};
-  auto [t, new_texts] = text_ids_.try_emplace(texts, static_cast<std::uint32_t>(texts_.size()));
-  if (new_texts) texts_.push_back(texts);
-  std::uint32_t fwd = kNoFwdThread;
-  if (args.fwd_thread_id != kNoId) {
-    auto [f, new_fwd] = fwd_thread_ids_.try_emplace(
-        args.fwd_thread_id, static_cast<std::uint32_t>(fwd_threads_.size()));
-    if (new_fwd) fwd_threads_.push_back(args.fwd_thread_id);
-    fwd = f->second;
-  }
-  entries_.push_back({t->second, fwd, args.sequence_number});
+  const std::uint32_t fwd =
+      args.fwd_thread_id == kNoId ? kNoFwdThread : fwd_threads_.intern(args.fwd_thread_id);
+  entries_.push_back({texts_.intern(texts), fwd, args.sequence_number});
   return static_cast<std::uint32_t>(entries_.size() - 1);
 }
 
@@ -39,14 +32,14 @@ OpArgs OpArgsTable::get(std::uint32_t entry) const {
 
 std::vector<StringId> OpArgsTable::distinct_input_dims() const {
   std::vector<StringId> out;
-  out.reserve(texts_.size());
-  for (const Texts& t : texts_) out.push_back(t.input_dims);
+  out.reserve(texts_.values().size());
+  for (const Texts& t : texts_.values()) out.push_back(t.input_dims);
   return out;
 }
 
 void OpArgsTable::seal() {
-  decltype(text_ids_)().swap(text_ids_);
-  decltype(fwd_thread_ids_)().swap(fwd_thread_ids_);
+  texts_.seal();
+  fwd_threads_.seal();
 }
 
 }  // namespace traceprism::index

@@ -1,9 +1,9 @@
 #pragma once
 
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
+#include "index/distinct_values.hpp"
 #include "index/op_args.hpp"
 
 namespace traceprism::index {
@@ -33,15 +33,13 @@ class OpArgsTable {
   static constexpr std::uint32_t kNoFwdThread = 0xFFFFFFFFu;
   struct Entry {
     std::uint32_t texts;
-    std::uint32_t fwd_thread;  // index into fwd_threads_, or kNoFwdThread
+    std::uint32_t fwd_thread;  // id in fwd_threads_, or kNoFwdThread
     std::int64_t sequence_number;
   };
 
   std::vector<Entry> entries_;
-  std::vector<Texts> texts_;
-  std::vector<std::int64_t> fwd_threads_;
-  std::unordered_map<Texts, std::uint32_t, TextsHash> text_ids_;
-  std::unordered_map<std::int64_t, std::uint32_t> fwd_thread_ids_;
+  DistinctValues<Texts, TextsHash> texts_;
+  DistinctValues<std::int64_t> fwd_threads_;
 };
 
 }  // namespace traceprism::index

@@ -1,6 +1,7 @@
 // The index's compact side tables give back exactly what was added, sharing repeated values.
 #include <gtest/gtest.h>
 
+#include "index/distinct_values.hpp"
 #include "index/gpu_args_table.hpp"
 #include "index/op_args_table.hpp"
 
@@ -25,6 +26,16 @@ void expect_same(const OpArgs& got, const OpArgs& want) {
   EXPECT_EQ(got.concrete_inputs, want.concrete_inputs);
   EXPECT_EQ(got.sequence_number, want.sequence_number);
   EXPECT_EQ(got.fwd_thread_id, want.fwd_thread_id);
+}
+
+TEST(DistinctValues, NumbersValuesInFirstAppearanceAndKeepsThemAfterSealing) {
+  DistinctValues<std::int64_t> values;
+  EXPECT_EQ(values.intern(19392), 0u);
+  EXPECT_EQ(values.intern(-7), 1u);
+  EXPECT_EQ(values.intern(19392), 0u);
+  values.seal();
+  EXPECT_EQ(values.values(), (std::vector<std::int64_t>{19392, -7}));
+  EXPECT_EQ(values[1], -7);
 }
 
 TEST(OpArgsTable, GivesBackEachEntryAndKeepsDistinctTextsOnce) {
