@@ -65,9 +65,9 @@ int main(int argc, char** argv) {
   }
   const std::string trace = argv[1];
   const std::string plugin_dir =
-      argc == 3 ? argv[2]
-                : (std::filesystem::absolute(argv[0]).parent_path().parent_path() / "plugins")
-                      .string();
+      argc == 3
+          ? argv[2]
+          : (std::filesystem::absolute(argv[0]).parent_path().parent_path() / "plugins").string();
   tp::plugins::PluginRegistry registry;
   tp::cli::load_plugins(registry, {plugin_dir});
   report("start (plugins loaded)");
@@ -81,7 +81,8 @@ int main(int argc, char** argv) {
   report("links");
   auto timeline = tp::model::compute_gpu_timeline(index, links);
   report("timeline");
-  std::printf("%zu events, %zu GPU events\n", index.size(), static_cast<std::size_t>(timeline.events));
+  std::printf("%zu events, %zu GPU events\n", index.size(),
+              static_cast<std::size_t>(timeline.events));
 
   const auto launchers = tp::model::KernelLaunchers::build(index, tree, links);
   report("op instances");
@@ -122,7 +123,11 @@ int main(int argc, char** argv) {
 
   // The report's parts one after the other, each from a trimmed heap.
   const tp::report::LauncherSheetInputs launcher_inputs{
-      index, tree, links, launchers, timeline,
+      index,
+      tree,
+      links,
+      launchers,
+      timeline,
       [&](tp::index::Row row) -> std::optional<std::string> {
         if (auto c = op_run.table.category_of_name(index.name_id(row))) return std::string(*c);
         return std::nullopt;
@@ -145,7 +150,7 @@ int main(int argc, char** argv) {
     report("  ops and kernel sheets");
   }
   malloc_trim(0);
-  const tp::report::PerfSheetInputs perf{&index,       &tree,     &links,     &fwd_bwd,
+  const tp::report::PerfSheetInputs perf{&index,        &tree,     &links,    &fwd_bwd,
                                          &op_run.table, &platform, &launchers};
   const tp::report::GpuSubtrees subtrees(index, tree, links, &fwd_bwd);
   report("  GPU subtrees");

@@ -15,7 +15,8 @@ namespace traceprism::model {
 // runtime call itself when there is none (graph replays, launches outside any op).
 struct KernelLauncher {
   Row row;
-  std::span<const Row> kernels;  // direct GPU events, in row (UID) order (KernelLaunchers owns them)
+  std::span<const Row>
+      kernels;                 // direct GPU events, in row (UID) order (KernelLaunchers owns them)
   double direct_busy_us = 0;   // union length of the direct GPU events
   double subtree_busy_us = 0;  // union length of every GPU event below (NCCL included)
 };

@@ -1,7 +1,7 @@
 #include "model/op_metrics.hpp"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace traceprism::model {

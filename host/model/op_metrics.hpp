@@ -25,8 +25,7 @@ struct OpMetrics {
 
 // `bytes` < 0 means unknown. `platform` may be null (no roofline).
 OpMetrics compute_op_metrics(double flops, double bytes, double kernel_time_us,
-                             std::string_view compute_spec,
-                             const platform::PlatformInfo* platform);
+                             std::string_view compute_spec, const platform::PlatformInfo* platform);
 
 // "COMPUTE_BOUND" / "MEMORY_BOUND" for the sheets.
 inline const char* roofline_bound_name(const OpMetrics& m) {

@@ -13,7 +13,8 @@ std::size_t OpWorkTable::AnswerKeyHash::operator()(const AnswerKey& key) const {
 
 std::uint32_t OpWorkTable::intern_text(std::string_view text) {
   if (text.empty()) return 0;
-  auto [it, fresh] = text_ids_.emplace(std::string(text), static_cast<std::uint32_t>(texts_.size()));
+  auto [it, fresh] =
+      text_ids_.emplace(std::string(text), static_cast<std::uint32_t>(texts_.size()));
   if (fresh) texts_.emplace_back(text);
   return it->second;
 }
@@ -27,7 +28,8 @@ std::uint32_t OpWorkTable::intern_params(std::vector<OpParam> params) {
     key += p.repr;
     key += '\x1e';
   }
-  auto [it, fresh] = param_ids_.emplace(std::move(key), static_cast<std::uint32_t>(param_lists_.size()));
+  auto [it, fresh] =
+      param_ids_.emplace(std::move(key), static_cast<std::uint32_t>(param_lists_.size()));
   if (fresh) param_lists_.push_back(std::move(params));
   return it->second;
 }

@@ -59,8 +59,8 @@ void GpuSubtrees::mark_gpu_events() {
 void GpuSubtrees::mark_forward_ops() {
   forward_below_.assign(index_.size(), false);
   for (const auto& entry : backward_of_)
-    for (std::int32_t cur = static_cast<std::int32_t>(entry.first); cur >= 0 && !forward_below_[cur];
-         cur = tree_.parent(static_cast<Row>(cur)))
+    for (std::int32_t cur = static_cast<std::int32_t>(entry.first);
+         cur >= 0 && !forward_below_[cur]; cur = tree_.parent(static_cast<Row>(cur)))
       forward_below_[cur] = true;
 }
 

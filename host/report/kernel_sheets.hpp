@@ -19,8 +19,8 @@ namespace traceprism::report {
 // from the index when the sheets need it (KernelTable).
 struct KernelRow {
   index::Row row = 0;
-  std::int32_t parent_op = -1;  // the nearest cpu_op at or above the launch (no stepping over
-                                // "execute" here), or -1
+  std::int32_t parent_op = -1;        // the nearest cpu_op at or above the launch (no stepping over
+                                      // "execute" here), or -1
   std::uint32_t parent_category = 0;  // with parent_op: index into KernelTable::categories
 };
 

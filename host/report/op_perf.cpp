@@ -9,8 +9,7 @@
 namespace traceprism::report {
 
 bool has_op_perf(const model::OpWork& work, ModelPass pass) {
-  const model::OpWorkStatus status =
-      pass == ModelPass::kForward ? work.status : work.bwd_status;
+  const model::OpWorkStatus status = pass == ModelPass::kForward ? work.status : work.bwd_status;
   return work.has_model && status == model::OpWorkStatus::kModelled;
 }
 

@@ -35,7 +35,8 @@ bool has_op_perf(const model::OpWork& work, ModelPass pass);
 
 // The GPU events a pass is timed over: the op's gpu_events (forward) or the GPU events of its
 // backward nodes (backward), in gpu_events order. Fills `kernels` (cleared first).
-void op_perf_kernels(const GpuSubtrees& subtrees, Row op, ModelPass pass, std::vector<Row>& kernels);
+void op_perf_kernels(const GpuSubtrees& subtrees, Row op, ModelPass pass,
+                     std::vector<Row>& kernels);
 
 // The numbers of `work` for one pass timed over `kernels` (op_perf_kernels), or nullopt when
 // the model raised for that pass.

@@ -82,7 +82,7 @@ class LauncherRowBuilder {
   ArgReprCache args_;
   HostNamesCache names_;
   std::unordered_map<std::uint64_t, std::string_view> categories_;  // (name, first kernel)
-  std::vector<index::Row> by_start_;                                  // scratch
+  std::vector<index::Row> by_start_;                                // scratch
 };
 
 // Launcher rows in the launchers' order (start time).

@@ -32,7 +32,7 @@ struct PerfReportInputs {
   const model::ForwardBackwardLinks* fwd_bwd = nullptr;
   const model::GpuTimeline* timeline = nullptr;
   const model::KernelLaunchers* launchers = nullptr;
-  const model::OpWorkTable* op_work = nullptr;         // phase-1 results (may be empty)
+  const model::OpWorkTable* op_work = nullptr;       // phase-1 results (may be empty)
   const platform::PlatformInfo* platform = nullptr;  // null or without peaks: no roofline
   PerfReportOptions options;
   // When set, receives the events unified_perf_summary stands for (UnifiedPerfTable::events).

@@ -357,7 +357,9 @@ namespace {
 
 struct TextHash {
   using is_transparent = void;
-  std::size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
+  std::size_t operator()(std::string_view text) const {
+    return std::hash<std::string_view>{}(text);
+  }
 };
 
 }  // namespace
@@ -376,7 +378,7 @@ std::string_view ArgReprCache::tuple_repr(index::StringId id) {
   auto [it, fresh] = tuples_.try_emplace(id);
   if (fresh)
     it->second = intern_report_text(id == index::kNoString ? std::string("None")
-                                                            : python_tuple_repr(strings_.view(id)));
+                                                           : python_tuple_repr(strings_.view(id)));
   return it->second;
 }
 
@@ -384,7 +386,7 @@ std::string_view ArgReprCache::list_repr(index::StringId id) {
   auto [it, fresh] = lists_.try_emplace(id);
   if (fresh)
     it->second = intern_report_text(id == index::kNoString ? std::string()
-                                                            : python_list_repr(strings_.view(id)));
+                                                           : python_list_repr(strings_.view(id)));
   return it->second;
 }
 

@@ -145,8 +145,7 @@ std::size_t UnifiedCollector::count_backward_ops(Row wrapper, std::string_view n
   std::size_t count = 0;
   for (Row child : tree_.children(wrapper)) {
     if (index_.kind(child) != EventKind::kCpuOp) continue;
-    if (subtrees_.has_gpu_events(child) && (name.empty() || index_.name(child) == name))
-      ++count;
+    if (subtrees_.has_gpu_events(child) && (name.empty() || index_.name(child) == name)) ++count;
     count += count_backward_ops(child, name);
   }
   return count;

@@ -23,7 +23,7 @@ struct AnalyzerSlot {
   const plugins::LoadedPlugin* plugin = nullptr;
   const traceprism_analyzer_v1* analyzer = nullptr;
   AnalyzerOutcome outcome;
-  std::vector<std::size_t> depends_on;  // slot indices of enabled dependencies
+  std::vector<std::size_t> depends_on;                      // slot indices of enabled dependencies
   std::vector<const AnalyzerOutcome*> dependency_outcomes;  // theirs, for products
 };
 

@@ -355,7 +355,7 @@ Status HostSyncAnalyzer::run(Context& ctx) {
                    " (" + ms(in_span_ms) + ")";
   ctx.report(Tier::kSystem, "host_sync", title)
       .key("device-sync")
-      .severity(!stalls               ? Severity::kInfo
+      .severity(!stalls                 ? Severity::kInfo
                 : stall_percent >= 10.0 ? Severity::kCritical
                                         : Severity::kWarning)
       .insight(insight)

@@ -143,10 +143,11 @@ TEST(KernelLabel, KeepsTheTokenThatSaysWhatTheKernelComputes) {
                          "nocast<at::native::BinaryFunctor<c10::BFloat16, c10::BFloat16, "
                          "c10::BFloat16, at::native::binary_internal::MulFunctor<float> > >"),
             "at::native::elementwise_kernel<…MulFunctor…>");
-  EXPECT_EQ(kernel_label("void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous "
-                         "namespace)::pow_tensor_scalar_kernel_impl<float, float>(at::"
-                         "TensorIteratorBase&, float)::{lambda(float)#1}, std::array<char*, 2ul> >"),
-            "at::native::vectorized_elementwise_kernel<…pow_tensor_scalar_kernel_impl…>");
+  EXPECT_EQ(
+      kernel_label("void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous "
+                   "namespace)::pow_tensor_scalar_kernel_impl<float, float>(at::"
+                   "TensorIteratorBase&, float)::{lambda(float)#1}, std::array<char*, 2ul> >"),
+      "at::native::vectorized_elementwise_kernel<…pow_tensor_scalar_kernel_impl…>");
   const std::string opaque(80, 'x');
   EXPECT_EQ(kernel_label(opaque), std::string(60, 'x') + "...");
 }

@@ -18,8 +18,8 @@
 namespace traceprism::plugins::conv {
 namespace {
 
-using traceprism::testing::SheetRow;
 using traceprism::testing::all_golden_sheets;
+using traceprism::testing::SheetRow;
 
 using ModelFn = void (*)(const OpCall&, OpModelResult&);
 

@@ -17,9 +17,9 @@ namespace traceprism::plugins::elementwise {
 namespace {
 
 using ModelFn = void (*)(const OpCall&, OpModelResult&);
-using traceprism::testing::SheetRow;
 using traceprism::testing::all_golden_sheets;
 using traceprism::testing::param;
+using traceprism::testing::SheetRow;
 
 struct ModelRun {
   OpModelResult r;

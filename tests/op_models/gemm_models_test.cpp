@@ -17,8 +17,8 @@
 namespace traceprism::plugins::gemm {
 namespace {
 
-using traceprism::testing::SheetRow;
 using traceprism::testing::all_golden_sheets;
+using traceprism::testing::SheetRow;
 
 using ModelFn = void (*)(const OpCall&, OpModelResult&);
 

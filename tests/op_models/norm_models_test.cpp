@@ -11,16 +11,16 @@
 #include <string>
 #include <vector>
 
-#include "norm/norm_models.hpp"
 #include "golden_rows.hpp"
+#include "norm/norm_models.hpp"
 
 namespace traceprism::plugins::norm {
 namespace {
 
 using ModelFn = void (*)(const OpCall&, OpModelResult&);
-using traceprism::testing::SheetRow;
 using traceprism::testing::all_golden_sheets;
 using traceprism::testing::param;
+using traceprism::testing::SheetRow;
 
 struct ModelRun {
   OpModelResult r;

@@ -9,16 +9,16 @@
 #include <string>
 #include <vector>
 
-#include "reduce/reduce_models.hpp"
 #include "golden_rows.hpp"
+#include "reduce/reduce_models.hpp"
 
 namespace traceprism::plugins::reduce {
 namespace {
 
-using traceprism::testing::SheetRow;
 using traceprism::testing::all_golden_sheets;
 using traceprism::testing::expect_close;
 using traceprism::testing::param;
+using traceprism::testing::SheetRow;
 
 struct ModelRun {
   OpModelResult r;

@@ -24,7 +24,7 @@ struct SheetRow {
   std::size_t line = 0;         // 1-based data row
   std::string name;
   OpCall call;
-  std::string gflops, data_moved_mb, compute_spec;  // as printed ("" = NaN / None)
+  std::string gflops, data_moved_mb, compute_spec;          // as printed ("" = NaN / None)
   std::vector<std::pair<std::string, std::string>> params;  // "param: X" columns: key, cell
 };
 

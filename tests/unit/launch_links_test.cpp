@@ -38,7 +38,8 @@ TEST(LaunchLinks, TraceWithoutFlowsLinksByCorrelation) {
 TEST(LaunchLinks, XpuRuntimeCallsLaunchKernels) {
   traceprism::testing::TraceText t;
   t.x("cpu_op", "aten::mm", "90", "40");
-  t.x("xpu_runtime", "urEnqueueKernelLaunch", "100", "1", R"({"correlation": 5, "External id": 2})");
+  t.x("xpu_runtime", "urEnqueueKernelLaunch", "100", "1",
+      R"({"correlation": 5, "External id": 2})");
   t.x("kernel", "gemm_xpu_kernel", "1100", "10", R"({"correlation": 5})", "0", "99");
   auto x = read(t.str());
   EXPECT_EQ(x.kind(1), traceprism::index::EventKind::kCudaRuntime);

@@ -17,6 +17,9 @@
 #ifndef TRACEPRISM_ABI_H
 #define TRACEPRISM_ABI_H
 
+/* The struct fields' comments are aligned as tables by hand. */
+/* clang-format off */
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -393,5 +396,7 @@ TRACEPRISM_EXPORT const traceprism_plugin_v1* traceprism_plugin_query_v1(void);
 #ifdef __cplusplus
 }
 #endif
+
+/* clang-format on */
 
 #endif /* TRACEPRISM_ABI_H */

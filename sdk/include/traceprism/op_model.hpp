@@ -92,7 +92,8 @@ inline std::string float_repr(double value) {
 
 // Python's repr() of a str: single quotes unless the text holds a single quote and no double.
 inline std::string str_repr(std::string_view s) {
-  const bool use_double = s.find('\'') != std::string_view::npos && s.find('"') == std::string_view::npos;
+  const bool use_double =
+      s.find('\'') != std::string_view::npos && s.find('"') == std::string_view::npos;
   const char q = use_double ? '"' : '\'';
   std::string out(1, q);
   for (char c : s) {
@@ -107,10 +108,18 @@ inline std::string str_repr(std::string_view s) {
   return out;
 }
 
-inline std::string repr(std::int64_t v) { return std::to_string(v); }
-inline std::string repr(bool v) { return v ? "True" : "False"; }
-inline std::string repr(double v) { return float_repr(v); }
-inline const char* none() { return "None"; }
+inline std::string repr(std::int64_t v) {
+  return std::to_string(v);
+}
+inline std::string repr(bool v) {
+  return v ? "True" : "False";
+}
+inline std::string repr(double v) {
+  return float_repr(v);
+}
+inline const char* none() {
+  return "None";
+}
 
 // A tuple of already-rendered items: "(1, 2)", "(1,)", "()".
 inline std::string tuple(const std::vector<std::string>& items) {
@@ -279,8 +288,12 @@ inline std::vector<std::string> parse_string_list(std::string_view s) {
       if (s[i] == '\\' && i + 1 < s.size()) {
         ++i;
         switch (s[i]) {
-          case 'n': item += '\n'; break;
-          case 't': item += '\t'; break;
+          case 'n':
+            item += '\n';
+            break;
+          case 't':
+            item += '\t';
+            break;
           case 'u': {  // \u00XX only (canonical text keeps other characters as UTF-8)
             unsigned code = 0;
             std::from_chars(s.data() + i + 1, s.data() + std::min(s.size(), i + 5), code, 16);
@@ -288,7 +301,8 @@ inline std::vector<std::string> parse_string_list(std::string_view s) {
             i += 4;
             break;
           }
-          default: item += s[i];
+          default:
+            item += s[i];
         }
         ++i;
         continue;
@@ -428,8 +442,7 @@ inline double parse_float(std::string_view text) {
   std::string s(text);
   char* end = nullptr;
   const double v = std::strtod(s.c_str(), &end);
-  if (s.empty() || end != s.c_str() + s.size())
-    throw BadArgs("expected a number, got '" + s + "'");
+  if (s.empty() || end != s.c_str() + s.size()) throw BadArgs("expected a number, got '" + s + "'");
   return v;
 }
 
@@ -489,9 +502,7 @@ struct OpModelResult {
   void param(std::string key, bool v) {
     params.push_back({std::move(key), py::repr(v), v ? 1.0 : 0.0});
   }
-  void param(std::string key, double v) {
-    params.push_back({std::move(key), py::repr(v), v});
-  }
+  void param(std::string key, double v) { params.push_back({std::move(key), py::repr(v), v}); }
   void param_str(std::string key, std::string_view text) {
     params.push_back({std::move(key), py::str_repr(text), std::nan("")});
   }
