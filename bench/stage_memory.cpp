@@ -14,7 +14,6 @@
 #include <iostream>
 #include <string>
 
-#include "cli/platform_choice.hpp"
 #include "cli/plugin_loading.hpp"
 #include "config/run_config.hpp"
 #include "ingest/trace_reader.hpp"
@@ -23,15 +22,16 @@
 #include "model/gpu_timeline.hpp"
 #include "model/kernel_launchers.hpp"
 #include "model/launch_links.hpp"
+#include "perf_report/category_sheets.hpp"
+#include "perf_report/gpu_subtrees.hpp"
+#include "perf_report/kernel_sheets.hpp"
+#include "perf_report/ops_sheets.hpp"
+#include "perf_report/perf_report.hpp"
+#include "perf_report/unified_perf_table.hpp"
+#include "pipeline/platform_choice.hpp"
 #include "plugins/op_model_runner.hpp"
 #include "plugins/plugin_registry.hpp"
 #include "plugins/run_products.hpp"
-#include "report/category_sheets.hpp"
-#include "report/gpu_subtrees.hpp"
-#include "report/kernel_sheets.hpp"
-#include "report/ops_sheets.hpp"
-#include "report/perf_report.hpp"
-#include "report/unified_perf_table.hpp"
 
 namespace {
 
@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
   report("plugin products");
   tp::platform::PlatformInfo platform;
   try {
-    platform = tp::cli::choose_platform({}, index);
+    platform = tp::pipeline::choose_platform({}, index);
   } catch (const std::exception& e) {
     std::cerr << "no platform: " << e.what() << "\n";
   }
@@ -102,7 +102,7 @@ int main(int argc, char** argv) {
   const auto fwd_bwd = tp::model::ForwardBackwardLinks::build(index);
   report("autograd links");
 
-  tp::report::PerfReportInputs in;
+  tp::perf_report::PerfReportInputs in;
   in.index = &index;
   in.tree = &tree;
   in.links = &links;
@@ -113,7 +113,7 @@ int main(int argc, char** argv) {
   in.platform = &platform;
   std::size_t bytes = 0;
   {
-    const auto sheets = tp::report::build_perf_report(in);
+    const auto sheets = tp::perf_report::build_perf_report(in);
     for (const auto& sheet : sheets) bytes += sheet.csv.size();
     report("perf report");
   }
@@ -122,7 +122,7 @@ int main(int argc, char** argv) {
   report("(trimmed)");
 
   // The report's parts one after the other, each from a trimmed heap.
-  const tp::report::LauncherSheetInputs launcher_inputs{
+  const tp::perf_report::LauncherSheetInputs launcher_inputs{
       index,
       tree,
       links,
@@ -133,10 +133,10 @@ int main(int argc, char** argv) {
         return std::nullopt;
       }};
   {
-    tp::report::OpsSheetsBuilder ops;
-    tp::report::LauncherCategories categories;
-    tp::report::LauncherRowBuilder builder(launcher_inputs);
-    tp::report::LauncherRow row;
+    tp::perf_report::OpsSheetsBuilder ops;
+    tp::perf_report::LauncherCategories categories;
+    tp::perf_report::LauncherRowBuilder builder(launcher_inputs);
+    tp::perf_report::LauncherRow row;
     for (const auto& l : launchers.all()) {
       builder.fill(l, row);
       ops.add(row);
@@ -145,18 +145,18 @@ int main(int argc, char** argv) {
     categories.finish();
     bytes = ops.ops_summary_by_category().to_csv().size() + ops.ops_summary().to_csv().size() +
             ops.ops_unique_args().to_csv().size();
-    for (const auto& [name, csv] : tp::report::kernel_sheets_of(launcher_inputs, categories))
+    for (const auto& [name, csv] : tp::perf_report::kernel_sheets_of(launcher_inputs, categories))
       bytes += csv.size();
     report("  ops and kernel sheets");
   }
   malloc_trim(0);
-  const tp::report::PerfSheetInputs perf{&index,        &tree,     &links,    &fwd_bwd,
-                                         &op_run.table, &platform, &launchers};
-  const tp::report::GpuSubtrees subtrees(index, tree, links, &fwd_bwd);
+  const tp::perf_report::PerfSheetInputs perf{&index,        &tree,     &links,    &fwd_bwd,
+                                              &op_run.table, &platform, &launchers};
+  const tp::perf_report::GpuSubtrees subtrees(index, tree, links, &fwd_bwd);
   report("  GPU subtrees");
   {
-    const auto unified = tp::report::build_unified_perf_table(perf, subtrees, false);
-    bytes = tp::report::unified_perf_summary_csv(unified).size();
+    const auto unified = tp::perf_report::build_unified_perf_table(perf, subtrees, false);
+    bytes = tp::perf_report::unified_perf_summary_csv(unified).size();
     report("  unified_perf_summary");
   }
   malloc_trim(0);

@@ -27,8 +27,9 @@ snapshot() {  # TRACE NAME
   sed -i -E '/^read [0-9.]+ s/d' "$dir"/*.stderr
 }
 
-"$binary" synth -o "$out/synthetic.json.gz" --layers 4 --steps 3 --seed 7
-snapshot "$out/synthetic.json.gz" synthetic
+# Relative, so that the trace path the outputs print is the same in every snapshot.
+(cd "$out" && "$binary" synth -o synthetic.json.gz --layers 4 --steps 3 --seed 7 >/dev/null &&
+  out=. && snapshot synthetic.json.gz synthetic)
 if [ -d "$traces" ]; then
   while IFS= read -r trace; do
     name="$(echo "${trace#"$traces"/}" | tr '/' '_')"

@@ -9,18 +9,16 @@
 #include <stdexcept>
 
 #include "cli/commands.hpp"
-#include "cli/platform_choice.hpp"
+#include "cli/platform_options.hpp"
 #include "cli/plugin_loading.hpp"
-#include "cli/trace_session.hpp"
+#include "cli/trace_options.hpp"
 #include "config/run_config.hpp"
 #include "io/input_error.hpp"
-#include "io/output_file.hpp"
-#include "model/forward_backward.hpp"
-#include "model/kernel_launchers.hpp"
+#include "perf_report/gpu_timeline_sheet.hpp"
+#include "pipeline/analysis_pipeline.hpp"
 #include "platform/platform_file.hpp"
-#include "report/analysis_report.hpp"
-#include "report/gpu_timeline_sheet.hpp"
-#include "report/json_writer.hpp"
+#include "report/report_writers.hpp"
+#include "text/json_writer.hpp"
 
 namespace traceprism::cli {
 
@@ -31,7 +29,7 @@ namespace fs = std::filesystem;
 struct AnalyzeOptions {
   std::string trace;
   std::string output_dir;
-  PlatformOptions platform;
+  pipeline::PlatformOptions platform;
   std::string config_file;
   std::vector<std::string> enable, disable, plugin_dirs;
   // --enable G / --disable G as globs ("G" / "-G") in command-line order: the last match wins,
@@ -42,7 +40,7 @@ struct AnalyzeOptions {
   double analyzer_timeout = 0;
   std::string fail_on;
   bool dump_config = false;
-  LoadOptions load;
+  pipeline::LoadOptions load;
 };
 
 std::string default_output_dir(const std::string& trace) {
@@ -63,7 +61,7 @@ config::RunConfig effective_config(const AnalyzeOptions& o) {
 
 // The effective configuration, with every loaded analyzer's options at their effective values.
 std::string dump_config(const config::RunConfig& cfg, const plugins::PluginRegistry& registry) {
-  report::JsonWriter w;
+  text::JsonWriter w;
   w.begin_object();
   std::string globs;
   for (const auto& g : cfg.analyzer_globs) globs += (globs.empty() ? "" : ",") + g;
@@ -89,48 +87,13 @@ std::string dump_config(const config::RunConfig& cfg, const plugins::PluginRegis
   return w.str();
 }
 
-void find_top_category(report::AnalysisReport& r, const plugins::RunProducts& products) {
-  const auto* ops = products.op_instances();
-  std::map<std::string, double> busy;
-  for (std::size_t i = 0; i < ops->count; ++i) {
-    std::string name(products.string(ops->category_id[i]));
-    busy[name.empty() ? "other" : name] += ops->direct_busy_us[i];
-  }
-  double best = 0, all = 0;
-  for (const auto& [name, us] : busy) {
-    all += us;
-    if (us > best) best = us, r.top_category = name;
-  }
-  // The reference divides by computation time; op time also holds copies and overlapping
-  // kernels, so the larger of the two keeps the share a share (docs/compatibility.md).
-  const double denominator = std::max(r.timeline.computation_us, all);
-  if (denominator > 0) r.top_category_percent = best / denominator * 100;
-}
-
-int severity_threshold_exit(const config::RunConfig& cfg, const report::RankedFindings& f) {
-  report::Severity threshold;
-  if (cfg.fail_on == "none" || !report::parse_severity(cfg.fail_on, threshold)) return kExitOk;
-  for (auto t : {report::Tier::kCompute, report::Tier::kFusion, report::Tier::kSystem})
+int severity_threshold_exit(const config::RunConfig& cfg, const findings::RankedFindings& f) {
+  findings::Severity threshold;
+  if (cfg.fail_on == "none" || !findings::parse_severity(cfg.fail_on, threshold)) return kExitOk;
+  for (auto t : {findings::Tier::kCompute, findings::Tier::kFusion, findings::Tier::kSystem})
     for (const auto& x : f.tier(t))
       if (x.severity >= threshold) return kExitFindings;
   return kExitOk;
-}
-
-void write_outputs(const std::string& dir, const report::AnalysisReport& r) {
-  std::error_code ec;
-  fs::create_directories(fs::path(dir) / "perf_report_csvs", ec);
-  if (ec || !fs::is_directory(fs::path(dir) / "perf_report_csvs"))
-    throw std::runtime_error(dir + ": cannot create the output folder: " +
-                             (ec ? ec.message() : std::string("a file of that name exists")) + ".");
-  for (const report::PerfSheet& sheet : r.perf_sheets)
-    io::write_file_atomically((fs::path(dir) / "perf_report_csvs" / (sheet.name + ".csv")).string(),
-                              sheet.csv);
-  io::write_file_atomically((fs::path(dir) / "findings.json").string(), report::findings_json(r));
-  io::write_file_atomically((fs::path(dir) / "model_info.json").string(),
-                            report::model_info_json(r.model));
-  io::write_file_atomically((fs::path(dir) / report::kBreakdownChartFile).string(),
-                            report::perf_breakdown_svg(r));
-  io::write_file_atomically((fs::path(dir) / "analysis.md").string(), report::analysis_markdown(r));
 }
 
 int run_analyze(const AnalyzeOptions& o) {
@@ -161,84 +124,50 @@ int run_analyze(const AnalyzeOptions& o) {
     return kExitPlugin;
   }
 
-  TraceSession session;
+  pipeline::PipelineOptions p;
+  p.trace_path = o.trace;
+  p.load = o.load;
+  p.platform = o.platform;
+  p.registry = &registry;
+  p.config = &cfg;
+  p.jobs = o.jobs;
+  p.isolate_analyzers = !o.no_isolate;
+  p.analyzer_timeout_seconds = o.analyzer_timeout;
+  std::unique_ptr<pipeline::PipelineRun> run;
   try {
-    session = load_trace(o.trace, o.load);
+    run = pipeline::run_pipeline(p);
   } catch (const io::InputError& e) {
     print_error(e.what());
     return kExitBadInput;
-  }
-  const index::EventIndex& index = session.file.index;
-  auto stage_start = std::chrono::steady_clock::now();
-  auto lap = [&stage_start] {
-    auto now = std::chrono::steady_clock::now();
-    double s = std::chrono::duration<double>(now - stage_start).count();
-    stage_start = now;
-    return s;
-  };
-  auto launchers = model::KernelLaunchers::build(index, session.tree, session.links);
-  plugins::RunProducts products(index, session.tree, session.links, session.timeline, launchers);
-  const double products_seconds = lap();
-
-  report::AnalysisReport r;
-  r.trace_path = o.trace;
-  r.index = &index;
-  r.timeline = session.timeline;
-  try {
-    r.platform = choose_platform(o.platform, index);
-  } catch (const UnknownPlatform& e) {
+  } catch (const pipeline::UnknownPlatform& e) {
     print_error(e.what());
     return kExitUsage;
   } catch (const platform::PlatformError& e) {
     print_error(e.what());
     return kExitUsage;
   }
-  r.refused_plugins = registry.refused();
-  plugins::OpModelInputs model_inputs{&registry, &cfg, &r.platform, &r.trace_path, o.jobs};
-  plugins::OpModelRun op_run = plugins::run_op_models(model_inputs, products);
-  products.set_op_work(&op_run.table);
-  r.op_models = op_run.outcomes;
-  const auto fwd_bwd = model::ForwardBackwardLinks::build(index);
-  report::PerfReportInputs perf_inputs;
-  perf_inputs.index = &index;
-  perf_inputs.tree = &session.tree;
-  perf_inputs.links = &session.links;
-  perf_inputs.fwd_bwd = &fwd_bwd;
-  perf_inputs.timeline = &session.timeline;
-  perf_inputs.launchers = &launchers;
-  perf_inputs.op_work = &op_run.table;
-  perf_inputs.platform = &r.platform;
-  std::vector<index::Row> unified_events;
-  perf_inputs.unified_events = &unified_events;
-  r.perf_sheets = report::build_perf_report(perf_inputs);
-  products.set_perf_sheets(r.perf_sheets);
-  products.set_unified_events(std::move(unified_events));
-  schedule::GraphInputs inputs{&registry, &cfg,          &r.platform,       &r.trace_path,
-                               o.jobs,    !o.no_isolate, o.analyzer_timeout};
-  r.graph = schedule::run_analysis_graph(inputs, products);
-  r.findings = report::rank_findings(r.graph.analyzers);
-  find_top_category(r, products);
-  r.model = report::identify_model(report::gather_model_evidence(&index, r.perf_sheets));
-  const double analysis_seconds = lap();
+  const pipeline::AnalysisReport& r = run->report;
 
   const std::string dir = o.output_dir.empty() ? default_output_dir(o.trace) : o.output_dir;
+  const auto write_start = std::chrono::steady_clock::now();
   try {
-    write_outputs(dir, r);
+    report::write_report_folder(dir, r);
   } catch (const std::exception& e) {
     print_error(e.what());
     return kExitOutput;
   }
-  const double write_seconds = lap();
+  const double write_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - write_start).count();
   // Timings go to stderr, so stdout and the outputs stay reproducible.
   if (!o.load.quiet)
     std::fprintf(stderr,
                  "read %.2f s, model %.2f s, plugin products %.2f s, analysis %.2f s, "
                  "writing %.2f s\n",
-                 session.read_seconds, session.model_seconds, products_seconds, analysis_seconds,
-                 write_seconds);
+                 run->seconds.read, run->seconds.model, run->seconds.products,
+                 run->seconds.analysis, write_seconds);
   std::size_t failed = 0;
   for (const auto& a : r.graph.analyzers) {
-    if (a.status != report::AnalyzerStatus::kFailed) continue;
+    if (a.status != findings::AnalyzerStatus::kFailed) continue;
     ++failed;
     std::cerr << "warning: analyzer " << a.name << " failed: " << a.error << "\n";
   }

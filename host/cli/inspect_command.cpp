@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
-#include "cli/trace_session.hpp"
+#include "cli/trace_options.hpp"
 #include "cli/trace_summary.hpp"
 #include "io/input_error.hpp"
 
@@ -13,7 +13,7 @@ namespace {
 struct InspectOptions {
   std::string trace;
   bool json = false;
-  LoadOptions load;
+  pipeline::LoadOptions load;
 };
 }  // namespace
 
@@ -28,7 +28,7 @@ void add_inspect_command(CLI::App& app) {
   cmd->footer("Example:\n  traceprism inspect trace.json.gz --json | jq .gpu_timeline_us");
   cmd->callback([options] {
     try {
-      TraceSession session = load_trace(options->trace, options->load);
+      pipeline::TraceSession session = pipeline::load_trace(options->trace, options->load);
       TraceSummary summary = summarize(session);
       std::cout << (options->json ? render_json(summary) : render_text(summary));
       // Timings vary from run to run: they go to stderr so that stdout stays reproducible.

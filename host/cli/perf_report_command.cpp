@@ -3,18 +3,14 @@
 #include <memory>
 
 #include "cli/commands.hpp"
-#include "cli/platform_choice.hpp"
+#include "cli/platform_options.hpp"
 #include "cli/plugin_loading.hpp"
-#include "cli/trace_session.hpp"
+#include "cli/trace_options.hpp"
 #include "config/run_config.hpp"
 #include "io/input_error.hpp"
 #include "io/output_file.hpp"
-#include "model/forward_backward.hpp"
-#include "model/kernel_launchers.hpp"
-#include "platform/platform_file.hpp"
-#include "plugins/op_model_runner.hpp"
-#include "plugins/run_products.hpp"
-#include "report/perf_report.hpp"
+#include "perf_report/perf_report.hpp"
+#include "pipeline/analysis_pipeline.hpp"
 
 namespace traceprism::cli {
 
@@ -22,11 +18,11 @@ namespace {
 struct PerfReportCommandOptions {
   std::string trace;
   std::string output_dir;
-  LoadOptions load;
-  PlatformOptions platform;
+  pipeline::LoadOptions load;
+  pipeline::PlatformOptions platform;
   std::vector<std::string> plugin_dirs;
   int jobs = 0;
-  report::PerfReportOptions sheets;
+  perf_report::PerfReportOptions sheets;
 };
 
 int run_perf_report(const PerfReportCommandOptions& o) {
@@ -43,46 +39,37 @@ int run_perf_report(const PerfReportCommandOptions& o) {
   for (const auto& r : registry.refused())
     std::cerr << "warning: plugin refused: " << r.reason << "\n";
 
-  TraceSession session;
+  const config::RunConfig config;
+  pipeline::PipelineOptions p;
+  p.trace_path = o.trace;
+  p.load = o.load;
+  p.platform = o.platform;
+  p.registry = &registry;
+  p.config = &config;
+  p.jobs = o.jobs;
+  p.sheets = o.sheets;
+  p.last_stage = pipeline::LastStage::kPerfReport;
+  p.after_load = [](const pipeline::TraceSession& session) {
+    const index::EventIndex& index = session.file.index;
+    if (index.stats().skipped_events() > 0)
+      std::cerr << "warning: " << session.file.path << ": skipped "
+                << index.stats().skipped_events()
+                << " malformed events; run 'traceprism inspect' for the reasons.\n";
+  };
+  std::unique_ptr<pipeline::PipelineRun> run;
   try {
-    session = load_trace(o.trace, o.load);
+    run = pipeline::run_pipeline(p);
   } catch (const io::InputError& e) {
     print_error(e.what());
     return kExitBadInput;
-  }
-  const index::EventIndex& index = session.file.index;
-  if (index.stats().skipped_events() > 0)
-    std::cerr << "warning: " << session.file.path << ": skipped " << index.stats().skipped_events()
-              << " malformed events; run 'traceprism inspect' for the reasons.\n";
-  platform::PlatformInfo platform;
-  try {
-    platform = choose_platform(o.platform, index);
   } catch (const std::exception& e) {  // UnknownPlatform, PlatformError
     print_error(e.what());
     return kExitUsage;
   }
-
-  const auto launchers = model::KernelLaunchers::build(index, session.tree, session.links);
-  plugins::RunProducts products(index, session.tree, session.links, session.timeline, launchers);
-  const config::RunConfig config;
-  const plugins::OpModelInputs model_inputs{&registry, &config, &platform, &o.trace, o.jobs};
-  const plugins::OpModelRun op_run = plugins::run_op_models(model_inputs, products);
-  const auto fwd_bwd = model::ForwardBackwardLinks::build(index);
-
-  report::PerfReportInputs in;
-  in.index = &index;
-  in.tree = &session.tree;
-  in.links = &session.links;
-  in.fwd_bwd = &fwd_bwd;
-  in.timeline = &session.timeline;
-  in.launchers = &launchers;
-  in.op_work = &op_run.table;
-  in.platform = &platform;
-  in.options = o.sheets;
-  const std::vector<report::PerfSheet> sheets = report::build_perf_report(in);
+  const std::vector<perf_report::PerfSheet>& sheets = run->report.perf_sheets;
 
   try {
-    for (const report::PerfSheet& sheet : sheets)
+    for (const perf_report::PerfSheet& sheet : sheets)
       io::write_file_atomically(
           (std::filesystem::path(o.output_dir) / (sheet.name + ".csv")).string(), sheet.csv);
   } catch (const std::exception& e) {

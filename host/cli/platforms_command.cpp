@@ -4,7 +4,7 @@
 
 #include "cli/commands.hpp"
 #include "platform/platform_file.hpp"
-#include "report/json_writer.hpp"
+#include "text/json_writer.hpp"
 
 namespace traceprism::cli {
 
@@ -42,7 +42,7 @@ void print_text(const platform::PlatformSpec& p) {
   }
 }
 
-void write_json(report::JsonWriter& w, const platform::PlatformSpec& p) {
+void write_json(text::JsonWriter& w, const platform::PlatformSpec& p) {
   w.begin_object();
   w.key("name").value(p.name);
   w.key("file").value(p.origin);
@@ -90,7 +90,7 @@ void add_platforms_command(CLI::App& app) {
   cmd->callback([as_json] {
     const auto& all = platform::bundled_platforms();
     if (*as_json) {
-      report::JsonWriter w;
+      text::JsonWriter w;
       w.begin_array();
       for (const auto& p : all) write_json(w, p);
       w.end_array();

@@ -54,7 +54,7 @@ std::string phase_name(char ph) {
 
 }  // namespace
 
-TraceSummary summarize(const TraceSession& session) {
+TraceSummary summarize(const pipeline::TraceSession& session) {
   const auto& file = session.file;
   const auto& x = file.index;
   TraceSummary s;

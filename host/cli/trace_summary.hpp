@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/trace_session.hpp"
+#include "cli/trace_options.hpp"
 
 namespace traceprism::cli {
 
@@ -55,7 +55,7 @@ struct TraceSummary {
   double read_seconds = 0, model_seconds = 0;
 };
 
-TraceSummary summarize(const TraceSession& session);
+TraceSummary summarize(const pipeline::TraceSession& session);
 std::string render_text(const TraceSummary& summary);
 std::string render_json(const TraceSummary& summary);
 

@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
-#include "report/report_validator.hpp"
+#include "validate/report_validator.hpp"
 
 namespace traceprism::cli {
 
@@ -19,7 +19,7 @@ int run_validate_report(const std::string& dir) {
               << ": not a folder; pass the -o folder of `traceprism analyze`.\n";
     return kReportUnreadable;
   }
-  const auto problems = report::validate_report(dir);
+  const auto problems = validate::validate_report(dir);
   for (const auto& p : problems) std::cout << p.to_string() << "\n";
   if (problems.empty()) std::cerr << dir << ": the report is valid.\n";
   return problems.empty() ? kReportValid : kReportInvalid;

@@ -4,7 +4,7 @@
 #include <limits>
 #include <map>
 
-#include "index/reference_time.hpp"
+#include <traceprism/reference_time.hpp>
 
 namespace traceprism::index {
 

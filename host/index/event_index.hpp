@@ -67,7 +67,7 @@ class EventIndex {
   std::int64_t ts_ns(Row r) const { return ts_ns_[r]; }
   std::int64_t dur_ns(Row r) const { return dur_ns_[r]; }
   std::int64_t end_ns(Row r) const { return ts_ns_[r] + dur_ns_[r]; }
-  // Start and end in the reference's double microseconds (see reference_time.hpp).
+  // Start and end in the reference's double microseconds (see traceprism/reference_time.hpp).
   double ts_us(Row r) const;
   double end_us(Row r) const;
   EventKind kind(Row r) const { return kind_[r]; }

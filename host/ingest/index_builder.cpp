@@ -5,7 +5,7 @@
 #include <limits>
 #include <new>
 
-#include "index/reference_time.hpp"
+#include <traceprism/reference_time.hpp>
 
 namespace traceprism::ingest {
 
@@ -243,8 +243,8 @@ Row IndexBuilder::append_row(const RawEvent& e, EventKind kind, bool malformed) 
   const bool ts_rounded = e.ts.state == TimeField::State::kRounded;
   const bool dur_rounded = e.dur.state == TimeField::State::kRounded;
   if (!malformed && (ts_rounded || dur_rounded)) {
-    x.precise_times_.push_back({row, ts_rounded ? e.ts.us : index::reference_us(e.ts.ns),
-                                dur_rounded ? e.dur.us : index::reference_us(e.dur.ns)});
+    x.precise_times_.push_back({row, ts_rounded ? e.ts.us : reference_us(e.ts.ns),
+                                dur_rounded ? e.dur.us : reference_us(e.dur.ns)});
   }
   return row;
 }
@@ -345,7 +345,7 @@ void IndexBuilder::add_event(RawEvent& e) {
     index_.dur_ns_[begin] = dur;
     if (auto* precise = index_.find_precise_time(begin)) {
       const double end_us =
-          e.ts.state == TimeField::State::kRounded ? e.ts.us : index::reference_us(e.ts.ns);
+          e.ts.state == TimeField::State::kRounded ? e.ts.us : reference_us(e.ts.ns);
       precise->dur_us = end_us - precise->ts_us;
     }
     append_row(e, kind, false);

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "model/interval_algebra.hpp"
+#include <traceprism/intervals.hpp>
 
 namespace traceprism::model {
 

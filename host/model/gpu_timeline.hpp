@@ -22,7 +22,7 @@ struct GpuTimelineOptions {
   double micro_idle_threshold_us = 0;
 };
 
-// Where GPU time goes, in reference microseconds (see reference_time.hpp).
+// Where GPU time goes, in reference microseconds (see traceprism/reference_time.hpp).
 struct GpuTimeline {
   double computation_us = 0;
   double exposed_comm_us = 0;

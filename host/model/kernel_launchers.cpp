@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include <traceprism/intervals.hpp>
 #include "model/gpu_timeline.hpp"
-#include "model/interval_algebra.hpp"
 
 namespace traceprism::model {
 

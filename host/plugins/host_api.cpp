@@ -7,7 +7,7 @@
 namespace traceprism::plugins {
 namespace {
 
-using report::Finding;
+using findings::Finding;
 
 std::string_view view(traceprism_str s) {
   return s.data ? std::string_view(s.data, s.size) : std::string_view();
@@ -179,7 +179,7 @@ void log_to(traceprism_run_ctx* ctx, int level, std::string message) {
 }
 
 // Checks and deep-copies one table; returns an empty string or why it was refused.
-std::string copy_table(const traceprism_table_v1& table, report::DataTable& copy) {
+std::string copy_table(const traceprism_table_v1& table, findings::DataTable& copy) {
   if (table.struct_size < sizeof(traceprism_table_v1)) return "the table struct is too small";
   if (!valid(table.title) || (table.column_count > 0 && !table.columns) ||
       (table.row_count > 0 && table.column_count > 0 && !table.cells))
@@ -230,9 +230,9 @@ std::string copy_finding(const traceprism_run_ctx* ctx, const traceprism_finding
   if (in.metric_count > 0 && !in.metrics) return "finding metrics are missing";
   if (in.table_count > 0 && !in.tables) return "finding tables are missing";
 
-  out.tier = static_cast<report::Tier>(in.tier);
-  out.severity = static_cast<report::Severity>(in.severity);
-  out.impact_kind = static_cast<report::ImpactKind>(in.impact_kind);
+  out.tier = static_cast<findings::Tier>(in.tier);
+  out.severity = static_cast<findings::Severity>(in.severity);
+  out.impact_kind = static_cast<findings::ImpactKind>(in.impact_kind);
   out.category = view(in.category);
   out.key = view(in.key);
   out.title = view(in.title);
@@ -260,7 +260,7 @@ std::string copy_finding(const traceprism_run_ctx* ctx, const traceprism_finding
     out.metrics.emplace_back(std::string(view(in.metrics[i].key)), in.metrics[i].value);
   }
   for (std::uint32_t t = 0; t < in.table_count; ++t) {
-    report::DataTable copy;
+    findings::DataTable copy;
     if (std::string problem = copy_table(in.tables[t], copy); !problem.empty())
       return "finding table " + std::to_string(t + 1) + ": " + problem;
     out.tables.push_back(std::move(copy));
@@ -331,7 +331,7 @@ std::int32_t api_publish(traceprism_run_ctx* ctx, traceprism_str name,
     problem = "a product needs a name";
   else if (!table || table->struct_size < sizeof(traceprism_table_v1))
     problem = "product '" + std::string(view(name)) + "' has no table";
-  report::DataTable copy;
+  findings::DataTable copy;
   if (problem.empty()) problem = copy_table(*table, copy);
   if (!problem.empty()) {
     log_to(ctx, TRACEPRISM_LOG_WARNING, "product refused: " + problem);
@@ -339,7 +339,7 @@ std::int32_t api_publish(traceprism_run_ctx* ctx, traceprism_str name,
   }
   copy.title = view(name);
   auto& products = ctx->outcome->products;
-  std::erase_if(products, [&](const report::DataTable& t) { return t.title == copy.title; });
+  std::erase_if(products, [&](const findings::DataTable& t) { return t.title == copy.title; });
   products.push_back(std::move(copy));
   return TRACEPRISM_OK;
 }
@@ -353,8 +353,8 @@ std::int32_t api_product(const traceprism_run_ctx* ctx, traceprism_str name,
     *out = it->second.table;
     return TRACEPRISM_OK;
   }
-  for (const report::AnalyzerOutcome* dependency : ctx->dependencies)
-    for (const report::DataTable& t : dependency->products) {
+  for (const findings::AnalyzerOutcome* dependency : ctx->dependencies)
+    for (const findings::DataTable& t : dependency->products) {
       if (t.title != wanted) continue;
       traceprism_run_ctx::ProductView& v = ctx->product_views[t.title];
       for (const auto& c : t.columns) v.columns.push_back(str(c));

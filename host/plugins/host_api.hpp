@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "config/run_config.hpp"
+#include "findings/finding.hpp"
 #include "platform/platform_info.hpp"
 #include "plugins/run_products.hpp"
-#include "report/finding.hpp"
 
 // The host's side of the opaque context handed to every plugin callback: what the call may read
 // (products, options, platform) and where its results go (one outcome per analyzer, so nodes
@@ -21,9 +21,9 @@ struct traceprism_run_ctx {
   const std::string* trace_path = nullptr;
   std::string owner;                                 // analyzer / op model name (option prefix)
   const traceprism_analyzer_v1* analyzer = nullptr;  // for declared option defaults
-  traceprism::report::AnalyzerOutcome* outcome = nullptr;  // null for op models (read-only)
+  traceprism::findings::AnalyzerOutcome* outcome = nullptr;  // null for op models (read-only)
   // Outcomes of the analyzer's dependencies, finished before it started (their products).
-  std::vector<const traceprism::report::AnalyzerOutcome*> dependencies;
+  std::vector<const traceprism::findings::AnalyzerOutcome*> dependencies;
   // ABI views of the products this call read, kept until the call ends.
   struct ProductView {
     std::vector<traceprism_str> columns, cells;

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "report/csv_parse.hpp"
-#include "report/op_category.hpp"
+#include "perf_report/op_category.hpp"
+#include "text/csv_parse.hpp"
 
 namespace traceprism::plugins {
 namespace {
@@ -145,7 +145,7 @@ void RunProducts::set_op_work(const model::OpWorkTable* work) {
       if (op_kernel_count_[i] > 0)
         first_kernel = index_.name(launchers_.kernel_rows()[op_kernel_begin_[i]]);
       known->second =
-          intern(report::categorize_op(index_.name(op_row_[i]), registry, first_kernel));
+          intern(perf_report::categorize_op(index_.name(op_row_[i]), registry, first_kernel));
     }
     op_category_[i] = known->second;
     const std::optional<model::OpWork> w = work ? work->find(op_row_[i]) : std::nullopt;
@@ -167,12 +167,12 @@ void RunProducts::set_op_work(const model::OpWorkTable* work) {
   op_table_.bytes = op_bytes_.data();
 }
 
-void RunProducts::set_perf_sheets(const std::vector<report::PerfSheet>& sheets) {
+void RunProducts::set_perf_sheets(const std::vector<perf_report::PerfSheet>& sheets) {
   perf_sheets_.clear();
   auto str = [](const std::string& s) { return traceprism_str{s.data(), s.size()}; };
-  for (const report::PerfSheet& s : sheets) {
+  for (const perf_report::PerfSheet& s : sheets) {
     SheetTable& t = perf_sheets_[s.name];
-    t.sheet = report::parse_csv_sheet(s.csv);
+    t.sheet = text::parse_csv_sheet(s.csv);
     for (const auto& c : t.sheet.columns) t.columns.push_back(str(c));
     for (auto& row : t.sheet.rows) {
       row.resize(t.sheet.columns.size());  // a short line reads as empty cells

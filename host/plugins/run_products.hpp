@@ -18,8 +18,8 @@
 #include "model/kernel_launchers.hpp"
 #include "model/launch_links.hpp"
 #include "model/op_work.hpp"
-#include "report/csv_sheet.hpp"
-#include "report/perf_report.hpp"
+#include "perf_report/perf_report.hpp"
+#include "text/csv_sheet.hpp"
 
 namespace traceprism::plugins {
 
@@ -61,7 +61,7 @@ class RunProducts {
   const model::OpWorkTable* op_work() const { return op_work_; }
 
   // The perf report's sheets, for the host API's perf_sheet (parsed once, kept for the run).
-  void set_perf_sheets(const std::vector<report::PerfSheet>& sheets);
+  void set_perf_sheets(const std::vector<perf_report::PerfSheet>& sheets);
   // The events unified_perf_summary stands for, in the report's traversal order (ABI 1.3).
   void set_unified_events(std::vector<index::Row> events) { unified_events_ = std::move(events); }
   std::span<const index::Row> unified_events() const { return unified_events_; }
@@ -110,7 +110,7 @@ class RunProducts {
   std::vector<std::uint32_t> op_category_;
   std::vector<std::string> extra_strings_;
   struct SheetTable {
-    report::CsvSheet sheet;
+    text::CsvSheet sheet;
     std::vector<traceprism_str> columns, cells;
     traceprism_table_v1 table{};
   };

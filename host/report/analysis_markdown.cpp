@@ -5,10 +5,10 @@
 #include <optional>
 #include <sstream>
 
-#include "report/analysis_report.hpp"
 #include "report/category_figures.hpp"
 #include "report/high_variance.hpp"
-#include "report/python_format.hpp"
+#include "report/report_writers.hpp"
+#include "text/python_format.hpp"
 
 namespace traceprism::report {
 namespace {
@@ -42,21 +42,21 @@ std::string or_else(const std::string& text, std::string_view fallback) {
   return text.empty() ? std::string(fallback) : text;
 }
 
-std::optional<double> metric(const Finding& f, std::string_view name) {
+std::optional<double> metric(const findings::Finding& f, std::string_view name) {
   for (const auto& [k, v] : f.metrics)
     if (k == name) return v;
   return std::nullopt;
 }
 
-const DataTable* table_titled(const Finding& f, std::string_view title) {
-  for (const DataTable& t : f.tables)
+const findings::DataTable* table_titled(const findings::Finding& f, std::string_view title) {
+  for (const findings::DataTable& t : f.tables)
     if (t.title == title) return &t;
   return nullptr;
 }
 
 // A row of a two-column `Field | Value` table (the fusion analyzer's "estimate").
-std::string field(const Finding& f, std::string_view table, std::string_view name) {
-  if (const DataTable* t = table_titled(f, table))
+std::string field(const findings::Finding& f, std::string_view table, std::string_view name) {
+  if (const findings::DataTable* t = table_titled(f, table))
     for (const auto& row : t->rows)
       if (row.size() >= 2 && row[0] == name) return row[1];
   return {};
@@ -76,44 +76,47 @@ void write_top_operations(std::ostringstream& md, const AnalysisReport& r,
   for (const TopOperationRow& row : rows) {
     const CategoryFigures& f = row.figures;
     const double share = compute_ms > 0 ? f.time_ms / compute_ms * 100 : 0.0;
-    md << "| " << ++rank << " | " << cell(row.display_name) << " | " << python_float_repr(f.time_ms)
-       << " | " << fixed(share) << " | " << static_cast<long long>(f.ops)
-       << " | <!-- top-ops-row low="
-       << (row.quantified && f.low ? python_float_repr(*f.low) : "null")
-       << " high=" << (row.quantified && f.high ? python_float_repr(*f.high) : "null") << " -->\n";
+    md << "| " << ++rank << " | " << cell(row.display_name) << " | "
+       << text::python_float_repr(f.time_ms) << " | " << fixed(share) << " | "
+       << static_cast<long long>(f.ops) << " | <!-- top-ops-row low="
+       << (row.quantified && f.low ? text::python_float_repr(*f.low) : "null")
+       << " high=" << (row.quantified && f.high ? text::python_float_repr(*f.high) : "null")
+       << " -->\n";
   }
   md << "<!-- impact-end -->\n\n";
 }
 
 // Icons (analysis-rules.md §5.5): compute and system by position within the tier (P1 🔴,
 // P2 🟡, P3+ 🟢); fusion by confidence (high 🔴, medium 🟡, low 🟢).
-const char* icon(const Finding& f) {
-  if (f.tier == Tier::kFusion) {
+const char* icon(const findings::Finding& f) {
+  if (f.tier == findings::Tier::kFusion) {
     const double level = metric(f, "confidence_level").value_or(1);
     return level >= 2 ? "🔴" : level >= 1 ? "🟡" : "🟢";
   }
   return f.rank == 1 ? "🔴" : f.rank == 2 ? "🟡" : "🟢";
 }
 
-std::string heading(const Finding& f) {
+std::string heading(const findings::Finding& f) {
   std::string h = std::string(icon(f)) + " P" + std::to_string(f.rank) + ": " + f.title;
-  if (f.tier == Tier::kCompute && !f.library.empty() && f.library != "Unknown")
+  if (f.tier == findings::Tier::kCompute && !f.library.empty() && f.library != "Unknown")
     h += " (" + f.library + ")";
   return h;
 }
 
-std::string anchor(const Finding& f) {
-  if (f.tier == Tier::kFusion) return "detailed-analysis-fusion-P" + std::to_string(f.rank);
-  return "detailed-analysis-" + std::string(tier_name(f.tier)) + "-p" + std::to_string(f.rank);
+std::string anchor(const findings::Finding& f) {
+  if (f.tier == findings::Tier::kFusion)
+    return "detailed-analysis-fusion-P" + std::to_string(f.rank);
+  return "detailed-analysis-" + std::string(findings::tier_name(f.tier)) + "-p" +
+         std::to_string(f.rank);
 }
 
-const char* tier_label(Tier t) {
-  return t == Tier::kCompute  ? "Compute kernel insights"
-         : t == Tier::kFusion ? "Kernel fusion insights"
-                              : "System-level insights";
+const char* tier_label(findings::Tier t) {
+  return t == findings::Tier::kCompute  ? "Compute kernel insights"
+         : t == findings::Tier::kFusion ? "Kernel fusion insights"
+                                        : "System-level insights";
 }
 
-void write_table(std::ostringstream& md, const DataTable& t) {
+void write_table(std::ostringstream& md, const findings::DataTable& t) {
   md << "|";
   for (const auto& c : t.columns) md << " " << cell(c) << " |";
   md << "\n|";
@@ -127,60 +130,62 @@ void write_table(std::ostringstream& md, const DataTable& t) {
 }
 
 // "perf-model coverage M/N kernels" numbers of a fusion finding.
-std::string coverage(const Finding& f, std::string_view separator) {
+std::string coverage(const findings::Finding& f, std::string_view separator) {
   return integer(metric(f, "modeled_kernel_count")) + std::string(separator) +
          integer(metric(f, "kernel_count"));
 }
 
-std::string fusion_confidence(const Finding& f) {
+std::string fusion_confidence(const findings::Finding& f) {
   std::string level = or_else(field(f, "estimate", "confidence"), "Medium");
   const std::string reason = field(f, "estimate", "confidence_reason");
   return reason.empty() ? level : level + " -- " + reason;
 }
 
-void write_impact_marker(std::ostringstream& md, const Finding& f) {
-  if (f.impact_kind == ImpactKind::kNotQuantifiable) {
+void write_impact_marker(std::ostringstream& md, const findings::Finding& f) {
+  if (f.impact_kind == findings::ImpactKind::kNotQuantifiable) {
     md << "<!-- impact-begin kind=p_item low=null mid=null high=null -->\n"
        << "**Impact**: Not quantifiable from trace data\n<!-- impact-end -->\n\n";
     return;
   }
   md << "<!-- impact-begin kind=p_item";
-  if (f.tier == Tier::kCompute) md << " category=" << (f.category.empty() ? "other" : f.category);
+  if (f.tier == findings::Tier::kCompute)
+    md << " category=" << (f.category.empty() ? "other" : f.category);
   md << " low=" << fixed(f.impact_low) << " mid=" << fixed(f.impact_mid)
      << " high=" << fixed(f.impact_high) << " -->\n"
      << "**Impact**: impact_score: " << fixed(f.impact_mid);
-  if (f.tier == Tier::kFusion) md << " (perf-model coverage " << coverage(f, "/") << " kernels)";
+  if (f.tier == findings::Tier::kFusion)
+    md << " (perf-model coverage " << coverage(f, "/") << " kernels)";
   md << "\n<!-- impact-end -->\n\n";
-  if (f.impact_kind == ImpactKind::kHeuristic && f.share_percent >= 0)
+  if (f.impact_kind == findings::ImpactKind::kHeuristic && f.share_percent >= 0)
     md << "> **Warning — estimated:** No performance model for this op; impact is derived from its "
           "E2E GPU-time share ("
        << fixed(f.share_percent) << "%), not a gap projection.\n\n";
 }
 
-void write_card(std::ostringstream& md, const Finding& f) {
+void write_card(std::ostringstream& md, const findings::Finding& f) {
   md << "### " << heading(f) << "\n\n";
   md << "**Insight**: " << or_else(f.insight, f.title + ".") << "\n\n";
   md << "**Action**: " << or_else(f.action, "See the detailed analysis below.") << "\n\n";
   write_impact_marker(md, f);
-  if (f.tier == Tier::kFusion) md << "**Confidence**: " << fusion_confidence(f) << "\n\n";
+  if (f.tier == findings::Tier::kFusion) md << "**Confidence**: " << fusion_confidence(f) << "\n\n";
   md << "→ *See [Detailed Analysis: " << tier_label(f.tier) << " > P" << f.rank << "](#"
      << anchor(f) << ") for details*\n\n";
 }
 
 // Cards of one tier, separated by rules as in the reference template.
-void write_cards(std::ostringstream& md, const std::vector<Finding>& findings) {
+void write_cards(std::ostringstream& md, const std::vector<findings::Finding>& findings) {
   for (std::size_t i = 0; i < findings.size(); ++i) {
     if (i > 0) md << "---\n\n";
     write_card(md, findings[i]);
   }
 }
 
-void write_data(std::ostringstream& md, const Finding& f) {
+void write_data(std::ostringstream& md, const findings::Finding& f) {
   md << "**Data:**\n\n";
   bool any = false;
   for (std::size_t i = 0; i < f.tables.size(); ++i) {
     // The fusion analyzer's estimate table feeds the impact bullets, not the Data section.
-    if (f.tier == Tier::kFusion && f.tables[i].title == "estimate") continue;
+    if (f.tier == findings::Tier::kFusion && f.tables[i].title == "estimate") continue;
     if (any && !f.tables[i].title.empty()) md << "*" << f.tables[i].title << "*\n\n";
     write_table(md, f.tables[i]);
     md << "\n";
@@ -189,7 +194,7 @@ void write_data(std::ostringstream& md, const Finding& f) {
   if (!any) md << "No data table.\n\n";
 }
 
-void write_estimate_marker(std::ostringstream& md, const Finding& f) {
+void write_estimate_marker(std::ostringstream& md, const findings::Finding& f) {
   md << "<!-- impact-begin kind=detail_estimate low=" << fixed(f.impact_low)
      << " high=" << fixed(f.impact_high) << " -->\n"
      << "- Low end impact_score: " << fixed(f.impact_low) << "\n"
@@ -198,14 +203,14 @@ void write_estimate_marker(std::ostringstream& md, const Finding& f) {
 
 // Fusion blocks (§10.6): Identification, Data (the kernels) and the estimate with coverage,
 // pattern and confidence; a fusion candidate has no separate reasoning or resolution.
-void write_fusion_detail(std::ostringstream& md, const Finding& f) {
-  const std::string time_ms = python_float_repr(metric(f, "time_ms").value_or(0));
+void write_fusion_detail(std::ostringstream& md, const findings::Finding& f) {
+  const std::string time_ms = text::python_float_repr(metric(f, "time_ms").value_or(0));
   md << "#### " << heading(f) << " (" << time_ms << " ms, " << integer(metric(f, "instance_count"))
      << " instances)\n";
   md << "**Identification:** " << or_else(f.identification, f.insight) << "\n\n";
   write_data(md, f);
   md << "**Impact estimate:**\n";
-  if (f.impact_kind == ImpactKind::kNotQuantifiable) {
+  if (f.impact_kind == findings::ImpactKind::kNotQuantifiable) {
     md << "Impact estimate is not quantifiable from trace data.\n\n";
     return;
   }
@@ -225,10 +230,11 @@ void write_fusion_detail(std::ostringstream& md, const Finding& f) {
   md << "- Confidence: " << fusion_confidence(f) << "\n<!-- impact-end -->\n\n";
 }
 
-void write_detail(std::ostringstream& md, const Finding& f) {
+void write_detail(std::ostringstream& md, const findings::Finding& f) {
   md << "<a id=\"" << anchor(f) << "\"></a>\n";
-  md << "<!-- reasoning-candidate tier=" << tier_name(f.tier) << " rank=" << f.rank << " -->\n";
-  if (f.tier == Tier::kFusion) return write_fusion_detail(md, f);
+  md << "<!-- reasoning-candidate tier=" << findings::tier_name(f.tier) << " rank=" << f.rank
+     << " -->\n";
+  if (f.tier == findings::Tier::kFusion) return write_fusion_detail(md, f);
   md << "#### " << heading(f) << "\n";
   md << "**Identification:** " << or_else(f.identification, f.insight) << "\n\n";
   write_data(md, f);
@@ -238,7 +244,7 @@ void write_detail(std::ostringstream& md, const Finding& f) {
   md << "**Resolution:** " << or_else(f.resolution, or_else(f.action, "See the card above."))
      << "\n\n";
   md << "**Impact estimate:**\n";
-  if (f.impact_kind == ImpactKind::kNotQuantifiable) {
+  if (f.impact_kind == findings::ImpactKind::kNotQuantifiable) {
     md << "Impact estimate is not quantifiable from trace data.\n\n";
   } else {
     write_estimate_marker(md, f);
@@ -311,12 +317,12 @@ std::string largest_categories(const AnalysisReport& r) {
   return out;
 }
 
-std::string impact_phrase(const Finding& f) {
-  if (f.impact_kind == ImpactKind::kNotQuantifiable)
+std::string impact_phrase(const findings::Finding& f) {
+  if (f.impact_kind == findings::ImpactKind::kNotQuantifiable)
     return "impact not quantifiable from the trace";
   std::string s = "impact_score " + fixed(f.impact_mid) + " (" + fixed(f.impact_low) + "–" +
                   fixed(f.impact_high) + "% of end-to-end time)";
-  if (f.impact_kind == ImpactKind::kHeuristic) s += ", estimated from its time share";
+  if (f.impact_kind == findings::ImpactKind::kHeuristic) s += ", estimated from its time share";
   return s;
 }
 
@@ -325,10 +331,11 @@ std::string impact_phrase(const Finding& f) {
 // first system item (the idle GPU's cause) comes first.
 void write_where_to_start(std::ostringstream& md, const AnalysisReport& r) {
   const auto& f = r.findings;
-  const Finding* best = nullptr;
+  const findings::Finding* best = nullptr;
   for (const auto* tier : {&f.compute, &f.fusion})
-    for (const Finding& x : *tier)
-      if (x.impact_kind == ImpactKind::kQuantified && (!best || x.impact_mid > best->impact_mid))
+    for (const findings::Finding& x : *tier)
+      if (x.impact_kind == findings::ImpactKind::kQuantified &&
+          (!best || x.impact_mid > best->impact_mid))
         best = &x;
   const model::GpuTimeline& t = r.timeline;
   const double idle_percent = t.total_us > 0 ? t.idle_us / t.total_us * 100 : 0.0;
@@ -339,8 +346,9 @@ void write_where_to_start(std::ostringstream& md, const AnalysisReport& r) {
     return;
   }
   if (!best) return;
-  md << " Start with " << tier_name(best->tier) << " P" << best->rank << ", \"" << best->title
-     << "\": at impact_score " << fixed(best->impact_mid) << " it is the largest estimated gain.";
+  md << " Start with " << findings::tier_name(best->tier) << " P" << best->rank << ", \""
+     << best->title << "\": at impact_score " << fixed(best->impact_mid)
+     << " it is the largest estimated gain.";
 }
 
 void write_narrative(std::ostringstream& md, const AnalysisReport& r) {
@@ -400,7 +408,7 @@ void write_summary(std::ostringstream& md, const AnalysisReport& r,
 
 // The tier a failed analyzer would have reported in (the system plugins are known by name;
 // everything else is a per-category compute analyzer or the fusion analyzer).
-const char* analyzer_tier(const AnalyzerOutcome& a) {
+const char* analyzer_tier(const findings::AnalyzerOutcome& a) {
   for (const char* system : {"cpu_idle", "host_sync", "memcpy", "comm"})
     if (a.plugin == system) return "System";
   if (a.plugin == "fusion") return "Kernel Fusion";
@@ -408,20 +416,21 @@ const char* analyzer_tier(const AnalyzerOutcome& a) {
 }
 
 std::vector<HighVarianceOp> high_variance(const AnalysisReport& r) {
-  for (const PerfSheet& sheet : r.perf_sheets)
+  for (const perf_report::PerfSheet& sheet : r.perf_sheets)
     if (sheet.name == "unified_perf_summary")
       return high_variance_ops(sheet.csv, r.timeline.total_us / 1000);
   return {};
 }
 
 void write_warnings(std::ostringstream& md, const AnalysisReport& r) {
-  std::vector<const AnalyzerOutcome*> failed;
+  std::vector<const findings::AnalyzerOutcome*> failed;
   for (const auto& a : r.graph.analyzers)
-    if (a.status == AnalyzerStatus::kFailed) failed.push_back(&a);
+    if (a.status == findings::AnalyzerStatus::kFailed) failed.push_back(&a);
   const auto skipped = r.index ? r.index->stats().skipped_events() : 0;
   std::size_t ran = 0;
   for (const auto& a : r.graph.analyzers)
-    if (a.status == AnalyzerStatus::kOk || a.status == AnalyzerStatus::kSkipped) ++ran;
+    if (a.status == findings::AnalyzerStatus::kOk || a.status == findings::AnalyzerStatus::kSkipped)
+      ++ran;
   const std::vector<HighVarianceOp> noisy = high_variance(r);
   if (failed.empty() && r.refused_plugins.empty() && skipped == 0 && ran > 0 && noisy.empty())
     return;
@@ -453,7 +462,7 @@ void write_warnings(std::ostringstream& md, const AnalysisReport& r) {
        << "|-----------|----------|-----|--------------------|\n";
     for (const auto& op : noisy)
       md << "| " << cell(op.name) << " | " << cell(op.category) << " | " << fixed(op.cov, 3)
-         << " | " << python_float_repr(op.time_ms) << " |\n";
+         << " | " << text::python_float_repr(op.time_ms) << " |\n";
     md << "\n";
   }
 }
@@ -521,13 +530,13 @@ std::string analysis_markdown(const AnalysisReport& r) {
 
   md << "---\n\n## Detailed Analysis\n\n### Compute Kernel Insights\n\n";
   if (f.compute.empty()) md << kNoComputeItems;
-  for (const Finding& x : f.compute) write_detail(md, x);
+  for (const findings::Finding& x : f.compute) write_detail(md, x);
   md << "### Kernel Fusion Insights\n\n";
   if (f.fusion.empty()) md << "No fusion impact estimates available.\n\n";
-  for (const Finding& x : f.fusion) write_detail(md, x);
+  for (const findings::Finding& x : f.fusion) write_detail(md, x);
   md << "### System-Level Insights\n\n";
   if (f.system.empty()) md << "✅ No system-level bottlenecks detected.\n\n";
-  for (const Finding& x : f.system) write_detail(md, x);
+  for (const findings::Finding& x : f.system) write_detail(md, x);
 
   write_appendix(md, r);
   return md.str();

@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <cctype>
 
-#include "report/csv_parse.hpp"
+#include "text/csv_parse.hpp"
 
 namespace traceprism::report {
 
 std::map<std::string, CategoryFigures> category_figures(const AnalysisReport& r) {
   std::map<std::string, std::map<std::string, double>> raw;
-  for (const AnalyzerOutcome& a : r.graph.analyzers)
+  for (const findings::AnalyzerOutcome& a : r.graph.analyzers)
     for (const auto& [key, value] : a.figures) {
       const auto dot = key.find('.');
       if (dot != std::string::npos) raw[key.substr(0, dot)][key.substr(dot + 1)] = value;
@@ -32,9 +32,9 @@ std::map<std::string, CategoryFigures> category_figures(const AnalysisReport& r)
 
 std::map<std::string, std::string> category_display_names(const AnalysisReport& r) {
   std::map<std::string, std::string> out;
-  for (const PerfSheet& sheet : r.perf_sheets) {
+  for (const perf_report::PerfSheet& sheet : r.perf_sheets) {
     if (sheet.name != "unified_perf_summary") continue;
-    const CsvSheet table = parse_csv_sheet(sheet.csv);
+    const text::CsvSheet table = text::parse_csv_sheet(sheet.csv);
     const std::size_t c = table.column_index("op category");
     for (const auto& row : table.rows) {
       if (c >= row.size()) continue;

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "report/analysis_report.hpp"
+#include "report/report_writers.hpp"
 
 namespace traceprism::report {
 

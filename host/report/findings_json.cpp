@@ -1,12 +1,12 @@
 #include <filesystem>
 
-#include "report/analysis_report.hpp"
-#include "report/json_writer.hpp"
+#include "report/report_writers.hpp"
+#include "text/json_writer.hpp"
 
 namespace traceprism::report {
 namespace {
 
-void write_gpu_utilization(JsonWriter& w, const model::GpuTimeline& t) {
+void write_gpu_utilization(text::JsonWriter& w, const model::GpuTimeline& t) {
   auto pct = [&](double us) { return t.total_us > 0 ? us / t.total_us * 100 : 0.0; };
   w.key("gpu_utilization").begin_object();
   w.key("total_time_ms").value(t.total_us / 1e3);
@@ -18,7 +18,7 @@ void write_gpu_utilization(JsonWriter& w, const model::GpuTimeline& t) {
   w.end_object();
 }
 
-void write_data_quality(JsonWriter& w, const index::EventIndex& index) {
+void write_data_quality(text::JsonWriter& w, const index::EventIndex& index) {
   const index::ImportStats& stats = index.stats();
   w.key("data_quality").begin_object();
   w.key("events").value(static_cast<std::uint64_t>(index.size()));
@@ -37,20 +37,20 @@ void write_data_quality(JsonWriter& w, const index::EventIndex& index) {
   w.end_object();
 }
 
-void write_impact(JsonWriter& w, const Finding& f) {
+void write_impact(text::JsonWriter& w, const findings::Finding& f) {
   w.key("impact").begin_object();
   switch (f.impact_kind) {
-    case ImpactKind::kNotQuantifiable:
+    case findings::ImpactKind::kNotQuantifiable:
       w.key("kind").value("not_quantifiable");
       break;
-    case ImpactKind::kQuantified:
+    case findings::ImpactKind::kQuantified:
       w.key("kind").value("quantified");
       break;
-    case ImpactKind::kHeuristic:
+    case findings::ImpactKind::kHeuristic:
       w.key("kind").value("heuristic");
       break;
   }
-  if (f.impact_kind != ImpactKind::kNotQuantifiable) {
+  if (f.impact_kind != findings::ImpactKind::kNotQuantifiable) {
     w.key("low").value(f.impact_low);
     w.key("mid").value(f.impact_mid);
     w.key("high").value(f.impact_high);
@@ -58,7 +58,8 @@ void write_impact(JsonWriter& w, const Finding& f) {
   w.end_object();
 }
 
-void write_evidence(JsonWriter& w, const Finding& f, const index::EventIndex& index) {
+void write_evidence(text::JsonWriter& w, const findings::Finding& f,
+                    const index::EventIndex& index) {
   w.key("evidence").begin_array();
   for (std::uint32_t r : f.rows) {
     w.begin_object();
@@ -71,17 +72,18 @@ void write_evidence(JsonWriter& w, const Finding& f, const index::EventIndex& in
   w.end_array();
 }
 
-void write_finding(JsonWriter& w, const Finding& f, const index::EventIndex& index) {
+void write_finding(text::JsonWriter& w, const findings::Finding& f,
+                   const index::EventIndex& index) {
   w.begin_object();
-  w.key("id").value(std::string(tier_name(f.tier)) + "-p" + std::to_string(f.rank));
-  w.key("tier").value(tier_name(f.tier));
+  w.key("id").value(std::string(findings::tier_name(f.tier)) + "-p" + std::to_string(f.rank));
+  w.key("tier").value(findings::tier_name(f.tier));
   w.key("rank").value(f.rank);
   w.key("analyzer").value(f.analyzer);
   w.key("plugin").value(f.plugin);
   w.key("plugin_version").value(f.plugin_version);
   w.key("category").value(f.category);
   w.key("key").value(f.key);
-  w.key("severity").value(severity_name(f.severity));
+  w.key("severity").value(findings::severity_name(f.severity));
   w.key("title").value(f.title);
   w.key("insight").value(f.insight);
   w.key("action").value(f.action);
@@ -103,7 +105,7 @@ void write_finding(JsonWriter& w, const Finding& f, const index::EventIndex& ind
   for (const auto& [k, v] : f.metrics) w.key(k).value(v);
   w.end_object();
   w.key("tables").begin_array();
-  for (const DataTable& t : f.tables) {
+  for (const findings::DataTable& t : f.tables) {
     w.begin_object();
     w.key("title").value(t.title);
     w.key("columns").begin_array();
@@ -126,7 +128,7 @@ void write_finding(JsonWriter& w, const Finding& f, const index::EventIndex& ind
 }  // namespace
 
 std::string findings_json(const AnalysisReport& r) {
-  JsonWriter w;
+  text::JsonWriter w;
   w.begin_object();
   w.key("schema_version").value(kFindingsSchemaVersion);
   w.key("tool").begin_object();
@@ -171,18 +173,18 @@ std::string findings_json(const AnalysisReport& r) {
   }
   w.end_array();
   w.key("analyzers").begin_array();
-  for (const AnalyzerOutcome& a : r.graph.analyzers) {
+  for (const findings::AnalyzerOutcome& a : r.graph.analyzers) {
     w.begin_object();
     w.key("name").value(a.name);
     w.key("plugin").value(a.plugin);
     w.key("version").value(a.plugin_version);
-    w.key("status").value(analyzer_status_name(a.status));
+    w.key("status").value(findings::analyzer_status_name(a.status));
     if (!a.error.empty()) w.key("error").value(a.error);
     w.key("findings").value(static_cast<std::uint64_t>(a.findings.size()));
     if (a.refused_findings)
       w.key("refused_findings").value(static_cast<std::uint64_t>(a.refused_findings));
     w.key("log").begin_array();
-    for (const LogLine& l : a.log)
+    for (const findings::LogLine& l : a.log)
       w.value(std::string(l.level >= 2   ? "warning: "
                           : l.level == 1 ? "info: "
                                          : "debug: ") +
@@ -192,7 +194,7 @@ std::string findings_json(const AnalysisReport& r) {
   }
   w.end_array();
   w.key("figures").begin_object();
-  for (const AnalyzerOutcome& a : r.graph.analyzers) {
+  for (const findings::AnalyzerOutcome& a : r.graph.analyzers) {
     if (a.figures.empty()) continue;
     w.key(a.name).begin_object();
     for (const auto& [k, v] : a.figures) w.key(k).value(v);
@@ -200,8 +202,9 @@ std::string findings_json(const AnalysisReport& r) {
   }
   w.end_object();
   w.key("findings").begin_array();
-  for (Tier t : {Tier::kCompute, Tier::kFusion, Tier::kSystem})
-    for (const Finding& f : r.findings.tier(t)) write_finding(w, f, *r.index);
+  for (findings::Tier t :
+       {findings::Tier::kCompute, findings::Tier::kFusion, findings::Tier::kSystem})
+    for (const findings::Finding& f : r.findings.tier(t)) write_finding(w, f, *r.index);
   w.end_array();
   w.end_object();
   return w.str();

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "report/csv_parse.hpp"
+#include "text/csv_parse.hpp"
 
 namespace traceprism::report {
 namespace {
@@ -25,7 +25,7 @@ std::optional<double> number(const std::vector<std::string>& row, std::size_t c)
 }  // namespace
 
 std::vector<HighVarianceOp> high_variance_ops(std::string_view csv, double e2e_ms) {
-  const CsvSheet t = parse_csv_sheet(csv);
+  const text::CsvSheet t = text::parse_csv_sheet(csv);
   const std::size_t name = t.column_index("name"), category = t.column_index("op category"),
                     count = t.column_index("count") < t.columns.size()
                                 ? t.column_index("count")

@@ -1,6 +1,6 @@
-#include "report/analysis_report.hpp"
 #include "report/breakdown_chart.hpp"
 #include "report/category_figures.hpp"
+#include "report/report_writers.hpp"
 
 namespace traceprism::report {
 

@@ -1,9 +1,10 @@
-#include "report/analysis_report.hpp"
+#include "report/report_writers.hpp"
 
 namespace traceprism::report {
 
 std::string model_label(const AnalysisReport& r) {
-  return r.model.model.empty() || r.model.model == kCannotInfer ? "Workload" : r.model.model;
+  return r.model.model.empty() || r.model.model == findings::kCannotInfer ? "Workload"
+                                                                          : r.model.model;
 }
 
 std::string platform_label(const AnalysisReport& r) {

@@ -16,8 +16,8 @@ namespace traceprism::schedule {
 namespace {
 
 namespace flow = oneapi::tbb::flow;
-using report::AnalyzerOutcome;
-using report::AnalyzerStatus;
+using findings::AnalyzerOutcome;
+using findings::AnalyzerStatus;
 
 struct AnalyzerSlot {
   const plugins::LoadedPlugin* plugin = nullptr;

@@ -4,15 +4,15 @@
 #include <vector>
 
 #include "config/run_config.hpp"
+#include "findings/finding.hpp"
 #include "platform/platform_info.hpp"
 #include "plugins/plugin_registry.hpp"
 #include "plugins/run_products.hpp"
-#include "report/finding.hpp"
 
 namespace traceprism::schedule {
 
 struct GraphResult {
-  std::vector<report::AnalyzerOutcome> analyzers;  // every loaded analyzer, sorted by name
+  std::vector<findings::AnalyzerOutcome> analyzers;  // every loaded analyzer, sorted by name
 };
 
 struct GraphInputs {

@@ -33,8 +33,8 @@ bool write_all(int fd, const char* data, std::size_t size) {
   return true;
 }
 
-[[noreturn]] void child_main(int fd, const std::function<void(report::AnalyzerOutcome&)>& body,
-                             report::AnalyzerOutcome& outcome) {
+[[noreturn]] void child_main(int fd, const std::function<void(findings::AnalyzerOutcome&)>& body,
+                             findings::AnalyzerOutcome& outcome) {
   body(outcome);
   const std::string bytes = encode_outcome(outcome);
   const std::uint64_t size = bytes.size();
@@ -50,16 +50,16 @@ std::string describe_signal(int sig) {
   return "crashed (signal " + std::to_string(sig) + ": " + (name ? name : "unknown") + ")";
 }
 
-void fail(report::AnalyzerOutcome& outcome, std::string why) {
-  outcome.status = report::AnalyzerStatus::kFailed;
+void fail(findings::AnalyzerOutcome& outcome, std::string why) {
+  outcome.status = findings::AnalyzerStatus::kFailed;
   outcome.error = std::move(why);
   outcome.findings.clear();
 }
 
 }  // namespace
 
-void run_isolated(const std::function<void(report::AnalyzerOutcome&)>& body,
-                  report::AnalyzerOutcome& outcome, double timeout_seconds) {
+void run_isolated(const std::function<void(findings::AnalyzerOutcome&)>& body,
+                  findings::AnalyzerOutcome& outcome, double timeout_seconds) {
   int fds[2];
   if (::pipe(fds) != 0) {
     body(outcome);
@@ -148,8 +148,8 @@ void run_isolated(const std::function<void(report::AnalyzerOutcome&)>& body,
 
 #else
 
-void run_isolated(const std::function<void(report::AnalyzerOutcome&)>& body,
-                  report::AnalyzerOutcome& outcome, double) {
+void run_isolated(const std::function<void(findings::AnalyzerOutcome&)>& body,
+                  findings::AnalyzerOutcome& outcome, double) {
   body(outcome);
 }
 

@@ -2,7 +2,7 @@
 
 #include <functional>
 
-#include "report/finding.hpp"
+#include "findings/finding.hpp"
 
 namespace traceprism::schedule {
 
@@ -13,7 +13,7 @@ namespace traceprism::schedule {
 // leaves `outcome` failed with one sentence. The child only reads the parent's (copy-on-write)
 // memory and exits with _exit, so nothing in the parent changes except `outcome`. Where fork is
 // unavailable the body runs in-process.
-void run_isolated(const std::function<void(report::AnalyzerOutcome&)>& body,
-                  report::AnalyzerOutcome& outcome, double timeout_seconds);
+void run_isolated(const std::function<void(findings::AnalyzerOutcome&)>& body,
+                  findings::AnalyzerOutcome& outcome, double timeout_seconds);
 
 }  // namespace traceprism::schedule

@@ -6,7 +6,7 @@
 namespace traceprism::schedule {
 namespace {
 
-using report::Finding;
+using findings::Finding;
 
 class Writer {
  public:
@@ -54,7 +54,7 @@ class Reader {
   std::size_t pos_ = 0;
 };
 
-void encode_table(Writer& w, const report::DataTable& t) {
+void encode_table(Writer& w, const findings::DataTable& t) {
   w.str(t.title);
   w.u64(t.columns.size());
   for (const auto& c : t.columns) w.str(c);
@@ -65,7 +65,7 @@ void encode_table(Writer& w, const report::DataTable& t) {
   }
 }
 
-bool decode_table(Reader& r, report::DataTable& t) {
+bool decode_table(Reader& r, findings::DataTable& t) {
   std::uint64_t columns = 0, rows = 0;
   if (!r.str(t.title) || !r.count(columns, 8)) return false;
   t.columns.resize(columns);
@@ -105,9 +105,9 @@ void encode_finding(Writer& w, const Finding& f) {
 bool decode_finding(Reader& r, Finding& f) {
   std::int64_t tier = 0, severity = 0, impact = 0;
   if (!r.i64(tier) || !r.i64(severity) || !r.i64(impact)) return false;
-  f.tier = static_cast<report::Tier>(tier);
-  f.severity = static_cast<report::Severity>(severity);
-  f.impact_kind = static_cast<report::ImpactKind>(impact);
+  f.tier = static_cast<findings::Tier>(tier);
+  f.severity = static_cast<findings::Severity>(severity);
+  f.impact_kind = static_cast<findings::ImpactKind>(impact);
   for (std::string* s :
        {&f.analyzer, &f.plugin, &f.plugin_version, &f.category, &f.key, &f.title, &f.insight,
         &f.action, &f.identification, &f.reasoning, &f.resolution, &f.library})
@@ -136,7 +136,7 @@ bool decode_finding(Reader& r, Finding& f) {
 
 }  // namespace
 
-std::string encode_outcome(const report::AnalyzerOutcome& o) {
+std::string encode_outcome(const findings::AnalyzerOutcome& o) {
   Writer w;
   w.i64(static_cast<std::int64_t>(o.status));
   w.str(o.error);
@@ -152,12 +152,12 @@ std::string encode_outcome(const report::AnalyzerOutcome& o) {
   return w.take();
 }
 
-bool decode_outcome(std::string_view bytes, report::AnalyzerOutcome& out) {
+bool decode_outcome(std::string_view bytes, findings::AnalyzerOutcome& out) {
   Reader r(bytes);
   std::int64_t status = 0;
   std::uint64_t refused = 0, n = 0;
   if (!r.i64(status) || !r.str(out.error) || !r.u64(refused)) return false;
-  out.status = static_cast<report::AnalyzerStatus>(status);
+  out.status = static_cast<findings::AnalyzerStatus>(status);
   out.refused_findings = refused;
   if (!r.count(n, 64)) return false;
   out.findings.resize(n);

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "report/report_validator.hpp"
 #include "support/run_cli.hpp"
 #include "support/shared_traces.hpp"
 #include "support/temp_dir.hpp"
+#include "validate/report_validator.hpp"
 
 namespace traceprism::testing {
 namespace {
@@ -49,7 +49,7 @@ std::vector<Case> shared_cases() {
 
 std::string problems_of(const fs::path& dir) {
   std::string out;
-  for (const auto& p : report::validate_report(dir)) out += p.to_string() + "\n";
+  for (const auto& p : validate::validate_report(dir)) out += p.to_string() + "\n";
   return out;
 }
 

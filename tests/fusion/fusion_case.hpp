@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
+#include "perf_report/perf_report.hpp"
 #include "platform/platform_file.hpp"
 #include "plugins/host_api.hpp"
-#include "report/perf_report.hpp"
 #include "support/analyzer_run.hpp"
 #include "support/shared_traces.hpp"
 
@@ -91,7 +91,7 @@ class FusionCase {
   }
 
   Context& context() { return *context_; }
-  const report::AnalyzerOutcome& outcome() const { return run_.outcome(); }
+  const findings::AnalyzerOutcome& outcome() const { return run_.outcome(); }
   boost::json::value golden(const char* file) const {
     return boost::json::parse(slurp(files_.expected / "category_data" / file));
   }

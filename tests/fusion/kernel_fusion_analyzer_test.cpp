@@ -25,7 +25,7 @@ std::optional<CaseFiles> find_case(const std::string& name) {
   return std::nullopt;
 }
 
-double figure(const report::AnalyzerOutcome& o, const std::string& key) {
+double figure(const findings::AnalyzerOutcome& o, const std::string& key) {
   for (const auto& [k, v] : o.figures)
     if (k == key) return v;
   ADD_FAILURE() << "no figure " << key;
@@ -63,7 +63,7 @@ TEST(KernelFusionAnalyzer, QwenFindingsInMetricsOrder) {
   EXPECT_EQ(findings[1].key, "kernel_fusion#002");
   EXPECT_EQ(findings[2].title, "GEMM epilogue in Qwen2MLP");
   EXPECT_EQ(findings[2].key, "kernel_fusion#005");
-  const report::Finding& norm = findings[0];
+  const findings::Finding& norm = findings[0];
   EXPECT_EQ(norm.category, "kernel_fusion");
   EXPECT_NEAR(norm.impact_mid, 16.63, 1e-9);
   ASSERT_EQ(norm.tables.size(), 2u);
@@ -74,7 +74,7 @@ TEST(KernelFusionAnalyzer, QwenFindingsInMetricsOrder) {
             std::string::npos);
   const std::string& last = norm.identification;
   EXPECT_EQ(last.substr(last.size() - 1), ")");
-  auto metric = [&](const report::Finding& f, const std::string& key) {
+  auto metric = [&](const findings::Finding& f, const std::string& key) {
     for (const auto& [k, v] : f.metrics)
       if (k == key) return v;
     return -1.0;

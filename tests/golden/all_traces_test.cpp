@@ -7,7 +7,7 @@
 #include <cmath>
 #include <filesystem>
 
-#include "cli/trace_session.hpp"
+#include "pipeline/trace_load.hpp"
 #include "support/shared_traces.hpp"
 
 namespace fs = std::filesystem;
@@ -50,9 +50,9 @@ class AllTraces : public ::testing::TestWithParam<TraceCase> {};
 TEST_P(AllTraces, ReadCleanlyAndModelsAreConsistent) {
   const TraceCase& c = GetParam();
   if (c.path.empty()) GTEST_SKIP() << kTraces << " is absent";
-  traceprism::cli::LoadOptions options;
+  traceprism::pipeline::LoadOptions options;
   options.quiet = true;
-  auto s = traceprism::cli::load_trace(c.path.string(), options);
+  auto s = traceprism::pipeline::load_trace(c.path.string(), options);
   const auto& x = s.file.index;
   EXPECT_GT(x.size(), 0u);
   EXPECT_EQ(x.stats().skipped_events(), 0u);

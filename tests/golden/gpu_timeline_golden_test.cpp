@@ -1,6 +1,6 @@
 // gpu_timeline.csv against the reference (TraceLens) goldens beside the real traces in
 // ../shared/traces. Tolerance: the reference computes in doubles on absolute microseconds; we
-// rebuild the same doubles from exact nanoseconds (index/reference_time.hpp), so values should
+// rebuild the same doubles from exact nanoseconds (traceprism/reference_time.hpp), so values should
 // agree to the last bit. We allow |a - b| <= 1e-6 ms (1 ns) or 1e-9 relative: anything larger
 // would mean a different event set or a different algorithm, not rounding.
 #include <gtest/gtest.h>
@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/trace_session.hpp"
-#include "report/gpu_timeline_sheet.hpp"
+#include "perf_report/gpu_timeline_sheet.hpp"
+#include "pipeline/trace_load.hpp"
 #include "support/shared_traces.hpp"
 #include "support/temp_dir.hpp"
 
@@ -118,10 +118,10 @@ class GpuTimelineGolden : public ::testing::TestWithParam<GoldenCase> {};
 TEST_P(GpuTimelineGolden, MatchesReference) {
   const GoldenCase& c = GetParam();
   if (c.trace.empty()) GTEST_SKIP() << "no reference traces: " << kTraces << " is absent";
-  traceprism::cli::LoadOptions options;
+  traceprism::pipeline::LoadOptions options;
   options.quiet = true;
-  auto session = traceprism::cli::load_trace(c.trace.string(), options);
-  const std::string ours = traceprism::report::gpu_timeline_csv(session.timeline);
+  auto session = traceprism::pipeline::load_trace(c.trace.string(), options);
+  const std::string ours = traceprism::perf_report::gpu_timeline_csv(session.timeline);
   const std::string theirs = traceprism::testing::read_file(c.golden_csv.string());
 
   auto expected = parse_csv(theirs);

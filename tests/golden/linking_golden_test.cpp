@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "cli/trace_session.hpp"
+#include "pipeline/trace_load.hpp"
 #include "support/shared_traces.hpp"
 
 namespace fs = std::filesystem;
@@ -14,10 +14,10 @@ namespace {
 
 const fs::path kTraceDir = traceprism::testing::shared_traces() / "tracelens";
 
-traceprism::cli::TraceSession load(const fs::path& trace) {
-  traceprism::cli::LoadOptions options;
+traceprism::pipeline::TraceSession load(const fs::path& trace) {
+  traceprism::pipeline::LoadOptions options;
   options.quiet = true;
-  return traceprism::cli::load_trace(trace.string(), options);
+  return traceprism::pipeline::load_trace(trace.string(), options);
 }
 
 TEST(BertLinking, H100) {

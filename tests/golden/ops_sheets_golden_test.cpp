@@ -7,7 +7,7 @@
 // - default: the CLI writes the report (`traceprism perf-report TRACE -o DIR`), with the
 //   op-model plugins supplying categories, and every column is compared.
 // - TRACEPRISM_GOLDEN_WITHOUT_PLUGINS=1 (for work on the sheets alone): the sheets are built
-//   in-process (report::build_launcher_sheets) with no op-model registry, so categories come
+//   in-process (perf_report::build_launcher_sheets) with no op-model registry, so categories come
 //   from names and kernels only. Only what does not depend on categories is compared:
 //   ops_summary_by_category is reduced to its totals, and the columns `Categories`
 //   (ops_summary), `op category` (ops_unique_args) and `Parent op category` (kernel_summary)
@@ -33,9 +33,9 @@
 #include <string>
 #include <vector>
 
-#include "cli/trace_session.hpp"
 #include "model/kernel_launchers.hpp"
-#include "report/perf_sheets.hpp"
+#include "perf_report/perf_sheets.hpp"
+#include "pipeline/trace_load.hpp"
 #include "support/csv.hpp"
 #include "support/run_cli.hpp"
 #include "support/shared_traces.hpp"
@@ -109,14 +109,15 @@ std::vector<SheetCase> find_cases() {
 using SheetTexts = std::map<std::string, std::string>;  // sheet name -> CSV text
 
 SheetTexts build_in_process(const fs::path& trace) {
-  traceprism::cli::LoadOptions options;
+  traceprism::pipeline::LoadOptions options;
   options.quiet = true;
-  const auto s = traceprism::cli::load_trace(trace.string(), options);
+  const auto s = traceprism::pipeline::load_trace(trace.string(), options);
   const auto launchers = traceprism::model::KernelLaunchers::build(s.file.index, s.tree, s.links);
-  const traceprism::report::LauncherSheetInputs inputs{
+  const traceprism::perf_report::LauncherSheetInputs inputs{
       s.file.index, s.tree, s.links, launchers, s.timeline, /*registry_category=*/{}, {}};
   SheetTexts texts;
-  for (auto& [name, csv] : traceprism::report::build_launcher_sheets(inputs)) texts[name] = csv;
+  for (auto& [name, csv] : traceprism::perf_report::build_launcher_sheets(inputs))
+    texts[name] = csv;
   return texts;
 }
 

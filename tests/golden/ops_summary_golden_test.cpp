@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <map>
 
-#include "cli/trace_session.hpp"
 #include "model/kernel_launchers.hpp"
+#include "pipeline/trace_load.hpp"
 #include "support/csv.hpp"
 #include "support/shared_traces.hpp"
 #include "support/temp_dir.hpp"
@@ -59,9 +59,9 @@ class OpsSummaryGolden : public ::testing::TestWithParam<OpsCase> {};
 TEST_P(OpsSummaryGolden, LaunchersMatchTheReference) {
   const OpsCase& c = GetParam();
   if (c.trace.empty()) GTEST_SKIP() << kTraces << " is absent";
-  traceprism::cli::LoadOptions options;
+  traceprism::pipeline::LoadOptions options;
   options.quiet = true;
-  auto s = traceprism::cli::load_trace(c.trace.string(), options);
+  auto s = traceprism::pipeline::load_trace(c.trace.string(), options);
   auto launchers = traceprism::model::KernelLaunchers::build(s.file.index, s.tree, s.links);
 
   std::map<std::string, OpTotals> ours;

@@ -19,14 +19,14 @@
 #include <set>
 
 #include "cli/plugin_loading.hpp"
-#include "cli/trace_session.hpp"
 #include "config/run_config.hpp"
 #include "model/forward_backward.hpp"
 #include "model/kernel_launchers.hpp"
+#include "perf_report/category_sheets.hpp"
+#include "perf_report/unified_perf_table.hpp"
+#include "pipeline/trace_load.hpp"
 #include "plugins/op_model_runner.hpp"
 #include "plugins/run_products.hpp"
-#include "report/category_sheets.hpp"
-#include "report/unified_perf_table.hpp"
 #include "support/csv.hpp"
 #include "support/run_cli.hpp"
 #include "support/shared_traces.hpp"
@@ -282,9 +282,9 @@ std::map<std::string, std::string> build_in_process(const fs::path& trace) {
   traceprism::plugins::PluginRegistry registry;
   const fs::path plugin_dir = fs::path(TRACEPRISM_BINARY).parent_path() / "plugins";
   traceprism::cli::load_plugins(registry, {plugin_dir.string()});
-  traceprism::cli::LoadOptions options;
+  traceprism::pipeline::LoadOptions options;
   options.quiet = true;
-  auto session = traceprism::cli::load_trace(trace.string(), options);
+  auto session = traceprism::pipeline::load_trace(trace.string(), options);
   const auto& index = session.file.index;
   const auto launchers =
       traceprism::model::KernelLaunchers::build(index, session.tree, session.links);
@@ -295,7 +295,7 @@ std::map<std::string, std::string> build_in_process(const fs::path& trace) {
   const traceprism::plugins::OpModelInputs model_inputs{&registry, &config, nullptr, &path, 0};
   const auto op_run = traceprism::plugins::run_op_models(model_inputs, products);
   const auto fwd_bwd = traceprism::model::ForwardBackwardLinks::build(index);
-  traceprism::report::PerfSheetInputs in;
+  traceprism::perf_report::PerfSheetInputs in;
   in.index = &index;
   in.tree = &session.tree;
   in.links = &session.links;
@@ -303,10 +303,10 @@ std::map<std::string, std::string> build_in_process(const fs::path& trace) {
   in.op_work = &op_run.table;
   in.launchers = &launchers;
   std::map<std::string, std::string> out;
-  const auto table = traceprism::report::build_unified_perf_table(in);
+  const auto table = traceprism::perf_report::build_unified_perf_table(in);
   if (!table.groups.empty())
-    out["unified_perf_summary"] = traceprism::report::unified_perf_summary_csv(table);
-  for (auto& [name, csv] : traceprism::report::build_category_sheets(in)) out[name] = csv;
+    out["unified_perf_summary"] = traceprism::perf_report::unified_perf_summary_csv(table);
+  for (auto& [name, csv] : traceprism::perf_report::build_category_sheets(in)) out[name] = csv;
   return out;
 }
 

@@ -17,12 +17,12 @@
 #include "model/gpu_timeline.hpp"
 #include "model/kernel_launchers.hpp"
 #include "model/launch_links.hpp"
+#include "perf_report/unified_perf_table.hpp"
 #include "platform/platform_file.hpp"
 #include "plugins/host_api.hpp"
 #include "plugins/op_model_runner.hpp"
 #include "plugins/plugin_registry.hpp"
 #include "plugins/run_products.hpp"
-#include "report/unified_perf_table.hpp"
 
 namespace traceprism::testing {
 
@@ -66,17 +66,17 @@ class AnalyzerRun {
     const plugins::OpModelInputs models{&registry, &config, nullptr, &trace_path_, 1};
     const plugins::OpModelRun op_run = plugins::run_op_models(models, *products_);
     const model::ForwardBackwardLinks fwd_bwd = model::ForwardBackwardLinks::build(file_.index);
-    report::PerfSheetInputs in;
+    perf_report::PerfSheetInputs in;
     in.index = &file_.index;
     in.tree = &tree_;
     in.links = &links_;
     in.fwd_bwd = &fwd_bwd;
     in.op_work = &op_run.table;
     in.launchers = &launchers_;
-    products_->set_unified_events(report::build_unified_perf_table(in).events);
+    products_->set_unified_events(perf_report::build_unified_perf_table(in).events);
   }
   traceprism_run_ctx* ctx() { return &ctx_; }
-  const report::AnalyzerOutcome& outcome() const { return outcome_; }
+  const findings::AnalyzerOutcome& outcome() const { return outcome_; }
 
  private:
   std::string trace_path_;
@@ -89,7 +89,7 @@ class AnalyzerRun {
   config::RunConfig config_;
   platform::PlatformInfo platform_;
   traceprism_analyzer_v1 analyzer_;
-  report::AnalyzerOutcome outcome_;
+  findings::AnalyzerOutcome outcome_;
   traceprism_run_ctx ctx_;
 };
 

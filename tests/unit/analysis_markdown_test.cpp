@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <string>
 
-#include "report/analysis_report.hpp"
-#include "report/report_validator.hpp"
+#include "report/report_writers.hpp"
 #include "support/temp_dir.hpp"
+#include "validate/report_validator.hpp"
 
 namespace traceprism::report {
 namespace {
@@ -22,11 +22,11 @@ const std::string kUnified =
     "8000.0,800.0,100.0\n"
     "aten::add,elementwise,\"((256,), (256,))\",\"('float', 'float')\",20,1000.0,50.0,60.0\n";
 
-Finding compute_finding() {
-  Finding f;
+findings::Finding compute_finding() {
+  findings::Finding f;
   f.analyzer = "gemm";
-  f.tier = Tier::kCompute;
-  f.impact_kind = ImpactKind::kQuantified;
+  f.tier = findings::Tier::kCompute;
+  f.impact_kind = findings::ImpactKind::kQuantified;
   f.category = "gemm";
   f.title = "Compute-bound BF16 GEMMs far below roofline (<30%)";
   f.library = "Tensile";
@@ -46,12 +46,12 @@ Finding compute_finding() {
   return f;
 }
 
-Finding fusion_finding(double confidence_level, const std::string& estimation) {
-  Finding f;
+findings::Finding fusion_finding(double confidence_level, const std::string& estimation) {
+  findings::Finding f;
   f.analyzer = "kernel-fusion";
   f.plugin = "fusion";
-  f.tier = Tier::kFusion;
-  f.impact_kind = ImpactKind::kQuantified;
+  f.tier = findings::Tier::kFusion;
+  f.impact_kind = findings::ImpactKind::kQuantified;
   f.category = "kernel_fusion";
   f.title = "Unfused RMSNorm";
   f.insight = "Five kernels of one norm run separately.";
@@ -77,10 +77,10 @@ Finding fusion_finding(double confidence_level, const std::string& estimation) {
   return f;
 }
 
-Finding system_finding() {
-  Finding f;
+findings::Finding system_finding() {
+  findings::Finding f;
   f.analyzer = "cpu-idle";
-  f.tier = Tier::kSystem;
+  f.tier = findings::Tier::kSystem;
   f.category = "cpu_idle";
   f.title = "GPU idle 20.0% of end-to-end time";
   f.insight = "The GPU waits.";
@@ -92,8 +92,8 @@ Finding system_finding() {
   return f;
 }
 
-AnalysisReport sample_report() {
-  AnalysisReport r;
+pipeline::AnalysisReport sample_report() {
+  pipeline::AnalysisReport r;
   r.timeline.total_us = 10000;
   r.timeline.computation_us = 8000;
   r.timeline.idle_us = 2000;
@@ -102,7 +102,7 @@ AnalysisReport sample_report() {
   r.platform.name = "MI300X";
   r.model = {"BERT", "Transformer", "base (~100M)", "BF16"};
   r.perf_sheets.push_back({"unified_perf_summary", kUnified});
-  AnalyzerOutcome gemm;
+  findings::AnalyzerOutcome gemm;
   gemm.name = "gemm";
   gemm.plugin = "gemm";
   gemm.figures = {{"gemm.total_time_ms", 8.0},     {"gemm.ops", 1},
@@ -121,13 +121,13 @@ bool contains(const std::string& text, const std::string& part) {
 }
 
 TEST(AnalysisMarkdown, TitleAndAppendixFromTheModel) {
-  AnalysisReport r = sample_report();
+  pipeline::AnalysisReport r = sample_report();
   const std::string md = analysis_markdown(r);
   EXPECT_EQ(md.rfind("# BERT - MI300X Standalone Analysis\n", 0), 0u);
   EXPECT_TRUE(contains(md,
                        "### Model Architecture\n- **Model**: BERT\n- **Architecture**: "
                        "Transformer\n- **Scale**: base (~100M)\n- **Precision**: BF16\n"));
-  r.model = ModelInfo{};
+  r.model = findings::ModelInfo{};
   const std::string unknown = analysis_markdown(r);
   EXPECT_EQ(unknown.rfind("# Workload - MI300X Standalone Analysis\n", 0), 0u);
   EXPECT_TRUE(contains(unknown, "- **Model**: Cannot be inferred from trace\n"));
@@ -148,7 +148,7 @@ TEST(AnalysisMarkdown, ExecutiveSummaryTableAndChart) {
 }
 
 TEST(AnalysisMarkdown, TopBottleneckFallsBackToTheFirstFindingsCategory) {
-  AnalysisReport r = sample_report();
+  pipeline::AnalysisReport r = sample_report();
   // Without a quantified rollup the category has findings, so no Top Operations row either.
   r.graph.analyzers[0].figures.resize(4);
   const std::string md = analysis_markdown(r);
@@ -210,7 +210,7 @@ TEST(AnalysisMarkdown, FusionDetailedBlock) {
 }
 
 TEST(AnalysisMarkdown, FusionPartialEstimateAndConfidenceIcons) {
-  AnalysisReport r = sample_report();
+  pipeline::AnalysisReport r = sample_report();
   r.findings.fusion = {fusion_finding(2, "partial")};
   std::string md = analysis_markdown(r);
   EXPECT_TRUE(contains(md,
@@ -224,7 +224,7 @@ TEST(AnalysisMarkdown, FusionPartialEstimateAndConfidenceIcons) {
 }
 
 TEST(AnalysisMarkdown, EmptyReportKeepsEveryHeader) {
-  AnalysisReport r;
+  pipeline::AnalysisReport r;
   const std::string md = analysis_markdown(r);
   for (const char* h :
        {"\n## Executive Summary\n", "\n## Compute Kernel Optimizations\n",
@@ -248,14 +248,14 @@ const char* kSampleFindings = R"json({"findings": [
 
 TEST(AnalysisMarkdown, WrittenFolderPassesTheValidator) {
   traceprism::testing::TempDir dir;
-  const AnalysisReport r = sample_report();
+  const pipeline::AnalysisReport r = sample_report();
   fs::create_directories(dir.path() / "perf_report_csvs");
   dir.write("perf_report_csvs/unified_perf_summary.csv", kUnified);
   dir.write("findings.json", kSampleFindings);
   dir.write(kBreakdownChartFile, perf_breakdown_svg(r));
   dir.write("analysis.md", analysis_markdown(r));
   std::string problems;
-  for (const auto& p : validate_report(dir.path())) problems += p.to_string() + "\n";
+  for (const auto& p : validate::validate_report(dir.path())) problems += p.to_string() + "\n";
   EXPECT_EQ(problems, "");
 }
 

@@ -5,9 +5,9 @@
 
 #include <map>
 
-#include "cli/trace_session.hpp"
 #include "model/forward_backward.hpp"
-#include "report/category_sheets.hpp"
+#include "perf_report/category_sheets.hpp"
+#include "pipeline/trace_load.hpp"
 #include "support/csv.hpp"
 #include "support/temp_dir.hpp"
 #include "support/trace_builder.hpp"
@@ -37,9 +37,9 @@ struct Answer {
 class Sheets {
  public:
   explicit Sheets(const std::string& json) {
-    traceprism::cli::LoadOptions options;
+    traceprism::pipeline::LoadOptions options;
     options.quiet = true;
-    session_ = traceprism::cli::load_trace(dir_.write("t.json", json), options);
+    session_ = traceprism::pipeline::load_trace(dir_.write("t.json", json), options);
     fwd_bwd_ = traceprism::model::ForwardBackwardLinks::build(index());
     work_.set_index(&index());
   }
@@ -71,7 +71,7 @@ class Sheets {
 
   std::map<std::string, Csv> build(const traceprism::platform::PlatformInfo* platform = nullptr) {
     work_.finish();
-    traceprism::report::CategorySheetInputs in;
+    traceprism::perf_report::CategorySheetInputs in;
     in.platform = platform;
     in.index = &index();
     in.tree = &session_.tree;
@@ -80,7 +80,7 @@ class Sheets {
     in.op_work = &work_;
     std::map<std::string, Csv> out;
     order.clear();
-    for (const auto& [name, csv] : traceprism::report::build_category_sheets(in)) {
+    for (const auto& [name, csv] : traceprism::perf_report::build_category_sheets(in)) {
       order.push_back(name);
       out[name] = traceprism::testing::parse_csv(csv);
     }
@@ -90,7 +90,7 @@ class Sheets {
 
  private:
   traceprism::testing::TempDir dir_;
-  traceprism::cli::TraceSession session_;
+  traceprism::pipeline::TraceSession session_;
   traceprism::model::ForwardBackwardLinks fwd_bwd_;
   OpWorkTable work_;
 };

@@ -30,7 +30,7 @@ class HostApi : public ::testing::Test {
     ctx_ = run_->ctx();
   }
 
-  const report::AnalyzerOutcome& outcome() const { return run_->outcome(); }
+  const findings::AnalyzerOutcome& outcome() const { return run_->outcome(); }
   const ingest::TraceFile& file() const { return run_->file(); }
 
   const traceprism_host_api_v1* api = host_api();
@@ -171,7 +171,7 @@ TEST_F(HostApi, EmitDeepCopiesAValidFinding) {
   ASSERT_EQ(api->emit(ctx_, &f), TRACEPRISM_OK);
   title.assign("overwritten by the plugin after emit");
   ASSERT_EQ(outcome().findings.size(), 1u);
-  const report::Finding& copy = outcome().findings[0];
+  const findings::Finding& copy = outcome().findings[0];
   EXPECT_EQ(copy.title, "Something to fix");
   EXPECT_EQ(copy.analyzer, "test-analyzer");
   EXPECT_EQ(copy.rows, (std::vector<std::uint32_t>{7, 2}));

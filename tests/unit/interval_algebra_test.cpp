@@ -1,11 +1,11 @@
-#include "model/interval_algebra.hpp"
+#include <traceprism/intervals.hpp>
 
 #include <gtest/gtest.h>
 
-using traceprism::model::Interval;
-using traceprism::model::merge_intervals;
-using traceprism::model::subtract_intervals;
-using traceprism::model::total_length;
+using traceprism::Interval;
+using traceprism::merge_intervals;
+using traceprism::subtract_intervals;
+using traceprism::total_length;
 
 using I = Interval<long>;
 

@@ -3,9 +3,9 @@
 #include <boost/json.hpp>
 #include <cmath>
 
-#include "report/json_writer.hpp"
+#include "text/json_writer.hpp"
 
-namespace traceprism::report {
+namespace traceprism::text {
 namespace {
 
 TEST(JsonWriter, StableLayoutAndPythonFloats) {
@@ -29,4 +29,4 @@ TEST(JsonWriter, ControlCharactersAreEscaped) {
 }
 
 }  // namespace
-}  // namespace traceprism::report
+}  // namespace traceprism::text

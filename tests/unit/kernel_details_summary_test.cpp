@@ -1,5 +1,5 @@
 // The positional kernel-details summary (trace-format spec §9) and its printed forms.
-#include "report/kernel_details_summary.hpp"
+#include "perf_report/kernel_details_summary.hpp"
 
 #include <gtest/gtest.h>
 
@@ -7,11 +7,11 @@
 #include <string_view>
 #include <vector>
 
-using traceprism::report::kernel_summary_repr;
-using traceprism::report::KernelDetail;
-using traceprism::report::KernelDetails;
-using traceprism::report::summarize_kernel_details;
-using traceprism::report::trunc_kernel_details_repr;
+using traceprism::perf_report::kernel_summary_repr;
+using traceprism::perf_report::KernelDetail;
+using traceprism::perf_report::KernelDetails;
+using traceprism::perf_report::summarize_kernel_details;
+using traceprism::perf_report::trunc_kernel_details_repr;
 
 namespace {
 
@@ -89,7 +89,7 @@ TEST(KernelDetailsSummary, TruncatedDetails) {
   const std::string name =
       "void cutlass::Kernel2<cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_32x32_128x2_tn_"
       "align8>(cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_32x32_128x2_tn_align8::Params)";
-  traceprism::report::KernelSummaryEntry e;
+  traceprism::perf_report::KernelSummaryEntry e;
   e.name = name;
   e.stream = 7;
   e.mean_duration_us = 5.8069411764705885;

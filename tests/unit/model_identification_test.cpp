@@ -2,9 +2,9 @@
 // op-set fallbacks, architecture, precision weighted by kernel time, scale from GEMM K.
 #include <gtest/gtest.h>
 
-#include "report/model_identification.hpp"
+#include "findings/model_identification.hpp"
 
-namespace traceprism::report {
+namespace traceprism::findings {
 namespace {
 
 using Op = ModelEvidence::Op;
@@ -99,4 +99,4 @@ TEST(ModelIdentification, ModelInfoJson) {
 }
 
 }  // namespace
-}  // namespace traceprism::report
+}  // namespace traceprism::findings

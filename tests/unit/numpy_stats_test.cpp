@@ -1,7 +1,7 @@
 // numpy / pandas statistics. The pairwise-sum cases use 1e16, where the spacing of doubles is
 // 2: adding 1 to an even multiple of 2 rounds back down (ties to even), so each summation
 // order gives a different, hand-predictable result.
-#include "report/numpy_stats.hpp"
+#include "perf_report/numpy_stats.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <cmath>
 #include <vector>
 
-using namespace traceprism::report;
+using namespace traceprism::perf_report;
 
 namespace {
 

@@ -8,16 +8,17 @@
 #include <map>
 #include <string>
 
-#include "cli/trace_session.hpp"
 #include "model/kernel_launchers.hpp"
-#include "report/kernel_sheets.hpp"
-#include "report/ops_sheets.hpp"
-#include "report/perf_sheets.hpp"
+#include "perf_report/kernel_sheets.hpp"
+#include "perf_report/ops_sheets.hpp"
+#include "perf_report/perf_sheets.hpp"
+#include "pipeline/trace_load.hpp"
 #include "support/csv.hpp"
 #include "support/temp_dir.hpp"
 #include "support/trace_builder.hpp"
 
-namespace report = traceprism::report;
+namespace perf_report = traceprism::perf_report;
+namespace text = traceprism::text;
 using traceprism::testing::Csv;
 using traceprism::testing::parse_csv;
 
@@ -96,15 +97,15 @@ std::optional<std::string> registry_of(std::string_view name) {
 class OpsSheets : public ::testing::Test {
  protected:
   void load(const std::string& trace_text) {
-    traceprism::cli::LoadOptions options;
+    traceprism::pipeline::LoadOptions options;
     options.quiet = true;
-    session_ = traceprism::cli::load_trace(dir_.write("t.json", trace_text), options);
+    session_ = traceprism::pipeline::load_trace(dir_.write("t.json", trace_text), options);
     launchers_ = traceprism::model::KernelLaunchers::build(session_.file.index, session_.tree,
                                                            session_.links);
   }
   void SetUp() override { load(vector_trace()); }
 
-  report::LauncherSheetInputs inputs() const {
+  perf_report::LauncherSheetInputs inputs() const {
     const auto& index = session_.file.index;
     return {index,
             session_.tree,
@@ -115,7 +116,7 @@ class OpsSheets : public ::testing::Test {
             {}};
   }
   Csv sheet(const std::string& name) const {
-    for (const auto& [sheet_name, csv] : report::build_launcher_sheets(inputs()))
+    for (const auto& [sheet_name, csv] : perf_report::build_launcher_sheets(inputs()))
       if (sheet_name == name) return parse_csv(csv);
     ADD_FAILURE() << "no sheet " << name;
     return {};
@@ -128,7 +129,7 @@ class OpsSheets : public ::testing::Test {
   }
 
   traceprism::testing::TempDir dir_;
-  traceprism::cli::TraceSession session_;
+  traceprism::pipeline::TraceSession session_;
   traceprism::model::KernelLaunchers launchers_;
 };
 
@@ -136,7 +137,8 @@ class OpsSheets : public ::testing::Test {
 
 TEST_F(OpsSheets, SheetOrder) {
   std::vector<std::string> names;
-  for (const auto& [name, csv] : report::build_launcher_sheets(inputs())) names.push_back(name);
+  for (const auto& [name, csv] : perf_report::build_launcher_sheets(inputs()))
+    names.push_back(name);
   EXPECT_EQ(names, (std::vector<std::string>{"ops_summary_by_category", "ops_summary",
                                              "ops_unique_args", "kernel_summary",
                                              "short_kernel_histogram", "short_kernels_summary"}));
@@ -272,7 +274,7 @@ TEST_F(OpsSheets, CategoriesWithoutARegistry) {
   // at::native kernel, aten::mm and aten::copy_ (a memcpy) fall back to other.
   auto in = inputs();
   in.registry_category = {};
-  const auto rows = report::build_launcher_rows(in);
+  const auto rows = perf_report::build_launcher_rows(in);
   std::map<std::string, std::string> category;
   for (const auto& r : rows) category[std::string(r.name)] = std::string(r.category);
   EXPECT_EQ(category["aten::mm"], "other");
@@ -290,7 +292,7 @@ TEST_F(OpsSheets, GpuOnlyTraceGetsKernelSheetsOnly) {
   load(t.str());
   std::vector<std::string> names;
   std::map<std::string, std::string> csv_of;
-  for (auto& [name, csv] : report::build_launcher_sheets(inputs())) {
+  for (auto& [name, csv] : perf_report::build_launcher_sheets(inputs())) {
     names.push_back(name);
     csv_of[name] = csv;
   }
@@ -320,38 +322,39 @@ TEST_F(OpsSheets, ShortKernelsWithoutShapeArgsLeaveOnlyTheAggregateHeader) {
   t.launch("aten::relu", 10, 20, "relu_kernel", 100, 3, 7, 1);
   load(t.str());
   std::string csv;
-  for (auto& [name, text] : report::build_launcher_sheets(inputs()))
+  for (auto& [name, text] : perf_report::build_launcher_sheets(inputs()))
     if (name == "short_kernels_summary") csv = text;
   EXPECT_EQ(csv,
             "Kernel duration (µs),Kernel duration (µs),Kernel duration (µs)\nsum,count,mean\n");
 }
 
 TEST(CsvSheet, PandasLayout) {
-  report::CsvSheet empty;
+  text::CsvSheet empty;
   EXPECT_EQ(empty.to_csv(), "\n");
-  report::CsvSheet header_only{{"bin_start", "bin_end", "count"}, {}};
+  text::CsvSheet header_only{{"bin_start", "bin_end", "count"}, {}};
   EXPECT_EQ(header_only.to_csv(), "bin_start,bin_end,count\n");
-  report::CsvSheet sheet{{"a", "b"}, {{"x,y", report::float_cell(0.5)}, {"", "1"}}};
+  text::CsvSheet sheet{{"a", "b"}, {{"x,y", text::float_cell(0.5)}, {"", "1"}}};
   EXPECT_EQ(sheet.to_csv(), "a,b\n\"x,y\",0.5\n,1\n");
-  EXPECT_EQ(report::float_cell(std::nan("")), "");
-  EXPECT_EQ(report::float_cell(1e-05), "1e-05");
-  EXPECT_EQ(report::text_cell(std::nullopt), "");
+  EXPECT_EQ(text::float_cell(std::nan("")), "");
+  EXPECT_EQ(text::float_cell(1e-05), "1e-05");
+  EXPECT_EQ(text::text_cell(std::nullopt), "");
 }
 
 TEST(OpCategory, ReferenceRules) {
-  EXPECT_EQ(report::categorize_op("aten::mm", "GEMM", "void at::native::elementwise"), "GEMM");
-  EXPECT_EQ(report::categorize_op("triton_poi_fused_add_0", std::nullopt, std::nullopt), "triton");
-  EXPECT_EQ(report::categorize_op("record_param_comms", std::nullopt, std::nullopt),
+  EXPECT_EQ(perf_report::categorize_op("aten::mm", "GEMM", "void at::native::elementwise"), "GEMM");
+  EXPECT_EQ(perf_report::categorize_op("triton_poi_fused_add_0", std::nullopt, std::nullopt),
+            "triton");
+  EXPECT_EQ(perf_report::categorize_op("record_param_comms", std::nullopt, std::nullopt),
             "record_param_comms");
-  EXPECT_EQ(
-      report::categorize_op("aten::sum", std::nullopt, "void at::native::reduce_kernel<512, 1>"),
-      "reduce");
+  EXPECT_EQ(perf_report::categorize_op("aten::sum", std::nullopt,
+                                       "void at::native::reduce_kernel<512, 1>"),
+            "reduce");
   // The first needle wins, and only for at::native kernels.
-  EXPECT_EQ(report::categorize_op("x", std::nullopt,
-                                  "void at::native::elementwise_reduce_multi_tensor_apply"),
+  EXPECT_EQ(perf_report::categorize_op("x", std::nullopt,
+                                       "void at::native::elementwise_reduce_multi_tensor_apply"),
             "elementwise");
-  EXPECT_EQ(report::categorize_op("x", std::nullopt, "void at::native::multi_tensor_apply_k"),
+  EXPECT_EQ(perf_report::categorize_op("x", std::nullopt, "void at::native::multi_tensor_apply_k"),
             "multi_tensor_apply");
-  EXPECT_EQ(report::categorize_op("x", std::nullopt, "elementwise_kernel"), "other");
-  EXPECT_EQ(report::categorize_op("x", std::nullopt, std::nullopt), "other");
+  EXPECT_EQ(perf_report::categorize_op("x", std::nullopt, "elementwise_kernel"), "other");
+  EXPECT_EQ(perf_report::categorize_op("x", std::nullopt, std::nullopt), "other");
 }

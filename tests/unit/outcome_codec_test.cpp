@@ -5,16 +5,16 @@
 namespace traceprism::schedule {
 namespace {
 
-report::AnalyzerOutcome sample() {
-  report::AnalyzerOutcome o;
-  o.status = report::AnalyzerStatus::kSkipped;
+findings::AnalyzerOutcome sample() {
+  findings::AnalyzerOutcome o;
+  o.status = findings::AnalyzerStatus::kSkipped;
   o.error = "not applicable";
   o.refused_findings = 2;
-  report::Finding f;
+  findings::Finding f;
   f.analyzer = "a";
-  f.tier = report::Tier::kCompute;
-  f.severity = report::Severity::kCritical;
-  f.impact_kind = report::ImpactKind::kHeuristic;
+  f.tier = findings::Tier::kCompute;
+  f.severity = findings::Severity::kCritical;
+  f.impact_kind = findings::ImpactKind::kHeuristic;
   f.title = "t";
   f.insight = std::string("with\0nul", 8);
   f.impact_low = 1.25, f.impact_mid = 2.5, f.impact_high = 3.75, f.share_percent = -1;
@@ -22,24 +22,24 @@ report::AnalyzerOutcome sample() {
   f.rows = {3, 1, 4294967295u};
   f.metrics = {{"m", 0.1}};
   f.tables = {{"T", {"A", "B"}, {{"1", "2"}, {"", "x|y"}}}};
-  o.findings = {f, report::Finding{}};
+  o.findings = {f, findings::Finding{}};
   o.figures = {{"b", 2.0}, {"a", 1e-300}};
   o.log = {{2, "warning text"}};
   return o;
 }
 
 TEST(OutcomeCodec, RoundTripsEveryField) {
-  const report::AnalyzerOutcome in = sample();
-  report::AnalyzerOutcome out;
+  const findings::AnalyzerOutcome in = sample();
+  findings::AnalyzerOutcome out;
   ASSERT_TRUE(decode_outcome(encode_outcome(in), out));
   EXPECT_EQ(out.status, in.status);
   EXPECT_EQ(out.error, in.error);
   EXPECT_EQ(out.refused_findings, 2u);
   ASSERT_EQ(out.findings.size(), 2u);
   const auto& f = out.findings[0];
-  EXPECT_EQ(f.tier, report::Tier::kCompute);
-  EXPECT_EQ(f.severity, report::Severity::kCritical);
-  EXPECT_EQ(f.impact_kind, report::ImpactKind::kHeuristic);
+  EXPECT_EQ(f.tier, findings::Tier::kCompute);
+  EXPECT_EQ(f.severity, findings::Severity::kCritical);
+  EXPECT_EQ(f.impact_kind, findings::ImpactKind::kHeuristic);
   EXPECT_EQ(f.insight, std::string("with\0nul", 8));
   EXPECT_EQ(f.impact_mid, 2.5);
   EXPECT_EQ(f.first_evidence_ts_ns, -7);
@@ -54,18 +54,18 @@ TEST(OutcomeCodec, RoundTripsEveryField) {
 
 TEST(OutcomeCodec, RefusesTruncatedOrPaddedBytes) {
   const std::string bytes = encode_outcome(sample());
-  report::AnalyzerOutcome out;
+  findings::AnalyzerOutcome out;
   for (std::size_t cut : {std::size_t(0), std::size_t(5), bytes.size() / 2, bytes.size() - 1})
     EXPECT_FALSE(decode_outcome(std::string_view(bytes).substr(0, cut), out)) << cut;
   EXPECT_FALSE(decode_outcome(bytes + "x", out));
 }
 
 TEST(OutcomeCodec, HugeCountsDoNotAllocate) {
-  std::string bytes = encode_outcome(report::AnalyzerOutcome{});
+  std::string bytes = encode_outcome(findings::AnalyzerOutcome{});
   // Overwrite the findings count (after status, error length and refused count) with 2^60.
   const std::uint64_t huge = std::uint64_t(1) << 60;
   bytes.replace(8 + 8 + 8, 8, reinterpret_cast<const char*>(&huge), 8);
-  report::AnalyzerOutcome out;
+  findings::AnalyzerOutcome out;
   EXPECT_FALSE(decode_outcome(bytes, out));
 }
 

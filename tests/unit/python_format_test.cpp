@@ -1,11 +1,11 @@
-#include "report/python_format.hpp"
+#include "text/python_format.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-using traceprism::report::csv_field;
-using traceprism::report::python_float_repr;
+using traceprism::text::csv_field;
+using traceprism::text::python_float_repr;
 
 // Expected strings are what CPython's repr() prints for these doubles.
 TEST(PythonFormat, ReprLayout) {

@@ -1,13 +1,13 @@
 // Python str()/repr() of trace args; expected strings are what CPython prints for the value
 // json.loads() gives (after the reference's list_to_tuple for the tuple form).
-#include "report/python_repr.hpp"
+#include "text/python_repr.hpp"
 
 #include <gtest/gtest.h>
 
-using traceprism::report::python_list_repr;
-using traceprism::report::python_string_list_repr;
-using traceprism::report::python_string_repr;
-using traceprism::report::python_tuple_repr;
+using traceprism::text::python_list_repr;
+using traceprism::text::python_string_list_repr;
+using traceprism::text::python_string_repr;
+using traceprism::text::python_tuple_repr;
 
 TEST(PythonRepr, ShapesAsTuples) {
   EXPECT_EQ(python_tuple_repr("[[512],[141,512],[],[]]"), "((512,), (141, 512), (), ())");

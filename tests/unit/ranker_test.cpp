@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
-#include "report/ranker.hpp"
+#include "findings/ranker.hpp"
 
-namespace traceprism::report {
+namespace traceprism::findings {
 namespace {
 
 Finding system(std::string key, double share, Severity sev = Severity::kWarning,
@@ -87,4 +87,4 @@ TEST(Ranker, FailedAnalyzersContributeNothing) {
 }
 
 }  // namespace
-}  // namespace traceprism::report
+}  // namespace traceprism::findings

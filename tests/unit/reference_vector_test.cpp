@@ -5,8 +5,8 @@
 
 #include <map>
 
-#include "cli/trace_session.hpp"
 #include "model/kernel_launchers.hpp"
+#include "pipeline/trace_load.hpp"
 #include "support/temp_dir.hpp"
 #include "support/trace_builder.hpp"
 
@@ -80,12 +80,13 @@ Row find(const traceprism::index::EventIndex& x, std::string_view name, EventKin
 class ReferenceVector : public ::testing::Test {
  protected:
   void SetUp() override {
-    traceprism::cli::LoadOptions options;
+    traceprism::pipeline::LoadOptions options;
     options.quiet = true;
-    session_ = traceprism::cli::load_trace(dir_.write("vector.json", reference_vector()), options);
+    session_ =
+        traceprism::pipeline::load_trace(dir_.write("vector.json", reference_vector()), options);
   }
   traceprism::testing::TempDir dir_;
-  traceprism::cli::TraceSession session_;
+  traceprism::pipeline::TraceSession session_;
 };
 
 TEST_F(ReferenceVector, GpuTimelineMatchesTheReference) {
@@ -166,10 +167,10 @@ namespace {
 // 1605-1606 (1), 1611-1760 (149), 1780-1900 (120), 2000-2150 (150): 745 in all.
 TEST(ReferenceVectorIdle, MicroAndMacroSplit) {
   traceprism::testing::TempDir dir;
-  traceprism::cli::LoadOptions options;
+  traceprism::pipeline::LoadOptions options;
   options.quiet = true;
   options.micro_idle_threshold_us = 130;
-  auto s = traceprism::cli::load_trace(dir.write("v.json", reference_vector()), options);
+  auto s = traceprism::pipeline::load_trace(dir.write("v.json", reference_vector()), options);
   EXPECT_TRUE(s.timeline.idle_split);
   EXPECT_NEAR(s.timeline.micro_idle_us, 1 + 120, 1e-9);
   EXPECT_NEAR(s.timeline.macro_idle_us, 140 + 185 + 149 + 150, 1e-9);

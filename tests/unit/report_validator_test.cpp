@@ -1,4 +1,4 @@
-// report::validate_report on a small hand-written report folder: the valid report passes, and
+// validate::validate_report on a small hand-written report folder: the valid report passes, and
 // each rule reports the expected problem when the report breaks it.
 #include <gtest/gtest.h>
 
@@ -6,10 +6,10 @@
 #include <filesystem>
 #include <string>
 
-#include "report/report_validator.hpp"
 #include "support/temp_dir.hpp"
+#include "validate/report_validator.hpp"
 
-namespace traceprism::report {
+namespace traceprism::validate {
 namespace {
 
 namespace fs = std::filesystem;
@@ -332,4 +332,4 @@ TEST_F(ReportValidator, LinkedImagesExist) {
 }
 
 }  // namespace
-}  // namespace traceprism::report
+}  // namespace traceprism::validate

@@ -5,9 +5,9 @@
 
 #include <cmath>
 
-#include "cli/trace_session.hpp"
 #include "model/forward_backward.hpp"
-#include "report/unified_perf_table.hpp"
+#include "perf_report/unified_perf_table.hpp"
+#include "pipeline/trace_load.hpp"
 #include "support/csv.hpp"
 #include "support/temp_dir.hpp"
 #include "support/trace_builder.hpp"
@@ -17,8 +17,8 @@ using traceprism::index::Row;
 using traceprism::model::OpWork;
 using traceprism::model::OpWorkStatus;
 using traceprism::model::OpWorkTable;
-using traceprism::report::UnifiedGroup;
-using traceprism::report::UnifiedPerfTable;
+using traceprism::perf_report::UnifiedGroup;
+using traceprism::perf_report::UnifiedPerfTable;
 
 namespace {
 
@@ -81,9 +81,9 @@ std::string reference_vector() {
 class Loaded {
  public:
   explicit Loaded(const std::string& json) {
-    traceprism::cli::LoadOptions options;
+    traceprism::pipeline::LoadOptions options;
     options.quiet = true;
-    session = traceprism::cli::load_trace(dir.write("t.json", json), options);
+    session = traceprism::pipeline::load_trace(dir.write("t.json", json), options);
     fwd_bwd = traceprism::model::ForwardBackwardLinks::build(index());
     work.set_index(&index());
   }
@@ -113,14 +113,14 @@ class Loaded {
   }
   UnifiedPerfTable build(const traceprism::platform::PlatformInfo* platform = nullptr) {
     finish();
-    traceprism::report::UnifiedPerfInputs in;
+    traceprism::perf_report::UnifiedPerfInputs in;
     in.index = &index();
     in.tree = &session.tree;
     in.links = &session.links;
     in.fwd_bwd = &fwd_bwd;
     in.op_work = &work;
     in.platform = platform;
-    return traceprism::report::build_unified_perf_table(in);
+    return traceprism::perf_report::build_unified_perf_table(in);
   }
   void finish() {
     if (finished) return;
@@ -145,7 +145,7 @@ class Loaded {
   }
 
   traceprism::testing::TempDir dir;
-  traceprism::cli::TraceSession session;
+  traceprism::pipeline::TraceSession session;
   traceprism::model::ForwardBackwardLinks fwd_bwd;
   OpWorkTable work;
   std::optional<std::pair<double, double>> pending_bwd;
@@ -248,7 +248,7 @@ TEST(UnifiedPerfTable, NotImplementedDropsTheRowAndItsKernelsStayCovered) {
 
 TEST(UnifiedPerfTable, CsvColumnsWithoutModelNumbers) {
   Loaded t(reference_vector());
-  const std::string csv = traceprism::report::unified_perf_summary_csv(t.build());
+  const std::string csv = traceprism::perf_report::unified_perf_summary_csv(t.build());
   const auto sheet = traceprism::testing::parse_csv(csv);
   const std::vector<std::string> expected = {"name",
                                              "op category",
@@ -303,7 +303,7 @@ TEST(UnifiedPerfTable, CsvRooflineColumnsFollowTheGoldenRule) {
   EXPECT_NEAR(mm->roofline_time_us, 0.057344, 1e-15);
   EXPECT_NEAR(mm->pct_roofline.mean, 0.057344 / 50 * 100, 1e-12);
   const auto sheet =
-      traceprism::testing::parse_csv(traceprism::report::unified_perf_summary_csv(table));
+      traceprism::testing::parse_csv(traceprism::perf_report::unified_perf_summary_csv(table));
   auto at = [&](const std::string& c) { return sheet.column(c); };
   EXPECT_EQ(at("Roofline Bound"), at("Compute Spec") + 1);
   EXPECT_EQ(at("TB/s_mean"), at("Roofline Bound") + 1);
@@ -416,7 +416,7 @@ TEST(UnifiedPerfTable, GpuOnlyTraceHasNoTable) {
   Loaded l(t.str());
   const UnifiedPerfTable table = l.build();
   EXPECT_TRUE(table.rows.empty());
-  EXPECT_EQ(traceprism::report::unified_perf_summary_csv(table), "\n");
+  EXPECT_EQ(traceprism::perf_report::unified_perf_summary_csv(table), "\n");
 }
 
 }  // namespace

@@ -8,6 +8,8 @@
 //   ctx.record("total_time_ms", support::py_round(total_us / 1000, 3));
 #pragma once
 
+#include <traceprism/intervals.hpp>
+#include <traceprism/reference_time.hpp>
 #include <traceprism/sdk.hpp>
 
 #include <algorithm>
@@ -96,67 +98,31 @@ inline std::string shorten(std::string_view name, std::size_t max = 80) {
   return std::string(name.substr(0, cut)) + "...";
 }
 
-// ---- Reference time ---------------------------------------------------------------------------
+// ---- Reference time and intervals ------------------------------------------------------------
 
-// The reference's microsecond double for a nanosecond time. TraceLens parses ts and dur from
-// the JSON text as doubles in µs; rebuilding exactly those doubles from the exact nanoseconds
-// reproduces its sums and overlaps to the bit: exact numerator and one correctly rounded
-// division below 2^53 ns; beyond (epoch clocks), the 64-bit mantissa of long double keeps ns
-// exact before the final rounding, as the host does.
-inline double reference_us(std::int64_t ns) {
-  constexpr std::int64_t kExact = std::int64_t(1) << 53;
-  if (ns > -kExact && ns < kExact) return static_cast<double>(ns) / 1000.0;
-  return static_cast<double>(static_cast<long double>(ns) / 1000.0L);
-}
+// The reference's microsecond double for a nanosecond time (traceprism/reference_time.hpp).
+using traceprism::reference_us;
 
-// ---- Intervals --------------------------------------------------------------------------------
-
-// A half-open time interval [start, end) in the reference's µs doubles.
-struct Interval {
-  double start;
-  double end;
-};
+// A half-open time interval [start, end) in the reference's µs doubles, and the interval
+// algebra the host's GPU timeline uses (traceprism/intervals.hpp), so that plugins' unions and
+// exposed times equal the host's to the bit.
+using Interval = traceprism::Interval<double>;
 
 // The union of `in`: sorted by start (stable, as the reference sorts its event list),
 // touching or overlapping intervals merged. The result is sorted and disjoint.
 inline std::vector<Interval> merge(std::vector<Interval> in) {
-  std::stable_sort(in.begin(), in.end(),
-                   [](const Interval& a, const Interval& b) { return a.start < b.start; });
-  std::vector<Interval> out;
-  for (const Interval& s : in) {
-    if (!out.empty() && s.start <= out.back().end)
-      out.back().end = std::max(out.back().end, s.end);
-    else
-      out.push_back(s);
-  }
-  return out;
+  return merge_intervals(std::move(in));
 }
 
 // `from` minus `remove`, both merged (see merge): the parts of `from` that no interval of
 // `remove` covers (exposed time, as the reference computes it); zero-length pieces are dropped.
 inline std::vector<Interval> subtract(const std::vector<Interval>& from,
                                       const std::vector<Interval>& remove) {
-  std::vector<Interval> out;
-  std::size_t j = 0;
-  for (const Interval& piece : from) {
-    double cursor = piece.start;
-    while (j < remove.size() && remove[j].end <= cursor) ++j;
-    for (std::size_t k = j; k < remove.size() && remove[k].start < piece.end; ++k) {
-      if (remove[k].start > cursor) out.push_back({cursor, remove[k].start});
-      cursor = std::max(cursor, remove[k].end);
-      if (cursor >= piece.end) break;
-    }
-    if (cursor < piece.end) out.push_back({cursor, piece.end});
-  }
-  return out;
+  return subtract_intervals(from, remove);
 }
 
 // The summed length of `intervals`, in order (the reference's sum, to the bit).
-inline double total_length(const std::vector<Interval>& intervals) {
-  double sum = 0;
-  for (const Interval& s : intervals) sum += s.end - s.start;
-  return sum;
-}
+using traceprism::total_length;
 
 // ---- The all-GPU-events timeline --------------------------------------------------------------
 

@@ -1,0 +1,22 @@
+#include "cli/trace_options.hpp"
+
+#include <iostream>
+
+namespace traceprism::cli {
+
+void add_trace_options(CLI::App& command, std::string& trace, pipeline::LoadOptions& options) {
+  command.add_option("trace", trace, "Trace file (.json, .json.gz, .json.zst) or - for stdin")
+      ->required();
+  command.add_flag("--strict", options.strict,
+                   "Fail on the first malformed event instead of counting and skipping it");
+  command.add_flag("--include-unlinked", options.include_unlinked,
+                   "Count GPU events with no launching call in the GPU timeline (TraceLens "
+                   "--include_unlinked_kernels; off by default, as there)");
+  command.add_flag("-q,--quiet", options.quiet, "No progress line on stderr");
+}
+
+void print_error(const std::string& sentence) {
+  std::cerr << "error: " << sentence << "\n";
+}
+
+}  // namespace traceprism::cli

@@ -1,0 +1,69 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace traceprism::findings {
+
+enum class Tier : std::int32_t { kCompute = 1, kFusion = 2, kSystem = 3 };
+enum class Severity : std::int32_t { kInfo = 0, kWarning = 1, kCritical = 2 };
+enum class ImpactKind : std::int32_t { kNotQuantifiable = 0, kQuantified = 1, kHeuristic = 2 };
+
+std::string_view tier_name(Tier t);          // "compute", "fusion", "system"
+std::string_view severity_name(Severity s);  // "info", "warning", "critical"
+bool parse_severity(std::string_view text, Severity& out);
+
+struct DataTable {
+  std::string title;
+  std::vector<std::string> columns;
+  std::vector<std::vector<std::string>> rows;
+};
+
+// One finding as the host keeps it: a deep copy of what a plugin emitted, stamped with its
+// analyzer and plugin. Writers render findings; they never decide anything.
+struct Finding {
+  std::string analyzer;
+  std::string plugin;
+  std::string plugin_version;
+  Tier tier = Tier::kSystem;
+  Severity severity = Severity::kWarning;
+  ImpactKind impact_kind = ImpactKind::kNotQuantifiable;
+  std::string category, key, title, insight, action, identification, reasoning, resolution, library;
+  double impact_low = 0, impact_mid = 0, impact_high = 0;
+  double share_percent = -1;
+  double confidence = -1;
+  std::vector<std::uint32_t> rows;
+  std::int64_t first_evidence_ts_ns = 0;  // ordering tie-break; 0 when no evidence
+  std::vector<std::pair<std::string, double>> metrics;
+  std::vector<DataTable> tables;
+  // Set by the ranker.
+  int rank = 0;  // P-number within the tier, 1-based
+};
+
+enum class AnalyzerStatus { kOk, kSkipped, kFailed, kDisabled };
+std::string_view analyzer_status_name(AnalyzerStatus s);  // "ok", "skipped", "failed", "disabled"
+
+struct LogLine {
+  int level = 0;
+  std::string message;
+};
+
+// What one analyzer produced in one run.
+struct AnalyzerOutcome {
+  std::string name;
+  std::string plugin;
+  std::string plugin_version;
+  std::string summary;
+  AnalyzerStatus status = AnalyzerStatus::kOk;
+  std::string error;  // failed: why; skipped/disabled: the reason
+  std::vector<Finding> findings;
+  std::vector<std::pair<std::string, double>> figures;
+  std::vector<LogLine> log;
+  std::size_t refused_findings = 0;  // emits the host rejected as malformed
+  // Tables published for dependent analyzers (ABI 1.2 publish); title = the product name.
+  std::vector<DataTable> products;
+};
+
+}  // namespace traceprism::findings

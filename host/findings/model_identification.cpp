@@ -1,0 +1,317 @@
+#include "findings/model_identification.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+#include <unordered_set>
+
+#include "index/event_index.hpp"
+#include "io/ascii_text.hpp"
+#include "perf_report/shape_args.hpp"
+#include "text/csv_parse.hpp"
+#include "text/json_writer.hpp"
+#include "text/py_literal.hpp"
+
+namespace traceprism::findings {
+namespace {
+
+using io::ascii_lower;
+
+bool contains(std::string_view text, std::string_view part) {
+  return text.find(part) != std::string_view::npos;
+}
+
+// The op category key the analyzers use: "GEMM" -> "gemm", "CONV_fwd" -> "conv_fwd".
+std::string category_key(std::string_view op_category) {
+  if (op_category.empty() || op_category == "nan") return "other";
+  std::string out = ascii_lower(op_category);
+  for (char& c : out)
+    if (c == ' ' || c == '/') c = '_';
+  return out;
+}
+
+// "Qwen2DecoderLayer_3" -> "Qwen2DecoderLayer": the profiler numbers module instances.
+std::string strip_instance_suffix(std::string_view name) {
+  const std::size_t us = name.rfind('_');
+  if (us == std::string_view::npos || us + 1 == name.size()) return std::string(name);
+  for (std::size_t i = us + 1; i < name.size(); ++i)
+    if (!std::isdigit(static_cast<unsigned char>(name[i]))) return std::string(name);
+  return std::string(name.substr(0, us));
+}
+
+// ---- Families from module class names ----
+
+struct Family {
+  const char* prefix;  // class-name prefix, case-sensitive
+  bool exact;          // the whole class name must equal `prefix`
+  const char* name;
+  const char* architecture;  // when the ops themselves show none
+};
+
+// Order breaks ties between families matched by the same number of classes.
+constexpr Family kFamilies[] = {
+    {"Llama", false, "Llama", "Transformer"},
+    {"Qwen3", false, "Qwen3", "Transformer"},
+    {"Qwen2", false, "Qwen2", "Transformer"},
+    {"Mixtral", false, "Mixtral", "Transformer (MoE)"},
+    {"Mistral", false, "Mistral", "Transformer"},
+    {"Gemma", false, "Gemma", "Transformer"},
+    {"Phi", false, "Phi", "Transformer"},
+    {"GPTNeoX", false, "GPT-NeoX", "Transformer"},
+    {"GPT2", false, "GPT-2", "Transformer"},
+    {"Bert", false, "BERT", "Transformer"},
+    {"Roberta", false, "RoBERTa", "Transformer"},
+    {"T5", false, "T5", "Transformer"},
+    {"ViT", false, "ViT", "Transformer"},
+    {"CLIP", false, "CLIP", "Transformer"},
+    {"Owlv2", false, "OWLv2", "Transformer"},
+    {"TimeSformer", false, "TimeSformer", "Transformer"},
+    {"Timesformer", false, "TimeSformer", "Transformer"},  // HF spells both
+    {"ResNet", false, "ResNet", "CNN"},
+    {"Bottleneck", true, "ResNet", "CNN"},
+    {"BasicBlock", true, "ResNet", "CNN"},
+    {"DLRM", false, "DLRM", kCannotInfer},
+    {"DeepseekV3", false, "DeepSeek-V3", "Transformer (MoE)"},
+    {"DeepseekV2", false, "DeepSeek-V2", "Transformer (MoE)"},
+    {"DeepseekV", false, "DeepSeek", "Transformer (MoE)"},
+    {"GptOss", false, "GPT-OSS", "Transformer (MoE)"},
+};
+
+bool matches(const Family& f, const std::string& cls) {
+  return f.exact ? cls == f.prefix : cls.starts_with(f.prefix);
+}
+
+// The family most module classes belong to (a model also holds generic Linear/Dropout
+// modules and, e.g. a LLaVA, a vision tower's classes); nullptr when none matches.
+const Family* family_of(const std::vector<std::string>& classes) {
+  std::map<std::string, std::size_t> votes;  // family name -> distinct classes
+  for (const std::string& cls : classes)
+    for (const Family& f : kFamilies)
+      if (matches(f, cls)) {
+        ++votes[f.name];
+        break;
+      }
+  const Family* best = nullptr;
+  std::size_t best_votes = 0;
+  for (const Family& f : kFamilies) {
+    auto it = votes.find(f.name);
+    if (it != votes.end() && it->second > best_votes) best = &f, best_votes = it->second;
+  }
+  return best;
+}
+
+// ---- What the op set shows ----
+
+struct OpShares {
+  double total_us = 0, conv_us = 0, embedding_bag_us = 0;
+  bool attention = false, bmm = false, softmax = false, embedding = false, moe = false,
+       recurrent = false;
+};
+
+OpShares op_shares(const ModelEvidence& e) {
+  OpShares s;
+  for (const auto& op : e.ops) {
+    const std::string name = ascii_lower(op.name);
+    s.total_us += op.kernel_time_us;
+    if (op.category.starts_with("conv") || contains(name, "convolution"))
+      s.conv_us += op.kernel_time_us;
+    if (contains(name, "embedding_bag")) s.embedding_bag_us += op.kernel_time_us;
+    if (op.category.starts_with("sdpa") || op.category == "inferenceattention" ||
+        contains(name, "attention") || contains(name, "sdpa") || contains(name, "attn"))
+      s.attention = true;
+    if (contains(name, "bmm")) s.bmm = true;
+    if (contains(name, "softmax")) s.softmax = true;
+    if (contains(name, "embedding") && !contains(name, "embedding_bag")) s.embedding = true;
+    if (op.category.starts_with("moe") || contains(name, "moe")) s.moe = true;
+    if (contains(name, "lstm") || contains(name, "gru") || contains(name, "_rnn"))
+      s.recurrent = true;
+  }
+  return s;
+}
+
+double share(double part, double total) {
+  return total > 0 ? part / total : 0.0;
+}
+
+// Thresholds of the op-set fallbacks (docs/report-format.md): a quarter of the kernel time in
+// embedding bags makes a recommendation model; half in convolutions a vision model; 30% a CNN.
+constexpr double kEmbeddingBagHeavy = 0.25;
+constexpr double kConvolutionDominant = 0.5;
+constexpr double kCnnConvolutionShare = 0.3;
+
+std::string model_of(const ModelEvidence& e, const Family* family, const OpShares& s) {
+  if (family) return family->name;
+  const bool bag_module = std::binary_search(e.module_classes.begin(), e.module_classes.end(),
+                                             std::string("EmbeddingBag"));
+  if (bag_module || share(s.embedding_bag_us, s.total_us) >= kEmbeddingBagHeavy)
+    return "Recommendation";
+  if (share(s.conv_us, s.total_us) > kConvolutionDominant) return "Vision";
+  if (s.attention && s.embedding) return "LLM";
+  return kCannotInfer;
+}
+
+std::string architecture_of(const Family* family, const OpShares& s) {
+  if (s.attention || (s.bmm && s.softmax)) {
+    const bool moe_family = family && contains(family->architecture, "MoE");
+    return s.moe || moe_family ? "Transformer (MoE)" : "Transformer";
+  }
+  if (share(s.conv_us, s.total_us) > kCnnConvolutionShare) return "CNN";
+  if (s.recurrent) return "RNN";
+  return family ? family->architecture : kCannotInfer;
+}
+
+// ---- Precision: GEMM / convolution input dtypes weighted by kernel time ----
+
+bool is_matrix_category(const std::string& c) {
+  return c.starts_with("gemm") || c.starts_with("groupedgemm") || c.starts_with("conv") ||
+         c.starts_with("moe");
+}
+
+std::optional<std::string> first_dtype(const std::string& input_type) {
+  const auto types = text::parse_py_literal(input_type);
+  if (!types || !types->is_sequence()) return std::nullopt;
+  for (const text::PyLiteral& t : types->items)
+    if (t.type == text::PyLiteral::Type::kString)
+      if (auto d = perf_report::short_dtype(t.text)) return d;
+  return std::nullopt;
+}
+
+std::string upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string precision_of(const ModelEvidence& e) {
+  std::map<std::string, double> by_dtype;
+  double total = 0;
+  for (const auto& op : e.ops) {
+    if (!is_matrix_category(op.category) || op.kernel_time_us <= 0) continue;
+    if (auto d = first_dtype(op.input_type)) {
+      by_dtype[upper(*d)] += op.kernel_time_us;
+      total += op.kernel_time_us;
+    }
+  }
+  if (total <= 0) return kCannotInfer;
+  std::vector<std::pair<std::string, double>> ranked(by_dtype.begin(), by_dtype.end());
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  if (ranked.front().second / total > 0.8) return ranked.front().first;
+  return "Mixed (" + ranked[0].first + "/" + ranked[1].first + ")";
+}
+
+// ---- Scale: the hidden size, from the reduction dimension of linear layers ----
+
+// The last dimension of input `i` of a shape tuple, or 0.
+long long last_dim(const text::PyLiteral& dims, std::size_t i) {
+  if (!dims.is_sequence() || i >= dims.items.size()) return 0;
+  const text::PyLiteral& shape = dims.items[i];
+  if (!shape.is_sequence() || shape.items.empty() || !shape.items.back().is_number()) return 0;
+  return static_cast<long long>(shape.items.back().number);
+}
+
+// K of a linear-layer GEMM: addmm(bias, x[M,K], w[K,N]); mm(x[M,K], w[K,N]); linear(x[...,K], w).
+long long linear_k(const ModelEvidence::Op& op) {
+  const auto dims = text::parse_py_literal(op.input_dims);
+  if (!dims) return 0;
+  if (op.name == "aten::addmm") return last_dim(*dims, 1);
+  if (op.name == "aten::mm" || op.name == "aten::linear") return last_dim(*dims, 0);
+  return 0;
+}
+
+bool is_norm(const ModelEvidence::Op& op) {
+  const std::string name = ascii_lower(op.name);
+  return op.category.starts_with("norm") || op.category == "rmsnorm" ||
+         contains(name, "layer_norm") || contains(name, "rms_norm");
+}
+
+// The most frequent value (weighted by call count; ties: the smaller size).
+long long most_frequent(const std::map<long long, double>& counts) {
+  long long best = 0;
+  double best_count = 0;
+  for (const auto& [k, n] : counts)
+    if (n > best_count) best = k, best_count = n;
+  return best;
+}
+
+std::string scale_of(const ModelEvidence& e) {
+  std::map<long long, double> ks, norm_dims;
+  for (const auto& op : e.ops) {
+    const double n = op.count > 0 ? op.count : 1;
+    if (long long k = linear_k(op); k > 0 && op.category.starts_with("gemm")) ks[k] += n;
+    if (is_norm(op))
+      if (const auto dims = text::parse_py_literal(op.input_dims))
+        if (long long d = last_dim(*dims, 0); d > 0) norm_dims[d] += n;
+  }
+  const long long hidden = !ks.empty() ? most_frequent(ks) : most_frequent(norm_dims);
+  static const std::map<long long, const char*> kByHidden = {
+      {768, "base (~100M)"}, {1024, "large/~350M"}, {2048, "~1B"},  {3072, "~3B"},
+      {4096, "~7-8B"},       {5120, "~13-14B"},     {8192, "~70B"},
+  };
+  auto it = kByHidden.find(hidden);
+  return it == kByHidden.end() ? std::string(kCannotInfer) : std::string(it->second);
+}
+
+}  // namespace
+
+ModelEvidence gather_model_evidence(const index::EventIndex* index,
+                                    const std::vector<perf_report::PerfSheet>& perf_sheets) {
+  ModelEvidence e;
+  std::set<std::string> classes;
+  if (index) {
+    std::unordered_set<index::StringId> seen;  // module spans repeat their names per call
+    for (auto kind : {index::EventKind::kPythonFunction, index::EventKind::kUserAnnotation})
+      for (index::Row r : index->rows_of_kind(kind)) {
+        if (!seen.insert(index->name_id(r)).second) continue;
+        std::string_view name = index->name(r);
+        constexpr std::string_view kPrefix = "nn.Module: ";
+        if (!name.starts_with(kPrefix)) continue;
+        name.remove_prefix(kPrefix.size());
+        if (!name.empty()) classes.insert(strip_instance_suffix(name));
+      }
+  }
+  e.module_classes.assign(classes.begin(), classes.end());
+  for (const perf_report::PerfSheet& sheet : perf_sheets) {
+    if (sheet.name != "unified_perf_summary") continue;
+    const text::CsvSheet t = text::parse_csv_sheet(sheet.csv);
+    auto col = [&](const char* name) { return t.column_index(name); };
+    const std::size_t name = col("name"), cat = col("op category"), dims = col("Input Dims"),
+                      types = col("Input type"), time = col("Kernel Time (\xC2\xB5s)_sum"),
+                      count = col("operation_count");
+    auto text = [](const std::vector<std::string>& row, std::size_t c) {
+      return c < row.size() ? row[c] : std::string();
+    };
+    auto number = [&](const std::vector<std::string>& row, std::size_t c) {
+      const std::string s = text(row, c);
+      return s.empty() ? 0.0 : std::strtod(s.c_str(), nullptr);
+    };
+    for (const auto& row : t.rows)
+      e.ops.push_back({text(row, name), category_key(text(row, cat)), text(row, dims),
+                       text(row, types), number(row, time), number(row, count)});
+  }
+  return e;
+}
+
+ModelInfo identify_model(const ModelEvidence& e) {
+  const Family* family = family_of(e.module_classes);
+  const OpShares shares = op_shares(e);
+  ModelInfo info;
+  info.model = model_of(e, family, shares);
+  info.architecture = architecture_of(family, shares);
+  info.precision = precision_of(e);
+  info.scale = scale_of(e);
+  return info;
+}
+
+std::string model_info_json(const ModelInfo& info) {
+  text::JsonWriter w;
+  w.begin_object();
+  w.key("model").value(info.model);
+  w.key("architecture").value(info.architecture);
+  w.key("scale").value(info.scale);
+  w.key("precision").value(info.precision);
+  w.end_object();
+  return w.str();
+}
+
+}  // namespace traceprism::findings

@@ -1,0 +1,52 @@
+// Model identification (analysis-rules.md §15): which model family, architecture, scale and
+// precision a trace shows. The reference asks an LLM; these are the spec's deterministic rules.
+// A field without evidence reads "Cannot be inferred from trace": nothing is guessed.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "perf_report/perf_report.hpp"
+
+namespace traceprism::index {
+class EventIndex;
+}
+
+namespace traceprism::findings {
+
+inline constexpr const char* kCannotInfer = "Cannot be inferred from trace";
+
+struct ModelInfo {
+  std::string model = kCannotInfer;
+  std::string architecture = kCannotInfer;
+  std::string scale = kCannotInfer;
+  std::string precision = kCannotInfer;
+};
+
+// What the rules look at: nn.Module class names and the unified perf summary's op rows.
+struct ModelEvidence {
+  // Class names of `nn.Module: <Class>_<n>` spans with the `_<n>` suffix removed; sorted, unique.
+  std::vector<std::string> module_classes;
+  struct Op {
+    std::string name;        // aten::addmm
+    std::string category;    // the op category key: gemm, conv_fwd, sdpa_fwd, ...
+    std::string input_dims;  // Python literal cells
+    std::string input_type;
+    double kernel_time_us = 0;  // Kernel Time (µs)_sum
+    double count = 0;           // operation_count
+  };
+  std::vector<Op> ops;
+};
+
+// Module class names from the trace's python_function / user_annotation events (index may be
+// null) and op rows from the unified_perf_summary sheet.
+ModelEvidence gather_model_evidence(const index::EventIndex* index,
+                                    const std::vector<perf_report::PerfSheet>& perf_sheets);
+
+ModelInfo identify_model(const ModelEvidence& evidence);
+
+// model_info.json: {"model", "architecture", "scale", "precision"} (the reference's
+// metadata/model_info.json).
+std::string model_info_json(const ModelInfo& info);
+
+}  // namespace traceprism::findings

@@ -1,0 +1,66 @@
+#include "findings/ranker.hpp"
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+
+namespace traceprism::findings {
+namespace {
+
+bool quantified(const Finding& f) {
+  return f.impact_kind != ImpactKind::kNotQuantifiable;
+}
+
+bool ranks_before(const Finding& a, const Finding& b) {
+  if (a.tier == Tier::kSystem) {
+    if (a.share_percent != b.share_percent) return a.share_percent > b.share_percent;
+    if (a.severity != b.severity) return a.severity > b.severity;
+  } else {
+    if (quantified(a) != quantified(b)) return quantified(a);
+    if (a.impact_mid != b.impact_mid) return a.impact_mid > b.impact_mid;
+    if ((a.impact_kind == ImpactKind::kQuantified) != (b.impact_kind == ImpactKind::kQuantified))
+      return a.impact_kind == ImpactKind::kQuantified;
+  }
+  return std::tie(a.analyzer, a.key, a.first_evidence_ts_ns, a.title) <
+         std::tie(b.analyzer, b.key, b.first_evidence_ts_ns, b.title);
+}
+
+}  // namespace
+
+RankedFindings rank_findings(const std::vector<AnalyzerOutcome>& outcomes) {
+  RankedFindings out;
+  for (const AnalyzerOutcome& o : outcomes) {
+    if (o.status != AnalyzerStatus::kOk && o.status != AnalyzerStatus::kSkipped) continue;
+    std::set<std::string> keys;
+    for (const Finding& f : o.findings) {
+      if (!f.key.empty() && !keys.insert(f.key).second) {
+        ++out.duplicates_dropped;
+        continue;
+      }
+      (f.tier == Tier::kCompute  ? out.compute
+       : f.tier == Tier::kFusion ? out.fusion
+                                 : out.system)
+          .push_back(f);
+    }
+  }
+  for (auto* tier : {&out.compute, &out.fusion, &out.system}) {
+    std::stable_sort(tier->begin(), tier->end(), ranks_before);
+    std::vector<Finding> kept;
+    std::vector<std::vector<std::uint32_t>> seen;
+    for (Finding& f : *tier) {
+      std::vector<std::uint32_t> rows = f.rows;
+      std::sort(rows.begin(), rows.end());
+      if (!rows.empty() && std::find(seen.begin(), seen.end(), rows) != seen.end()) {
+        ++out.duplicates_dropped;
+        continue;
+      }
+      seen.push_back(std::move(rows));
+      kept.push_back(std::move(f));
+    }
+    for (std::size_t i = 0; i < kept.size(); ++i) kept[i].rank = static_cast<int>(i + 1);
+    *tier = std::move(kept);
+  }
+  return out;
+}
+
+}  // namespace traceprism::findings

@@ -1,0 +1,26 @@
+#pragma once
+
+#include <vector>
+
+#include "findings/finding.hpp"
+
+namespace traceprism::findings {
+
+// The findings of a run, ranked per tier (each tier numbered P1..Pn).
+struct RankedFindings {
+  std::vector<Finding> compute, fusion, system;
+  std::size_t duplicates_dropped = 0;
+  const std::vector<Finding>& tier(Tier t) const {
+    return t == Tier::kCompute ? compute : t == Tier::kFusion ? fusion : system;
+  }
+};
+
+// The one ranking function (architecture §7, plugin-sdk.md §6.8):
+//  - quantified tiers (compute, fusion): impact_mid desc, quantified before heuristic on ties;
+//  - system tier (not quantifiable): share of end-to-end time desc (unknown last), then severity;
+//  - ties: analyzer name, finding key, first evidence timestamp, title.
+// Duplicates are dropped: a second finding with the same (analyzer, key), or one in the same
+// tier whose evidence rows equal an earlier (higher-ranked) finding's.
+RankedFindings rank_findings(const std::vector<AnalyzerOutcome>& outcomes);
+
+}  // namespace traceprism::findings

@@ -1,0 +1,48 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "index/event_index.hpp"
+#include "model/call_tree.hpp"
+#include "model/forward_backward.hpp"
+#include "model/gpu_timeline.hpp"
+#include "model/kernel_launchers.hpp"
+#include "model/launch_links.hpp"
+#include "model/op_work.hpp"
+#include "platform/platform_info.hpp"
+
+namespace traceprism::perf_report {
+
+struct PerfSheet {
+  std::string name;  // file name without .csv
+  std::string csv;
+};
+
+struct PerfReportOptions {
+  double short_kernel_threshold_us = 10;
+  int short_kernel_bins = 100;
+  int topk_short_kernels = 0;  // 0: all
+};
+
+struct PerfReportInputs {
+  const index::EventIndex* index = nullptr;
+  const model::CallTree* tree = nullptr;
+  const model::LaunchLinks* links = nullptr;
+  const model::ForwardBackwardLinks* fwd_bwd = nullptr;
+  const model::GpuTimeline* timeline = nullptr;
+  const model::KernelLaunchers* launchers = nullptr;
+  const model::OpWorkTable* op_work = nullptr;       // phase-1 results (may be empty)
+  const platform::PlatformInfo* platform = nullptr;  // null or without peaks: no roofline
+  PerfReportOptions options;
+  // When set, receives the events unified_perf_summary stands for (UnifiedPerfTable::events).
+  std::vector<index::Row>* unified_events = nullptr;
+};
+
+// The TraceLens-compatible perf report (trace-format spec §8), every sheet as CSV text, in the
+// reference's sheet order: gpu_timeline, ops_summary_by_category, ops_summary,
+// ops_unique_args, unified_perf_summary, the per-category perf-model sheets, kernel_summary,
+// short_kernel_histogram, short_kernels_summary. GPU-only traces get the GPU sheets only.
+std::vector<PerfSheet> build_perf_report(const PerfReportInputs& in);
+
+}  // namespace traceprism::perf_report

@@ -1,0 +1,99 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "index/event_index.hpp"
+#include "model/op_metrics.hpp"
+#include "perf_report/gpu_subtrees.hpp"
+#include "perf_report/kernel_details_summary.hpp"
+#include "perf_report/ops_sheets.hpp"
+#include "perf_report/perf_sheet_inputs.hpp"
+
+namespace traceprism::perf_report {
+
+// One collected event of the unified perf table (trace-format spec §8.5 steps 1–3): an op with
+// a perf model (outermost on its path), a "sole backward" op timed with its forward op's
+// backward model, a leaf op that launches kernels, or a Synthetic Op standing for a kernel no
+// collected op covers. Texts are views of the index's string pool or of interned texts
+// (intern_report_text): equal texts share one address, which the grouping relies on.
+struct UnifiedPerfRow {
+  index::Row row = 0;     // the event; for a Synthetic Op the event it copies
+  std::uint64_t uid = 0;  // == row, or a fresh UID above every row for a Synthetic Op
+  bool synthetic = false;
+  std::string_view name;
+  std::string_view category;  // spec §7, or the forward model's bwd_category for a sole backward
+  HostNames names;
+  // Python str() of the shape args after list -> tuple ("((512,), (141, 512))"); "None" when
+  // the arg is absent.
+  std::string_view input_dims, input_type, input_strides, concrete_inputs;
+  double duration_us = 0;  // the event's CPU dur
+  bool has_perf_model = false;
+  bool sole_backward = false;  // numbers are the linked forward op's backward numbers
+  double kernel_time_us = 0;   // busy time of the timed GPU events
+  // Perf-model numbers, when the model computed them (not for ops without a model or whose
+  // model raised).
+  std::optional<model::OpMetrics> metrics;
+  std::string_view compute_spec;                // with `metrics`; "" when unknown
+  std::optional<std::string_view> perf_params;  // Python dict repr, with `metrics`
+  std::vector<index::Row> gpu_events;           // the event's GPU events, reference order
+  KernelDetails kernel_details;                 // of `gpu_events`, same order
+};
+
+// mean / median / std (sample) / min / max of a per-instance column over a group, NaNs
+// skipped as pandas does; NaN where there is no value (std: fewer than two).
+struct SeriesStats {
+  double mean, median, std, min, max;
+};
+
+// One row of unified_perf_summary (spec §8.5 step 4): the collected rows sharing name,
+// category, process/thread names and shape args.
+struct UnifiedGroup {
+  std::string name;
+  std::string category;
+  std::string process_name, process_label, thread_name;
+  std::string input_dims, input_type, input_strides, concrete_inputs;  // "None" when absent
+  std::uint64_t ex_uid = 0;  // UID of the group's first row (collection order)
+  std::size_t operation_count = 0;
+  double total_duration_us = 0;
+  SeriesStats duration;
+  // First known value in group order; NaN / nullopt when no row has one.
+  double gflops = 0, data_moved_mb = 0, flops_per_byte = 0;
+  std::optional<std::string> compute_spec;
+  std::optional<std::string> roofline_bound;  // "COMPUTE_BOUND" / "MEMORY_BOUND"
+  double roofline_time_us = 0;
+  SeriesStats tb_per_s, tflops_per_s, pct_roofline, kernel_time;
+  double kernel_time_sum_us = 0;
+  std::vector<KernelSummaryEntry> kernel_summary;  // spec §9
+  std::optional<std::string> perf_params;
+  bool has_perf_model = false;
+  double percentage = 0, cumulative_percentage = 0;  // of the total kernel time
+};
+
+struct UnifiedPerfTable {
+  // Collection order (Synthetic Ops last); filled only when asked for: the summary is built
+  // row by row and does not need them (hundreds of thousands on big traces).
+  std::vector<UnifiedPerfRow> rows;
+  // The events the table stands for (collect_unified_perf_events), in traversal order, also
+  // those whose row is dropped; Synthetic Ops not included.
+  std::vector<Row> events;
+  std::vector<UnifiedGroup> groups;   // summary order: kernel time sum desc, ex_UID asc
+  bool has_model_columns = false;     // some row has perf-model numbers (GFLOPS, TB/s, ...)
+  bool has_roofline_columns = false;  // some row has roofline numbers
+};
+
+// Builds the unified perf table of a trace with cpu_ops (empty for a trace without), with its
+// rows. The second form shares the caller's GpuSubtrees and keeps the rows only when asked.
+UnifiedPerfTable build_unified_perf_table(const UnifiedPerfInputs& inputs);
+UnifiedPerfTable build_unified_perf_table(const UnifiedPerfInputs& inputs,
+                                          const GpuSubtrees& subtrees, bool keep_rows);
+
+// The unified_perf_summary sheet as pandas writes it, golden column order (spec §8.5 rule for
+// optional columns); a lone "\n" when the table is empty (the reference then omits the sheet).
+std::string unified_perf_summary_csv(const UnifiedPerfTable& table);
+
+}  // namespace traceprism::perf_report

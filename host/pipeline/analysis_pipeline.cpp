@@ -1,0 +1,123 @@
+#include "pipeline/analysis_pipeline.hpp"
+
+#include <chrono>
+#include <map>
+#include <vector>
+
+#include "findings/model_identification.hpp"
+#include "findings/ranker.hpp"
+#include "findings/top_category.hpp"
+#include "model/forward_backward.hpp"
+#include "schedule/analysis_graph.hpp"
+
+namespace traceprism::pipeline {
+
+namespace {
+
+class StageClock {
+ public:
+  // Seconds since the previous lap (or construction).
+  double lap() {
+    const auto now = std::chrono::steady_clock::now();
+    const double s = std::chrono::duration<double>(now - start_).count();
+    start_ = now;
+    return s;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+void build_products(PipelineRun& run) {
+  const index::EventIndex& index = run.trace.file.index;
+  run.launchers = model::KernelLaunchers::build(index, run.trace.tree, run.trace.links);
+  run.products = std::make_unique<plugins::RunProducts>(index, run.trace.tree, run.trace.links,
+                                                        run.trace.timeline, run.launchers);
+}
+
+void run_op_models(PipelineRun& run, const PipelineOptions& o) {
+  AnalysisReport& r = run.report;
+  const plugins::OpModelInputs inputs{o.registry, o.config, &r.platform, &r.trace_path, o.jobs};
+  run.op_models = plugins::run_op_models(inputs, *run.products);
+  run.products->set_op_work(&run.op_models.table);
+  r.op_models = run.op_models.outcomes;
+}
+
+void build_perf_report(PipelineRun& run, const PipelineOptions& o) {
+  const index::EventIndex& index = run.trace.file.index;
+  const auto fwd_bwd = model::ForwardBackwardLinks::build(index);
+  perf_report::PerfReportInputs in;
+  in.index = &index;
+  in.tree = &run.trace.tree;
+  in.links = &run.trace.links;
+  in.fwd_bwd = &fwd_bwd;
+  in.timeline = &run.trace.timeline;
+  in.launchers = &run.launchers;
+  in.op_work = &run.op_models.table;
+  in.platform = &run.report.platform;
+  in.options = o.sheets;
+  std::vector<index::Row> unified_events;
+  in.unified_events = &unified_events;
+  run.report.perf_sheets = perf_report::build_perf_report(in);
+  if (o.last_stage == LastStage::kPerfReport) return;  // no analyzer reads them
+  run.products->set_perf_sheets(run.report.perf_sheets);
+  run.products->set_unified_events(std::move(unified_events));
+}
+
+void run_analyzers(PipelineRun& run, const PipelineOptions& o) {
+  AnalysisReport& r = run.report;
+  const schedule::GraphInputs inputs{o.registry,
+                                     o.config,
+                                     &r.platform,
+                                     &r.trace_path,
+                                     o.jobs,
+                                     o.isolate_analyzers,
+                                     o.analyzer_timeout_seconds};
+  r.graph = schedule::run_analysis_graph(inputs, *run.products);
+  r.findings = findings::rank_findings(r.graph.analyzers);
+}
+
+void decide_summary(PipelineRun& run) {
+  AnalysisReport& r = run.report;
+  const auto* ops = run.products->op_instances();
+  std::map<std::string, double> busy;
+  for (std::size_t i = 0; i < ops->count; ++i) {
+    std::string name(run.products->string(ops->category_id[i]));
+    busy[name.empty() ? "other" : name] += ops->direct_busy_us[i];
+  }
+  const findings::TopCategory top = findings::top_category(busy, r.timeline.computation_us);
+  r.top_category = top.name;
+  r.top_category_percent = top.percent;
+  r.model = findings::identify_model(findings::gather_model_evidence(r.index, r.perf_sheets));
+}
+
+}  // namespace
+
+std::unique_ptr<PipelineRun> run_pipeline(const PipelineOptions& o) {
+  auto run = std::make_unique<PipelineRun>();
+  run->trace = load_trace(o.trace_path, o.load);
+  run->seconds.read = run->trace.read_seconds;
+  run->seconds.model = run->trace.model_seconds;
+  if (o.after_load) o.after_load(run->trace);
+
+  StageClock clock;
+  build_products(*run);
+  run->seconds.products = clock.lap();
+
+  AnalysisReport& r = run->report;
+  r.trace_path = o.trace_path;
+  r.index = &run->trace.file.index;
+  r.timeline = run->trace.timeline;
+  r.platform = choose_platform(o.platform, *r.index);
+  r.refused_plugins = o.registry->refused();
+  run_op_models(*run, o);
+  build_perf_report(*run, o);
+  if (o.last_stage == LastStage::kRanking) {
+    run_analyzers(*run, o);
+    decide_summary(*run);
+  }
+  run->seconds.analysis = clock.lap();
+  return run;
+}
+
+}  // namespace traceprism::pipeline

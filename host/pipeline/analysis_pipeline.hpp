@@ -1,0 +1,62 @@
+// The one pipeline every command runs: read -> index -> model -> op models -> products (the
+// perf report) -> analysis graph -> ranking. Commands differ only in where they stop and what
+// they render; the comparative and inference modes are meant to be configurations of it.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "config/run_config.hpp"
+#include "model/kernel_launchers.hpp"
+#include "perf_report/perf_report.hpp"
+#include "pipeline/analysis_report.hpp"
+#include "pipeline/platform_choice.hpp"
+#include "pipeline/trace_load.hpp"
+#include "plugins/op_model_runner.hpp"
+#include "plugins/plugin_registry.hpp"
+#include "plugins/run_products.hpp"
+
+namespace traceprism::pipeline {
+
+enum class LastStage {
+  kPerfReport,  // stop after the perf report's sheets (perf-report)
+  kRanking,     // run the analyzers and rank their findings (analyze)
+};
+
+struct PipelineOptions {
+  std::string trace_path;  // a file, or "-" for standard input
+  LoadOptions load;
+  PlatformOptions platform;
+  const plugins::PluginRegistry* registry = nullptr;  // required
+  const config::RunConfig* config = nullptr;          // required
+  int jobs = 0;                                       // threads; 0 = all cores
+  bool isolate_analyzers = true;
+  double analyzer_timeout_seconds = 0;  // 0: no limit
+  perf_report::PerfReportOptions sheets;
+  LastStage last_stage = LastStage::kRanking;
+  // Called once the trace is read and modelled, before the platform is chosen (e.g. to warn
+  // about skipped events first).
+  std::function<void(const TraceSession&)> after_load;
+};
+
+struct StageSeconds {
+  double read = 0, model = 0, products = 0, analysis = 0;
+};
+
+// One run's typed result. The report points into `trace` (index, timeline), so the run is
+// handed out behind a unique_ptr and never moves.
+struct PipelineRun {
+  TraceSession trace;
+  model::KernelLaunchers launchers;
+  std::unique_ptr<plugins::RunProducts> products;
+  plugins::OpModelRun op_models;  // phase 1; the products point into its table
+  AnalysisReport report;
+  StageSeconds seconds;
+};
+
+// Runs the stages up to options.last_stage. Throws io::InputError (unreadable or malformed
+// trace), platform::PlatformError (bad --platform-file) and UnknownPlatform (bad --platform).
+std::unique_ptr<PipelineRun> run_pipeline(const PipelineOptions& options);
+
+}  // namespace traceprism::pipeline

@@ -1,0 +1,35 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "findings/model_identification.hpp"
+#include "findings/ranker.hpp"
+#include "index/event_index.hpp"
+#include "model/gpu_timeline.hpp"
+#include "perf_report/perf_report.hpp"
+#include "platform/platform_info.hpp"
+#include "plugins/op_model_runner.hpp"
+#include "plugins/plugin_registry.hpp"
+#include "schedule/analysis_graph.hpp"
+
+namespace traceprism::pipeline {
+
+// The typed result of one analysed trace: everything the writers (report/) render.
+struct AnalysisReport {
+  std::string trace_path;
+  const index::EventIndex* index = nullptr;
+  model::GpuTimeline timeline;
+  platform::PlatformInfo platform;
+  std::vector<plugins::RefusedPlugin> refused_plugins;
+  std::vector<plugins::OpModelOutcome> op_models;   // phase 1, in load order
+  std::vector<perf_report::PerfSheet> perf_sheets;  // perf_report_csvs/, in sheet order
+  schedule::GraphResult graph;
+  findings::RankedFindings findings;
+  // The op category with the most direct kernel time, and that time as % of computation time.
+  std::string top_category;
+  double top_category_percent = 0;
+  findings::ModelInfo model;  // every field "Cannot be inferred from trace" unless identified
+};
+
+}  // namespace traceprism::pipeline

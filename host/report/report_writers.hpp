@@ -1,0 +1,33 @@
+// The renderers of an analysed trace: each turns the pipeline's typed result into one output.
+#pragma once
+
+#include <string>
+
+#include "pipeline/analysis_report.hpp"
+
+namespace traceprism::report {
+
+using pipeline::AnalysisReport;
+
+// "<Model>" of the report title and chart: the identified model, or "Workload".
+std::string model_label(const AnalysisReport& report);
+// "<Platform>": --platform's name, else the device name, else "Unknown platform".
+std::string platform_label(const AnalysisReport& report);
+
+// findings.json (schema documented in docs/report-format.md).
+inline constexpr int kFindingsSchemaVersion = 1;
+std::string findings_json(const AnalysisReport& report);
+
+// analysis.md, with the structure and markers of analysis-rules.md §10.
+std::string analysis_markdown(const AnalysisReport& report);
+
+// perf_breakdown.svg, the figure analysis.md shows under the executive summary (§10.8).
+inline constexpr const char* kBreakdownChartFile = "perf_breakdown.svg";
+std::string perf_breakdown_svg(const AnalysisReport& report);
+
+// Writes the whole report into `dir` (created if missing): perf_report_csvs/*.csv,
+// findings.json, model_info.json, perf_breakdown.svg and analysis.md, each file atomically.
+// Throws std::runtime_error with one sentence when the folder or a file cannot be written.
+void write_report_folder(const std::string& dir, const AnalysisReport& report);
+
+}  // namespace traceprism::report

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Usage: scripts/tidy.sh [BUILD_DIR=build] [FILES...]
+# Runs clang-tidy (.clang-tidy: bugprone, performance, naming) on the host and plugin sources,
+# or on FILES, with the compile commands of BUILD_DIR (configured by scripts/build.sh).
+# Installs clang-tidy from Debian when it is missing. Any diagnostic fails the script.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+build_dir="${1:-build}"
+shift || true
+if ! command -v clang-tidy >/dev/null; then
+  as_root=()
+  [ "$(id -u)" -eq 0 ] || as_root=(sudo)
+  "${as_root[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq --no-install-recommends clang-tidy
+fi
+[ -f "$build_dir/compile_commands.json" ] || { echo "tidy: $build_dir/compile_commands.json is missing; run scripts/build.sh first" >&2; exit 1; }
+
+if [ "$#" -gt 0 ]; then
+  files=("$@")
+else
+  mapfile -t files < <(git ls-files 'host/*.cpp' 'plugins/*.cpp')
+fi
+# One clang-tidy per core; -quiet keeps the output to the diagnostics.
+printf '%s\n' "${files[@]}" |
+  xargs -P "$(nproc)" -n 4 clang-tidy -quiet -p "$build_dir" 2>/dev/null |
+  tee /dev/stderr | grep -q 'error:' && { echo "tidy: clang-tidy found problems (above)" >&2; exit 1; }
+echo "tidy: ${#files[@]} files clean"
