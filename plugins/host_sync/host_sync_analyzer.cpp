@@ -87,6 +87,15 @@ struct Wait {
   Row trigger;  // the nearest enclosing op that is not itself a sync op, or kNoRow
 };
 
+// The waits of one (sync call, triggering op).
+struct Group {
+  std::uint64_t calls = 0;
+  std::int64_t total_ns = 0;
+  std::int64_t stall_ns = 0;
+  std::int64_t max_ns = -1;
+  Row example = kNoRow;  // the longest call, the earliest row among equals
+};
+
 using Intervals = std::vector<std::pair<std::int64_t, std::int64_t>>;  // [begin, end) in ns
 
 // The union of the launched GPU events, as disjoint intervals in time order.
@@ -143,13 +152,6 @@ struct HostSyncAnalyzer::EndToEnd {
 
 struct HostSyncAnalyzer::CallSite {
   const std::pair<std::string, std::string>* key;  // (sync call, triggering op)
-  struct Group {
-    std::uint64_t calls = 0;
-    std::int64_t total_ns = 0;
-    std::int64_t stall_ns = 0;
-    std::int64_t max_ns = -1;
-    Row example = kNoRow;  // the longest call, the earliest row among equals
-  };
   const Group* group;
 };
 
@@ -160,7 +162,7 @@ struct HostSyncAnalyzer::Tally {
   std::uint64_t kind_calls[kSyncKindCount] = {0, 0, 0, 0};
   std::int64_t kind_ns[kSyncKindCount] = {0, 0, 0, 0};
   std::int64_t kind_stall_ns[kSyncKindCount] = {0, 0, 0, 0};
-  std::map<std::pair<std::string, std::string>, CallSite::Group> groups;
+  std::map<std::pair<std::string, std::string>, Group> groups;
   double in_span_ms = 0, stall_ms = 0;
   double percent_of_span = 0, stall_percent = 0;
 };
@@ -267,7 +269,7 @@ HostSyncAnalyzer::Tally HostSyncAnalyzer::tally(const EventView& ev, const Waits
     t.kind_ns[w.kind] += dur;
     t.kind_stall_ns[w.kind] += stall;
     std::string trigger = w.trigger != kNoRow ? std::string(ev.name(w.trigger)) : "(none)";
-    CallSite::Group& g = t.groups[{std::string(ev.name(w.row)), std::move(trigger)}];
+    Group& g = t.groups[{std::string(ev.name(w.row)), std::move(trigger)}];
     ++g.calls;
     g.total_ns += dur;
     g.stall_ns += stall;
