@@ -9,20 +9,31 @@
 #include <traceprism/sdk.hpp>
 
 #include <cstdint>
-#include <string>
 #include <vector>
 
-namespace traceprism_comm {
+namespace traceprism::plugins::comm {
 
-class CommAnalyzer : public traceprism::Analyzer {
+class CommAnalyzer : public Analyzer {
  public:
-  explicit CommAnalyzer(traceprism::Context& ctx);
-  traceprism::Status run(traceprism::Context& ctx) override;
+  explicit CommAnalyzer(Context& ctx);
+  Status run(Context& ctx) override;
 
  private:
-  traceprism::Table collective_table(const traceprism::Context& ctx,
-                                     const std::vector<traceprism::Row>& top) const;
-  static bool looks_like_training(const traceprism::Context& ctx);
+  struct Overlap;    // overlap_analysis, the comm half
+  struct Checks;     // which of the two assessments fire
+  struct Narrative;  // what both findings say about the collectives
+
+  static void record_summary(Context& ctx, const std::vector<Row>& collectives,
+                             const std::vector<Row>& longest);
+  static Overlap record_overlap(Context& ctx);
+  Checks assess(Context& ctx, const Overlap& overlap) const;
+  Narrative narrate(const Context& ctx, const std::vector<Row>& collectives,
+                    const std::vector<Row>& longest, const Overlap& overlap) const;
+  void report_exposed_comm(Context& ctx, const Overlap& overlap, bool poor_overlap,
+                           const Narrative& story) const;
+  void report_poor_overlap(Context& ctx, const Overlap& overlap, const Narrative& story) const;
+  static Table collective_table(const Context& ctx, const std::vector<Row>& rows);
+  static bool looks_like_training(const Context& ctx);
 
   double exposed_percent_threshold_;
   double overlap_ratio_threshold_;
@@ -30,4 +41,4 @@ class CommAnalyzer : public traceprism::Analyzer {
   std::int64_t top_collectives_;
 };
 
-}  // namespace traceprism_comm
+}  // namespace traceprism::plugins::comm

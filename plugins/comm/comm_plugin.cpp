@@ -16,7 +16,7 @@ constexpr traceprism_option_v1 kCommOptions[] = {
 
 }  // namespace
 
-TRACEPRISM_ANALYZERS(traceprism::analyzer<traceprism_comm::CommAnalyzer>(
+TRACEPRISM_ANALYZERS(traceprism::analyzer<traceprism::plugins::comm::CommAnalyzer>(
     "comm", "Collective communication: exposed time and compute/communication overlap.",
     kCommOptions));
 TRACEPRISM_PLUGIN("comm", "1.0.0");

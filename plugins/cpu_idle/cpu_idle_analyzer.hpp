@@ -5,7 +5,11 @@
 
 #include <traceprism/sdk.hpp>
 
-namespace cpu_idle {
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace traceprism::plugins::cpu_idle {
 
 inline constexpr traceprism_option_v1 kOptions[] = {
     {"IdleThresholdPercent", "15",
@@ -29,12 +33,42 @@ inline constexpr traceprism_option_v1 kOptions[] = {
     {"EvidenceGaps", "10", "How many of the largest idle gaps the finding lists."},
 };
 
-class CpuIdleAnalyzer : public traceprism::Analyzer {
+class CpuIdleAnalyzer : public Analyzer {
  public:
-  explicit CpuIdleAnalyzer(traceprism::Context& ctx);
-  traceprism::Status run(traceprism::Context& ctx) override;
+  explicit CpuIdleAnalyzer(Context& ctx);
+  Status run(Context& ctx) override;
 
  private:
+  struct Utilization;  // the GPU timeline's split of the end-to-end span
+  struct Kernels;      // how many kernels, how many short, how long on average
+  struct SyncSignals;  // per op category: host time against GPU kernel time
+  struct D2hCopies;    // device-to-host copies, each a possible host wait
+  struct StreamSplit;  // HTA's idle time breakdown of one stream
+  struct Launches;     // HTA's kernel launch statistics
+  struct IdleGaps;     // the device-level idle gaps, classified by cause
+  struct Measures;     // all of the above
+  struct Advice;       // the action and why it works
+
+  // The measuring steps of run(), in order; each records its figures.
+  static Utilization measure_utilization(Context& ctx, const Timeline& t, double threshold);
+  Kernels count_kernels(Context& ctx) const;
+  SyncSignals measure_sync_signals(Context& ctx) const;
+  static D2hCopies count_d2h_copies(Context& ctx, double total_us);
+  std::vector<StreamSplit> split_idle_per_stream(Context& ctx, const std::vector<Row>& rows) const;
+  Launches measure_launches(Context& ctx, const std::vector<Row>& linked) const;
+  IdleGaps find_idle_gaps(Context& ctx, const std::vector<Row>& linked) const;
+
+  // The finding, when the GPU idles above the threshold.
+  void report(Context& ctx, const Measures& m) const;
+  std::string insight(const Measures& m) const;
+  Advice advise(const Measures& m) const;
+  std::string identification(const Measures& m) const;
+  std::string reasoning(const Measures& m) const;
+  Table utilization_table(const Measures& m) const;
+  Table gap_table(const EventView& ev, const IdleGaps& gaps, std::vector<Row>& evidence) const;
+  static Table stream_table(const std::vector<StreamSplit>& streams);
+  static Table sync_table(const SyncSignals& sync);
+
   double idle_threshold_percent_;
   double short_kernel_us_;
   double consecutive_kernel_delay_us_;
@@ -46,4 +80,4 @@ class CpuIdleAnalyzer : public traceprism::Analyzer {
   std::int64_t evidence_gaps_;
 };
 
-}  // namespace cpu_idle
+}  // namespace traceprism::plugins::cpu_idle

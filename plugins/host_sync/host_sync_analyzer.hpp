@@ -6,7 +6,11 @@
 
 #include <traceprism/sdk.hpp>
 
-namespace host_sync {
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace traceprism::plugins::host_sync {
 
 inline constexpr traceprism_option_v1 kOptions[] = {
     {"StallThresholdPercent", "1",
@@ -19,15 +23,39 @@ inline constexpr traceprism_option_v1 kOptions[] = {
     {"MaxTableRows", "20", "How many (sync call, triggering op) groups the finding lists."},
 };
 
-class HostSyncAnalyzer : public traceprism::Analyzer {
+class HostSyncAnalyzer : public Analyzer {
  public:
-  explicit HostSyncAnalyzer(traceprism::Context& ctx);
-  traceprism::Status run(traceprism::Context& ctx) override;
+  explicit HostSyncAnalyzer(Context& ctx);
+  Status run(Context& ctx) override;
 
  private:
+  struct Waits;     // the blocking waits, in time order
+  struct EndToEnd;  // the span the waits are measured against, and the GPU's busy time in it
+  struct Tally;     // the waits summed: in total, per kind and per call site
+  struct CallSite;  // one (sync call, triggering op) group of the tally
+
+  // The steps of run(), in order.
+  static Waits find_waits(const Context& ctx);
+  static EndToEnd end_to_end(const Context& ctx);
+  static Tally tally(const EventView& ev, const Waits& waits, const EndToEnd& span);
+  static void record(Context& ctx, const Waits& waits, const EndToEnd& span, const Tally& t);
+  void report(Context& ctx, const Waits& waits, const EndToEnd& span, const Tally& t,
+              bool stalls) const;
+
+  // What the finding is made of.
+  static std::vector<CallSite> ranked_call_sites(const Tally& t);
+  Table call_site_table(std::vector<CallSite> ranked) const;
+  static Table kind_table(const Tally& t);
+  static std::vector<Row> longest_waits(const EventView& ev, const Waits& waits);
+  static std::string insight(const Waits& waits, const EndToEnd& span, const Tally& t,
+                             const CallSite& top);
+  std::string identification(const Waits& waits, const Tally& t, bool stalls) const;
+  static std::string reasoning(const Tally& t);
+  static std::string title(const Waits& waits, const Tally& t, bool stalls);
+
   double threshold_percent_;
   std::int64_t repeated_count_;
   std::int64_t max_table_rows_;
 };
 
-}  // namespace host_sync
+}  // namespace traceprism::plugins::host_sync

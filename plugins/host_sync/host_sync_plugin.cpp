@@ -1,8 +1,8 @@
 // The host_sync plugin: one analyzer, host-sync.
 #include "host_sync_analyzer.hpp"
 
-TRACEPRISM_ANALYZERS(traceprism::analyzer<host_sync::HostSyncAnalyzer>(
+TRACEPRISM_ANALYZERS(traceprism::analyzer<traceprism::plugins::host_sync::HostSyncAnalyzer>(
     "host-sync",
     "Host time blocked in device synchronization, grouped by the op that triggered it.",
-    host_sync::kOptions));
+    traceprism::plugins::host_sync::kOptions));
 TRACEPRISM_PLUGIN("host_sync", "1.0.0");

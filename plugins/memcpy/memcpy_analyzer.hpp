@@ -14,47 +14,55 @@
 #include <unordered_map>
 #include <vector>
 
-namespace traceprism_memcpy {
+namespace traceprism::plugins::memcpy {
 
-class MemcpyAnalyzer : public traceprism::Analyzer {
+class MemcpyAnalyzer : public Analyzer {
  public:
-  explicit MemcpyAnalyzer(traceprism::Context& ctx);
-  traceprism::Status run(traceprism::Context& ctx) override;
+  explicit MemcpyAnalyzer(Context& ctx);
+  Status run(Context& ctx) override;
 
  private:
-  // One of the reference's name-based directions (memcpy_summary.by_direction).
-  struct Direction {
-    const char* label = "";  // "D2H", "H2D", "D2D", "other"
-    std::vector<traceprism::Row> rows;
-    double total_us = 0;  // rounded to 2 decimals, as the reference stores it
-    double avg_us = 0;
-    double max_us = 0;
-    double total_bytes = 0;
-    double avg_bytes = 0;
-  };
+  struct Direction;   // one of the reference's name-based directions
+  struct Summary;     // memcpy_summary: the copies by direction
+  struct Flag;        // a direction that memcpy_assessment flags
+  struct RuleRows;    // the copies and memsets each Nsight-style rule matches
+  struct MergeNotes;  // flagged directions whose finding a rule's finding carries
 
-  std::string flag_reason(bool by_percent, bool by_count) const;
-  // The runtime/driver call that issued GPU row r: its launch link, else (a trace whose flows
-  // do not pair up) the memcpy/memset API call with the same correlation id; kNoRow if none.
-  traceprism::Row launcher_of(const traceprism::EventView& ev, traceprism::Row r) const;
-  void index_launch_calls(const traceprism::Context& ctx);
-  void summarize(traceprism::Context& ctx, Direction& d) const;
-  void report_direction(traceprism::Context& ctx, const Direction& d, double percent, double e2e_us,
-                        bool by_percent, bool by_count) const;
-  void report_rule(traceprism::Context& ctx, const std::string& key, const std::string& title,
-                   std::vector<traceprism::Row> rows, double e2e_us, traceprism::Severity severity,
+  // The steps of run(), in order.
+  static Summary summarize(Context& ctx, const std::vector<Row>& copies);
+  static void record_overlap(Context& ctx);
+  std::vector<Flag> assess(Context& ctx, const Summary& summary, double e2e_us) const;
+  void index_launch_calls(const Context& ctx);
+  RuleRows match_rules(Context& ctx, const std::vector<Row>& copies) const;
+  MergeNotes report_directions(Context& ctx, const std::vector<Flag>& flags, const RuleRows& rules,
+                               double e2e_us) const;
+  void report_pageable_async(Context& ctx, const RuleRows& rules, const std::string& note,
+                             double e2e_us) const;
+  void report_sync_memcpy(Context& ctx, const RuleRows& rules, const std::string& note,
+                          double e2e_us) const;
+  void report_sync_memset(Context& ctx, const RuleRows& rules, double e2e_us) const;
+
+  // What the findings are made of.
+  void report_direction(Context& ctx, const Flag& flag, double e2e_us) const;
+  void report_rule(Context& ctx, const std::string& key, const std::string& title,
+                   std::vector<Row> rows, double e2e_us, Severity severity,
                    const std::string& insight, const std::string& action,
                    const std::string& identification, const std::string& reasoning,
                    const std::string& resolution) const;
-  traceprism::Table copy_table(const traceprism::Context& ctx,
-                               const std::vector<traceprism::Row>& sorted_rows) const;
+  void attach_copies(const Context& ctx, FindingBuilder& finding, std::vector<Row> rows) const;
+  Table copy_table(const Context& ctx, const std::vector<Row>& sorted_rows) const;
+  std::string flag_reason(bool by_percent, bool by_count) const;
+  std::string api_names(const EventView& ev, const std::vector<Row>& rows) const;
+  // The runtime/driver call that issued GPU row r: its launch link, else (a trace whose flows
+  // do not pair up) the memcpy/memset API call with the same correlation id; kNoRow if none.
+  Row launcher_of(const EventView& ev, Row r) const;
 
   double direction_percent_threshold_;
   std::int64_t direction_count_threshold_;
   std::int64_t sync_h2d_min_bytes_;
   std::int64_t table_rows_;
   std::int64_t max_evidence_rows_;
-  std::unordered_map<std::int64_t, traceprism::Row> call_by_correlation_;
+  std::unordered_map<std::int64_t, Row> call_by_correlation_;
 };
 
-}  // namespace traceprism_memcpy
+}  // namespace traceprism::plugins::memcpy

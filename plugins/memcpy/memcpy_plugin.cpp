@@ -18,7 +18,7 @@ constexpr traceprism_option_v1 kMemcpyOptions[] = {
 
 }  // namespace
 
-TRACEPRISM_ANALYZERS(traceprism::analyzer<traceprism_memcpy::MemcpyAnalyzer>(
+TRACEPRISM_ANALYZERS(traceprism::analyzer<traceprism::plugins::memcpy::MemcpyAnalyzer>(
     "memcpy",
     "Memory copies: D2H/H2D share, pageable async copies, synchronous copies and memsets.",
     kMemcpyOptions));
