@@ -21,6 +21,7 @@
 #include "report/analysis_report.hpp"
 #include "report/gpu_timeline_sheet.hpp"
 #include "report/json_writer.hpp"
+#include "report/unified_perf_table.hpp"
 
 namespace traceprism::cli {
 
@@ -210,9 +211,12 @@ int run_analyze(const AnalyzeOptions& o) {
   perf_inputs.platform = &r.platform;
   std::vector<index::Row> unified_events;
   perf_inputs.unified_events = &unified_events;
+  report::UnifiedPerfTable unified_table;
+  perf_inputs.unified_table = &unified_table;
   r.perf_sheets = report::build_perf_report(perf_inputs);
   products.set_perf_sheets(r.perf_sheets);
   products.set_unified_events(std::move(unified_events));
+  products.set_op_metrics(std::move(unified_table));
   schedule::GraphInputs inputs{&registry, &cfg,          &r.platform,       &r.trace_path,
                                o.jobs,    !o.no_isolate, o.analyzer_timeout};
   r.graph = schedule::run_analysis_graph(inputs, products);
