@@ -2,16 +2,16 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <map>
 #include <set>
 #include <unordered_set>
 
+#include <traceprism/python_literal.hpp>
 #include "index/event_index.hpp"
 #include "io/ascii_text.hpp"
 #include "perf_report/shape_args.hpp"
-#include "text/csv_parse.hpp"
 #include "text/json_writer.hpp"
-#include "text/py_literal.hpp"
 
 namespace traceprism::findings {
 namespace {
@@ -169,10 +169,10 @@ bool is_matrix_category(const std::string& c) {
 }
 
 std::optional<std::string> first_dtype(const std::string& input_type) {
-  const auto types = text::parse_py_literal(input_type);
+  const auto types = parse_python_literal(input_type);
   if (!types || !types->is_sequence()) return std::nullopt;
-  for (const text::PyLiteral& t : types->items)
-    if (t.type == text::PyLiteral::Type::kString)
+  for (const PyValue& t : types->items)
+    if (t.type == PyValue::Type::kString)
       if (auto d = perf_report::short_dtype(t.text)) return d;
   return std::nullopt;
 }
@@ -203,16 +203,16 @@ std::string precision_of(const ModelEvidence& e) {
 // ---- Scale: the hidden size, from the reduction dimension of linear layers ----
 
 // The last dimension of input `i` of a shape tuple, or 0.
-long long last_dim(const text::PyLiteral& dims, std::size_t i) {
+long long last_dim(const PyValue& dims, std::size_t i) {
   if (!dims.is_sequence() || i >= dims.items.size()) return 0;
-  const text::PyLiteral& shape = dims.items[i];
+  const PyValue& shape = dims.items[i];
   if (!shape.is_sequence() || shape.items.empty() || !shape.items.back().is_number()) return 0;
   return static_cast<long long>(shape.items.back().number);
 }
 
 // K of a linear-layer GEMM: addmm(bias, x[M,K], w[K,N]); mm(x[M,K], w[K,N]); linear(x[...,K], w).
 long long linear_k(const ModelEvidence::Op& op) {
-  const auto dims = text::parse_py_literal(op.input_dims);
+  const auto dims = parse_python_literal(op.input_dims);
   if (!dims) return 0;
   if (op.name == "aten::addmm") return last_dim(*dims, 1);
   if (op.name == "aten::mm" || op.name == "aten::linear") return last_dim(*dims, 0);
@@ -240,7 +240,7 @@ std::string scale_of(const ModelEvidence& e) {
     const double n = op.count > 0 ? op.count : 1;
     if (long long k = linear_k(op); k > 0 && op.category.starts_with("gemm")) ks[k] += n;
     if (is_norm(op))
-      if (const auto dims = text::parse_py_literal(op.input_dims))
+      if (const auto dims = parse_python_literal(op.input_dims))
         if (long long d = last_dim(*dims, 0); d > 0) norm_dims[d] += n;
   }
   const long long hidden = !ks.empty() ? most_frequent(ks) : most_frequent(norm_dims);
@@ -255,7 +255,7 @@ std::string scale_of(const ModelEvidence& e) {
 }  // namespace
 
 ModelEvidence gather_model_evidence(const index::EventIndex* index,
-                                    const std::vector<perf_report::PerfSheet>& perf_sheets) {
+                                    const perf_report::UnifiedPerfTable* unified) {
   ModelEvidence e;
   std::set<std::string> classes;
   if (index) {
@@ -271,24 +271,14 @@ ModelEvidence gather_model_evidence(const index::EventIndex* index,
       }
   }
   e.module_classes.assign(classes.begin(), classes.end());
-  for (const perf_report::PerfSheet& sheet : perf_sheets) {
-    if (sheet.name != "unified_perf_summary") continue;
-    const text::CsvSheet t = text::parse_csv_sheet(sheet.csv);
-    auto col = [&](const char* name) { return t.column_index(name); };
-    const std::size_t name = col("name"), cat = col("op category"), dims = col("Input Dims"),
-                      types = col("Input type"), time = col("Kernel Time (\xC2\xB5s)_sum"),
-                      count = col("operation_count");
-    auto text = [](const std::vector<std::string>& row, std::size_t c) {
-      return c < row.size() ? row[c] : std::string();
-    };
-    auto number = [&](const std::vector<std::string>& row, std::size_t c) {
-      const std::string s = text(row, c);
-      return s.empty() ? 0.0 : std::strtod(s.c_str(), nullptr);
-    };
-    for (const auto& row : t.rows)
-      e.ops.push_back({text(row, name), category_key(text(row, cat)), text(row, dims),
-                       text(row, types), number(row, time), number(row, count)});
-  }
+  if (!unified) return e;
+  // The sheet's cells as numbers: an empty (NaN) kernel time counts as 0; shape args as the
+  // sheet prints them, "" for None.
+  auto arg = [](const std::string& repr) { return repr == "None" ? std::string() : repr; };
+  for (const perf_report::UnifiedGroup& g : unified->groups)
+    e.ops.push_back({g.name, category_key(g.category), arg(g.input_dims), arg(g.input_type),
+                     std::isnan(g.kernel_time_sum_us) ? 0.0 : g.kernel_time_sum_us,
+                     static_cast<double>(g.operation_count)});
   return e;
 }
 

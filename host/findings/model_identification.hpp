@@ -6,7 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "perf_report/perf_report.hpp"
+#include "index/event_index.hpp"
+#include "perf_report/unified_perf_table.hpp"
 
 namespace traceprism::index {
 class EventIndex;
@@ -39,9 +40,9 @@ struct ModelEvidence {
 };
 
 // Module class names from the trace's python_function / user_annotation events (index may be
-// null) and op rows from the unified_perf_summary sheet.
+// null) and op rows from the typed unified_perf_summary (may be null).
 ModelEvidence gather_model_evidence(const index::EventIndex* index,
-                                    const std::vector<perf_report::PerfSheet>& perf_sheets);
+                                    const perf_report::UnifiedPerfTable* unified);
 
 ModelInfo identify_model(const ModelEvidence& evidence);
 

@@ -85,6 +85,11 @@ std::vector<PerfSheet> build_perf_report(const PerfReportInputs& in) {
     if (in.unified_events) *in.unified_events = std::move(unified.events);
     if (!unified.groups.empty())
       unified_sheet.push_back({"unified_perf_summary", unified_perf_summary_csv(unified)});
+    if (in.unified_table) {
+      in.unified_table->groups = std::move(unified.groups);
+      in.unified_table->has_model_columns = unified.has_model_columns;
+      in.unified_table->has_roofline_columns = unified.has_roofline_columns;
+    }
   }
   others.wait();
 

@@ -14,6 +14,8 @@
 
 namespace traceprism::perf_report {
 
+struct UnifiedPerfTable;
+
 struct PerfSheet {
   std::string name;  // file name without .csv
   std::string csv;
@@ -37,6 +39,9 @@ struct PerfReportInputs {
   PerfReportOptions options;
   // When set, receives the events unified_perf_summary stands for (UnifiedPerfTable::events).
   std::vector<index::Row>* unified_events = nullptr;
+  // When set, receives the typed unified_perf_summary (UnifiedPerfTable::groups and its column
+  // flags; no rows, no events): what the sheet prints, as numbers (ABI 1.5 op_metrics).
+  UnifiedPerfTable* unified_table = nullptr;
 };
 
 // The TraceLens-compatible perf report (trace-format spec §8), every sheet as CSV text, in the

@@ -3,16 +3,16 @@
 #include <algorithm>
 #include <cctype>
 
-#include "text/py_literal.hpp"
+#include <traceprism/python_literal.hpp>
 
 namespace traceprism::perf_report {
 namespace {
 
 // One (shape, dtype) pair: "(d1,d2) dtype", a trailing comma for 1-D shapes; nothing for a
 // shapeless scalar.
-std::string render_one(const text::PyLiteral& dims, const text::PyLiteral& dtype) {
-  static const std::vector<text::PyLiteral> kNoShape;
-  const std::vector<text::PyLiteral>& shape = dims.is_sequence() ? dims.items : kNoShape;
+std::string render_one(const PyValue& dims, const PyValue& dtype) {
+  static const std::vector<PyValue> kNoShape;
+  const std::vector<PyValue>& shape = dims.is_sequence() ? dims.items : kNoShape;
   std::string kind;
   if (dtype.truthy()) kind = short_dtype(dtype.str()).value_or(dtype.str());
   if (shape.empty() && (kind.empty() || kind == "Scalar")) return {};
@@ -27,8 +27,8 @@ std::string render_one(const text::PyLiteral& dims, const text::PyLiteral& dtype
 }  // namespace
 
 std::string render_shape_args(std::string_view input_dims, std::string_view input_type) {
-  const auto dims = text::parse_py_literal(input_dims);
-  const auto types = text::parse_py_literal(input_type);
+  const auto dims = parse_python_literal(input_dims);
+  const auto types = parse_python_literal(input_type);
   if (!dims || !types || !dims->is_sequence() || !types->is_sequence()) return {};
   std::string out;
   const std::size_t n = std::min(dims->items.size(), types->items.size());

@@ -58,10 +58,13 @@ void build_perf_report(PipelineRun& run, const PipelineOptions& o) {
   in.options = o.sheets;
   std::vector<index::Row> unified_events;
   in.unified_events = &unified_events;
+  perf_report::UnifiedPerfTable unified_table;
+  in.unified_table = &unified_table;
   run.report.perf_sheets = perf_report::build_perf_report(in);
   if (o.last_stage == LastStage::kPerfReport) return;  // no analyzer reads them
   run.products->set_perf_sheets(run.report.perf_sheets);
   run.products->set_unified_events(std::move(unified_events));
+  run.products->set_op_metrics(std::move(unified_table));
 }
 
 void run_analyzers(PipelineRun& run, const PipelineOptions& o) {
@@ -88,7 +91,8 @@ void decide_summary(PipelineRun& run) {
   const findings::TopCategory top = findings::top_category(busy, r.timeline.computation_us);
   r.top_category = top.name;
   r.top_category_percent = top.percent;
-  r.model = findings::identify_model(findings::gather_model_evidence(r.index, r.perf_sheets));
+  r.unified = run.products->unified_perf_table();
+  r.model = findings::identify_model(findings::gather_model_evidence(r.index, r.unified));
 }
 
 }  // namespace

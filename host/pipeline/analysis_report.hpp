@@ -8,6 +8,7 @@
 #include "index/event_index.hpp"
 #include "model/gpu_timeline.hpp"
 #include "perf_report/perf_report.hpp"
+#include "perf_report/unified_perf_table.hpp"
 #include "platform/platform_info.hpp"
 #include "plugins/op_model_runner.hpp"
 #include "plugins/plugin_registry.hpp"
@@ -24,6 +25,9 @@ struct AnalysisReport {
   std::vector<plugins::RefusedPlugin> refused_plugins;
   std::vector<plugins::OpModelOutcome> op_models;   // phase 1, in load order
   std::vector<perf_report::PerfSheet> perf_sheets;  // perf_report_csvs/, in sheet order
+  // unified_perf_summary as typed rows (the sheet's numbers, before any text); null when the
+  // trace has none. Owned by the pipeline run's products.
+  const perf_report::UnifiedPerfTable* unified = nullptr;
   schedule::GraphResult graph;
   findings::RankedFindings findings;
   // The op category with the most direct kernel time, and that time as % of computation time.

@@ -1,8 +1,12 @@
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
+
+#include <traceprism/roofline_rule.hpp>
 
 namespace traceprism::platform {
 
@@ -21,18 +25,20 @@ struct PlatformInfo {
     if (it == numbers.end()) return std::nullopt;
     return it->second;
   }
+  // `number` as the SDK's roofline rule calls it (traceprism/roofline_rule.hpp).
+  std::function<std::optional<double>(std::string_view)> number_by_view() const {
+    return [this](std::string_view key) { return number(std::string(key)); };
+  }
 
   // The TFLOPS roofline uses for a compute spec ("matrix_bf16"): the measured achievable value
   // when the platform has one, else the datasheet peak; absent when neither is known.
   std::optional<double> roofline_tflops(const std::string& spec) const {
-    if (auto v = number("achievable_tflops." + spec)) return v;
-    return number("peak_tflops." + spec);
+    return traceprism::roofline_tflops_of(number_by_view(), spec);
   }
 
   // The memory bandwidth roofline uses (GB/s): achievable when known, else the peak.
   std::optional<double> roofline_bandwidth_gbps() const {
-    if (auto v = number("achievable_hbm_bandwidth_gbps")) return v;
-    return number("hbm_bandwidth_gbps");
+    return traceprism::roofline_hbm_gbps_of(number_by_view());
   }
 };
 

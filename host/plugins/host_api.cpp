@@ -372,6 +372,10 @@ std::int32_t api_product(const traceprism_run_ctx* ctx, traceprism_str name,
   return TRACEPRISM_ABSENT;
 }
 
+const traceprism_op_metrics_v1* api_op_metrics(const traceprism_run_ctx* ctx) {
+  return ctx->products->op_metrics();
+}
+
 const traceprism_host_api_v1 kHostApi = {
     sizeof(traceprism_host_api_v1),
     TRACEPRISM_ABI_MAJOR,
@@ -399,6 +403,7 @@ const traceprism_host_api_v1 kHostApi = {
     api_unified_perf_events,
     api_core_events,
     api_gpu_events,
+    api_op_metrics,
 };
 
 }  // namespace

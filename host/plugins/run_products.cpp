@@ -187,6 +187,20 @@ void RunProducts::set_perf_sheets(const std::vector<perf_report::PerfSheet>& she
   }
 }
 
+RunProducts::~RunProducts() = default;
+
+void RunProducts::set_op_metrics(perf_report::UnifiedPerfTable table,
+                                 std::optional<double> gpu_total_ms) {
+  op_metrics_.reset();
+  if (table.groups.empty()) return;
+  op_metrics_ = std::make_unique<OpMetricsTable>(
+      std::move(table), gpu_total_ms ? *gpu_total_ms : timeline_.total_us / 1e3);
+}
+
+const traceprism_op_metrics_v1* RunProducts::op_metrics() const {
+  return op_metrics_ ? op_metrics_->view() : nullptr;
+}
+
 const traceprism_table_v1* RunProducts::perf_sheet(std::string_view name) const {
   auto it = perf_sheets_.find(name);
   return it == perf_sheets_.end() ? nullptr : &it->second.table;

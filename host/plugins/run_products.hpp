@@ -6,7 +6,9 @@
 #include <atomic>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -19,6 +21,8 @@
 #include "model/launch_links.hpp"
 #include "model/op_work.hpp"
 #include "perf_report/perf_report.hpp"
+#include "perf_report/unified_perf_table.hpp"
+#include "plugins/op_metrics_table.hpp"
 #include "text/csv_sheet.hpp"
 
 namespace traceprism::plugins {
@@ -32,6 +36,7 @@ class RunProducts {
   RunProducts(const index::EventIndex& index, const model::CallTree& tree,
               const model::LaunchLinks& links, const model::GpuTimeline& timeline,
               const model::KernelLaunchers& launchers);
+  ~RunProducts();
   RunProducts(const RunProducts&) = delete;
   RunProducts& operator=(const RunProducts&) = delete;
 
@@ -67,6 +72,17 @@ class RunProducts {
   std::span<const index::Row> unified_events() const { return unified_events_; }
   // The sheet as an ABI table, or null when the report has no sheet of that name.
   const traceprism_table_v1* perf_sheet(std::string_view name) const;
+  // The typed unified_perf_summary (ABI 1.5 op_metrics), its columns built once from the
+  // report's groups (build_perf_report's unified_table). `gpu_total_ms` is gpu_timeline's
+  // total_time; by default the timeline's, as the sheet prints it (total_us / 1e3).
+  void set_op_metrics(perf_report::UnifiedPerfTable table,
+                      std::optional<double> gpu_total_ms = std::nullopt);
+  // Null when the run has no unified_perf_summary (no groups, or set_op_metrics not called).
+  const traceprism_op_metrics_v1* op_metrics() const;
+  // The same table as the host's typed form; null when op_metrics() is.
+  const perf_report::UnifiedPerfTable* unified_perf_table() const {
+    return op_metrics_ ? &op_metrics_->table() : nullptr;
+  }
 
   // Every GPU event below a host op (through the launches of its subtree), by (start, row).
   // Thread-safe: phase 1 calls it from every worker.
@@ -115,6 +131,7 @@ class RunProducts {
     traceprism_table_v1 table{};
   };
   std::map<std::string, SheetTable, std::less<>> perf_sheets_;
+  std::unique_ptr<OpMetricsTable> op_metrics_;
   traceprism_op_instances_v1 op_table_{};
   mutable std::once_flag python_tree_once_;
   mutable std::vector<std::int32_t> python_tree_parents_;

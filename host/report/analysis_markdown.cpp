@@ -416,10 +416,8 @@ const char* analyzer_tier(const findings::AnalyzerOutcome& a) {
 }
 
 std::vector<HighVarianceOp> high_variance(const AnalysisReport& r) {
-  for (const perf_report::PerfSheet& sheet : r.perf_sheets)
-    if (sheet.name == "unified_perf_summary")
-      return high_variance_ops(sheet.csv, r.timeline.total_us / 1000);
-  return {};
+  if (!r.unified) return {};
+  return high_variance_ops(*r.unified, r.timeline.total_us / 1000);
 }
 
 void write_warnings(std::ostringstream& md, const AnalysisReport& r) {

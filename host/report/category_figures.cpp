@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cctype>
 
-#include "text/csv_parse.hpp"
-
 namespace traceprism::report {
 
 std::map<std::string, CategoryFigures> category_figures(const AnalysisReport& r) {
@@ -32,19 +30,14 @@ std::map<std::string, CategoryFigures> category_figures(const AnalysisReport& r)
 
 std::map<std::string, std::string> category_display_names(const AnalysisReport& r) {
   std::map<std::string, std::string> out;
-  for (const perf_report::PerfSheet& sheet : r.perf_sheets) {
-    if (sheet.name != "unified_perf_summary") continue;
-    const text::CsvSheet table = text::parse_csv_sheet(sheet.csv);
-    const std::size_t c = table.column_index("op category");
-    for (const auto& row : table.rows) {
-      if (c >= row.size()) continue;
-      std::string k = row[c];
-      for (char& ch : k) {
-        if (ch == ' ' || ch == '/') ch = '_';
-        ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-      }
-      out.emplace(k, row[c]);
+  if (!r.unified) return out;
+  for (const perf_report::UnifiedGroup& g : r.unified->groups) {
+    std::string k = g.category;
+    for (char& ch : k) {
+      if (ch == ' ' || ch == '/') ch = '_';
+      ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     }
+    out.emplace(k, g.category);
   }
   return out;
 }

@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "perf_report/unified_perf_table.hpp"
+
 namespace traceprism::report {
 
 struct HighVarianceOp {
@@ -15,9 +17,9 @@ struct HighVarianceOp {
   double time_ms = 0;    // total kernel time, rounded to 3 decimals
 };
 
-// Rows of the unified_perf_summary sheet (CSV text) with more than 10 calls, at least 5% of
-// the end-to-end time and a coefficient of variation above 1.0, in sheet order.
-std::vector<HighVarianceOp> high_variance_ops(std::string_view unified_perf_summary_csv,
+// Rows of unified_perf_summary with more than 10 calls, at least 5% of the end-to-end time
+// and a coefficient of variation above 1.0, in sheet order.
+std::vector<HighVarianceOp> high_variance_ops(const perf_report::UnifiedPerfTable& unified,
                                               double e2e_ms);
 
 }  // namespace traceprism::report

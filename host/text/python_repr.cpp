@@ -13,74 +13,6 @@ namespace traceprism::text {
 
 namespace {
 
-// Code points CPython's str.isprintable() rejects beyond ASCII control characters: C1
-// controls, spaces other than ' ', format characters, separators, private use and surrogates.
-// This covers the blocks seen in practice; rarer unassigned code points are kept as text.
-bool is_unprintable(std::uint32_t cp) {
-  return (cp >= 0x80 && cp <= 0xa0) || cp == 0xad || (cp >= 0x600 && cp <= 0x605) || cp == 0x61c ||
-         cp == 0x6dd || cp == 0x70f || cp == 0x1680 || cp == 0x180e ||
-         (cp >= 0x2000 && cp <= 0x200f) || (cp >= 0x2028 && cp <= 0x202f) ||
-         (cp >= 0x205f && cp <= 0x2064) || (cp >= 0x2066 && cp <= 0x206f) || cp == 0x3000 ||
-         (cp >= 0xd800 && cp <= 0xf8ff) || cp == 0xfeff || (cp >= 0xfff9 && cp <= 0xfffb) ||
-         (cp >= 0xe0000 && cp <= 0xe007f) || cp >= 0xf0000;
-}
-
-void append_hex(std::string& out, std::uint32_t value, int digits) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  for (int shift = (digits - 1) * 4; shift >= 0; shift -= 4) out += kHex[(value >> shift) & 0xf];
-}
-
-void append_escaped_code_point(std::string& out, std::uint32_t cp) {
-  if (cp <= 0xff) {
-    out += "\\x";
-    append_hex(out, cp, 2);
-  } else if (cp <= 0xffff) {
-    out += "\\u";
-    append_hex(out, cp, 4);
-  } else {
-    out += "\\U";
-    append_hex(out, cp, 8);
-  }
-}
-
-// Decodes one UTF-8 sequence at text[i]; returns its length (1 for an invalid byte, whose
-// value is then returned as the code point so that it prints as \xNN).
-std::size_t decode_utf8(std::string_view text, std::size_t i, std::uint32_t& cp) {
-  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char lead = byte(i);
-  std::size_t length = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
-  if (length == 1 || i + length > text.size()) {
-    cp = lead;
-    return 1;
-  }
-  cp = lead & (0x7f >> length);
-  for (std::size_t k = 1; k < length; ++k) {
-    if ((byte(i + k) & 0xc0) != 0x80) {
-      cp = lead;
-      return 1;
-    }
-    cp = (cp << 6) | (byte(i + k) & 0x3f);
-  }
-  return length;
-}
-
-void append_ascii_escaped(std::string& out, char c, char quote) {
-  if (c == quote || c == '\\') {
-    out += '\\';
-    out += c;
-  } else if (c == '\t') {
-    out += "\\t";
-  } else if (c == '\n') {
-    out += "\\n";
-  } else if (c == '\r') {
-    out += "\\r";
-  } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-    append_escaped_code_point(out, static_cast<unsigned char>(c));
-  } else {
-    out += c;
-  }
-}
-
 // A recursive printer over the reader's canonical JSON (whitespace tolerated). On malformed
 // input it reports failure and the caller falls back to the text as written.
 class ReprPrinter {
@@ -318,30 +250,6 @@ std::string python_tuple_repr(std::string_view canonical_json) {
 
 std::string python_list_repr(std::string_view canonical_json) {
   return python_str(canonical_json, /*lists_as_tuples=*/false);
-}
-
-std::string python_string_repr(std::string_view text) {
-  const bool has_single = text.find('\'') != std::string_view::npos;
-  const bool has_double = text.find('"') != std::string_view::npos;
-  const char quote = has_single && !has_double ? '"' : '\'';
-  std::string out(1, quote);
-  for (std::size_t i = 0; i < text.size();) {
-    if (static_cast<unsigned char>(text[i]) < 0x80) {
-      append_ascii_escaped(out, text[i], quote);
-      ++i;
-      continue;
-    }
-    std::uint32_t cp = 0;
-    const std::size_t length = decode_utf8(text, i, cp);
-    if (length == 1 || is_unprintable(cp)) {
-      append_escaped_code_point(out, cp);
-    } else {
-      out.append(text.substr(i, length));
-    }
-    i += length;
-  }
-  out += quote;
-  return out;
 }
 
 std::string python_string_list_repr(const std::vector<std::string_view>& items) {

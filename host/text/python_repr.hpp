@@ -6,6 +6,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include <traceprism/python_text.hpp>
+
 #include "index/string_pool.hpp"
 
 namespace traceprism::text {
@@ -27,7 +29,9 @@ std::string python_list_repr(std::string_view canonical_json);
 
 // repr() of a Python str: single quotes, or double quotes when the text holds a single quote
 // and no double quote; backslash, the quote and control characters escaped as CPython does.
-std::string python_string_repr(std::string_view text);
+inline std::string python_string_repr(std::string_view text) {
+  return py::str_repr(text);
+}
 
 // repr() of a list of strings, e.g. the ops_summary `Categories` cell: ['GEMM', 'other'].
 std::string python_string_list_repr(const std::vector<std::string_view>& items);

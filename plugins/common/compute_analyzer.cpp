@@ -1,5 +1,6 @@
 #include "compute_analyzer.hpp"
 
+#include <traceprism/roofline.hpp>
 #include <traceprism/support.hpp>
 
 #include <cstdio>
@@ -7,42 +8,19 @@
 
 #include "compute_prose.hpp"
 
-namespace traceprism::compute {
+namespace traceprism::plugins::compute {
 namespace {
 
-// The impact baseline: gpu_timeline's total_time (ms), as the reference reads it from
-// gpu_timeline.csv; the host timeline when the sheet is absent.
-double e2e_ms(const Context& ctx) {
-  if (std::optional<Sheet> timeline = ctx.perf_sheet("gpu_timeline")) {
-    for (std::size_t r = 0; r < timeline->row_count(); ++r) {
-      if (timeline->cell(r, "type") == "total_time") return timeline->number(r, "time ms");
-    }
-  }
-  if (std::optional<Timeline> t = ctx.timeline()) return t->total_us / 1000;
-  return 0;
-}
-
-// The roofline number for a key: achievable when the platform has one, else the datasheet peak
-// (platform_info.hpp); nullopt when neither is known.
-std::optional<double> roofline_number(const Context& ctx, const std::string& achievable,
-                                      const std::string& peak) {
-  if (std::optional<double> v = ctx.platform_number(achievable)) return v;
-  return ctx.platform_number(peak);
-}
-
-Peaks peaks_of(const Context& ctx, const Sheet& unified) {
+Peaks peaks_of(const Context& ctx, const OpTable& unified) {
   std::set<std::string> specs = {"matrix_bf16"};
-  for (std::size_t r = 0; r < unified.row_count(); ++r) {
-    const std::string_view spec = unified.cell(r, "Compute Spec");
-    if (!spec.empty()) specs.emplace(spec);
+  for (const OpRow& row : unified.rows) {
+    if (!row.compute_spec.empty()) specs.emplace(row.compute_spec);
   }
   Peaks p;
   for (const std::string& spec : specs) {
-    if (auto v = roofline_number(ctx, "achievable_tflops." + spec, "peak_tflops." + spec))
-      p.tflops[spec] = *v;
+    if (auto v = roofline_tflops(ctx, spec)) p.tflops[spec] = *v;
   }
-  if (auto bw = roofline_number(ctx, "achievable_hbm_bandwidth_gbps", "hbm_bandwidth_gbps"))
-    p.hbm_tbs = *bw / 1000;
+  if (auto bw = roofline_hbm_gbps(ctx)) p.hbm_tbs = *bw / 1000;
   return p;
 }
 
@@ -153,6 +131,46 @@ std::map<std::string, std::string, std::less<>> fusion_kernel_map(const Context&
 
 }  // namespace
 
+OpTable op_table_of(const OpMetrics& m) {
+  OpTable t;
+  t.has_pct_roofline = m.has_roofline_columns();
+  t.has_tflops = m.has_model_columns();
+  t.rows.resize(m.size());
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    OpRow& r = t.rows[i];
+    r.name = std::string(m.name(i));
+    r.op_category = std::string(m.op_category(i));
+    r.input_dims = std::string(m.input_dims(i).value_or(""));
+    r.input_type = std::string(m.input_type(i).value_or(""));
+    r.perf_params = std::string(m.perf_params(i).value_or(""));
+    r.compute_spec = std::string(m.compute_spec(i).value_or(""));
+    r.roofline_bound = m.bound(i) == Bound::kCompute  ? "COMPUTE_BOUND"
+                       : m.bound(i) == Bound::kMemory ? "MEMORY_BOUND"
+                                                      : "";
+    r.has_perf_model = m.has_perf_model(i);
+    r.ex_uid = static_cast<std::int64_t>(m.ex_uid(i));
+    r.operation_count = static_cast<double>(m.operation_count(i));
+    r.kernel_time_sum_us = m.kernel_time_sum_us(i);
+    r.kernel_time_mean_us = m.kernel_time_us(i).mean;
+    r.kernel_time_std_us = m.kernel_time_us(i).std;
+    r.flops_per_byte = m.flops_per_byte(i);
+    r.tflops_per_s_mean = m.tflops_per_s(i).mean;
+    r.tb_per_s_mean = m.tb_per_s(i).mean;
+    r.pct_roofline_mean = m.pct_roofline(i).mean;
+    const OpKernels kernels = m.kernels(i);
+    r.kernels.emplace();
+    for (std::size_t j = 0; j < kernels.size(); ++j) {
+      const OpKernel k = kernels[j];
+      KernelEntry& e = r.kernels->emplace_back();
+      e.name = std::string(k.name());
+      e.mean_us = k.mean_us();
+      for (std::size_t x = 0; x < k.extra_count(); ++x)
+        e.extras.emplace_back(std::string(k.extra_key(x)), std::string(k.extra_value(x)));
+    }
+  }
+  return t;
+}
+
 ComputeSettings compute_settings(const Context& ctx, bool quantify_by_default) {
   ComputeSettings s;
   s.thresholds.min_finding_impact = ctx.option("MinFindingImpactPercent", 0.5);
@@ -168,26 +186,27 @@ std::string finding_key(const CategoryMetrics& m, const CategoryFinding& f) {
 }
 
 Status run_compute_analyzer(Context& ctx, const ComputeSettings& settings, FamilyFilter handles) {
-  const std::optional<Sheet> unified = ctx.perf_sheet("unified_perf_summary");
-  if (!unified) {
+  const std::optional<OpMetrics> metrics = ctx.op_metrics();
+  if (!metrics) {
     ctx.info(
         "the run has no unified_perf_summary sheet (no cpu_op events, or no perf report): nothing "
         "to analyse");
     return Status::kSkipped;
   }
-  if (!unified->has("Pct Roofline_mean"))
+  const OpTable unified = op_table_of(*metrics);
+  if (!unified.has_pct_roofline)
     ctx.warn(
         "the perf report has no roofline columns (no platform peaks): efficiencies are "
         "unknown, and only ops without a performance model get (heuristic) findings");
   Inputs in;
-  in.unified = &*unified;
-  in.e2e_ms = e2e_ms(ctx);
-  in.peaks = peaks_of(ctx, *unified);
+  in.ops = &unified;
+  in.e2e_ms = metrics->gpu_total_ms();
+  in.peaks = peaks_of(ctx, unified);
   in.compute_impact = settings.compute_impact;
   in.thresholds = settings.thresholds;
   in.fusion_kernel_map = fusion_kernel_map(ctx);
   bool any = false;
-  for (const auto& [category, display] : categories_of(*unified)) {
+  for (const auto& [category, display] : categories_of(unified)) {
     if (!handles(family_of(category))) continue;
     any = true;
     const CategoryMetrics m = analyze_category(in, category, display);
@@ -201,4 +220,4 @@ Status run_compute_analyzer(Context& ctx, const ComputeSettings& settings, Famil
   return Status::kOk;
 }
 
-}  // namespace traceprism::compute
+}  // namespace traceprism::plugins::compute

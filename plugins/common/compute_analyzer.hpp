@@ -1,7 +1,8 @@
 // What every compute-tier analyzer does with the engine (compute_category.hpp): read the run's
-// unified_perf_summary and gpu_timeline sheets and the platform peaks, analyse each category
-// of its family, record the category figures and emit one finding per P-item (the reference's
-// category_findings[]). The analyzers differ only in the families they take.
+// op metrics (the unified_perf_summary as typed columns, ABI 1.5, with gpu_timeline's total
+// time) and the platform peaks, analyse each category of its family, record the category
+// figures and emit one finding per P-item (the reference's category_findings[]). The analyzers
+// differ only in the family they take: one class, FamilyAnalyzer, registered by each plugin.
 #pragma once
 
 #include <traceprism/sdk.hpp>
@@ -10,7 +11,7 @@
 
 #include "compute_category.hpp"
 
-namespace traceprism::compute {
+namespace traceprism::plugins::compute {
 
 // Options shared by the compute analyzers (defaults: the reference's constants, spec §5.1).
 inline constexpr traceprism_option_v1 kComputeOptions[] = {
@@ -53,8 +54,25 @@ using FamilyFilter = bool (*)(Family);
 // the run has no unified_perf_summary sheet or none of its categories is handled.
 Status run_compute_analyzer(Context& ctx, const ComputeSettings& settings, FamilyFilter handles);
 
+// The engine's rows from the host's op metrics.
+OpTable op_table_of(const OpMetrics& metrics);
+
+// The compute analyzer of one family (gemm-efficiency, ..., generic-ops), registered from its
+// plugin: TRACEPRISM_ANALYZERS(analyzer<FamilyAnalyzer<Family::kGemm>>("gemm-efficiency", ...)).
+// `kQuantifyByDefault` is QuantifyImpact's default (false for triton-efficiency).
+template <Family kFamily, bool kQuantifyByDefault = true>
+class FamilyAnalyzer : public Analyzer {
+ public:
+  explicit FamilyAnalyzer(Context& ctx) : settings_(compute_settings(ctx, kQuantifyByDefault)) {}
+  Status run(Context& ctx) override { return run_compute_analyzer(ctx, settings_, &handles); }
+
+ private:
+  static bool handles(Family family) { return family == kFamily; }
+  ComputeSettings settings_;
+};
+
 // The finding key: "<category>_metrics#<rank>" (rank zero-padded), so that the host's tie order
 // (analyzer, key) follows the reference's (metrics file name, category rank).
 std::string finding_key(const CategoryMetrics& m, const CategoryFinding& f);
 
-}  // namespace traceprism::compute
+}  // namespace traceprism::plugins::compute

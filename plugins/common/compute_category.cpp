@@ -7,12 +7,12 @@
 #include <cmath>
 #include <limits>
 
+#include <traceprism/python_literal.hpp>
 #include "compute_classify.hpp"
 #include "compute_impact.hpp"
 #include "compute_row.hpp"
-#include "python_literal.hpp"
 
-namespace traceprism::compute {
+namespace traceprism::plugins::compute {
 
 using support::py_round;
 
@@ -23,12 +23,9 @@ constexpr double kAnomalyPercent = 110.0;
 constexpr std::size_t kCallChainMaxOps = 100;
 constexpr std::size_t kKernelNameTruncLen = 75;
 
-constexpr const char* kKernelTime = "Kernel Time (\xC2\xB5s)_sum";
-constexpr const char* kDeltaColumn = "delta_us (trace2 - trace1)";
-constexpr const char* kSpeedupColumn = "speedup (trace2/trace1)";
-
 // The classifier of the category's script (spec §2.7), as operations[].classification.
-Classification classify(Family family, const RowView& row, std::string_view name) {
+Classification classify(Family family, const OpRow& row, bool has_perf_params,
+                        std::string_view name) {
   Classification c;
   switch (family) {
     case Family::kGemm:
@@ -37,13 +34,12 @@ Classification classify(Family family, const RowView& row, std::string_view name
       break;
     case Family::kSdpa: {
       c.present = true;
-      const std::string_view kd = row.text("kernel_details_summary");
       c.is_flash = is_flash_attention(name);
-      c.is_paged = is_paged_attention(name, kd);
-      c.has_perf_model = row.flag("has_perf_model");
+      c.is_paged = is_paged_attention(name, row);
+      c.has_perf_model = row.has_perf_model;
       c.attention_type = c.is_paged ? "paged" : c.is_flash ? "flash" : "standard";
-      if (c.is_paged && !kd.empty()) c.kernel_breakdown = kernel_breakdown(kd);
-      if (row.has("perf_params")) c.workload = sdpa_workload(row.text("perf_params"));
+      if (c.is_paged && row.kernels) c.kernel_breakdown = kernel_breakdown(*row.kernels);
+      if (has_perf_params) c.workload = sdpa_workload(row.perf_params);
       break;
     }
     case Family::kTriton:
@@ -62,8 +58,8 @@ Classification classify(Family family, const RowView& row, std::string_view name
 
 // ---- Efficiency (spec §4.2) ----
 
-void standalone_efficiency(Efficiency& e, const RowView& row) {
-  const std::optional<double> pct = row.number("Pct Roofline_mean");
+void standalone_efficiency(Efficiency& e, const OpRow& row) {
+  const std::optional<double> pct = known(row.pct_roofline_mean);
   if (!pct) return;
   e.efficiency_percent = py_round(*pct, 2);
   if (*e.efficiency_percent > kAnomalyPercent) {
@@ -74,17 +70,17 @@ void standalone_efficiency(Efficiency& e, const RowView& row) {
 }
 
 // 100 * t2 / t1, floored at trace 1's roofline percent (analysis_utils comparative_efficiency).
-void comparative_efficiency(Efficiency& e, const RowView& row) {
-  const std::optional<double> t1 = row.number(kKernelTime);
+void comparative_efficiency(Efficiency& e, const OpRow& row) {
+  const std::optional<double> t1 = known(row.kernel_time_sum_us);
   if (!t1 || *t1 <= 0) return;
   std::optional<double> pct;
-  if (const std::optional<double> delta = row.number(kDeltaColumn)) {
+  if (const std::optional<double> delta = known(row.delta_us)) {
     pct = 100.0 * (*t1 + *delta) / *t1;
-  } else if (const std::optional<double> speedup = row.number(kSpeedupColumn)) {
+  } else if (const std::optional<double> speedup = known(row.speedup)) {
     if (*speedup >= 0) pct = 100.0 * *speedup;
   }
   if (!pct) return;
-  const std::optional<double> floor = row.number("Pct Roofline_mean");
+  const std::optional<double> floor = known(row.pct_roofline_mean);
   const bool clamped = floor && *pct < *floor;
   if (clamped) pct = floor;
   e.efficiency_percent = py_round(*pct, 2);
@@ -95,18 +91,18 @@ void comparative_efficiency(Efficiency& e, const RowView& row) {
                       : "";
 }
 
-Efficiency efficiency_of(const RowView& row, const Peaks& peaks, Scope scope) {
+Efficiency efficiency_of(const OpRow& row, const Peaks& peaks, Scope scope) {
   Efficiency e;
-  const std::optional<double> fpb = row.number("FLOPS/Byte");
+  const std::optional<double> fpb = known(row.flops_per_byte);
   if (fpb && *fpb != 0) e.flops_per_byte = py_round(*fpb, 2);
-  if (const std::optional<double> t = row.number("TFLOPS/s_mean"))
+  if (const std::optional<double> t = known(row.tflops_per_s_mean))
     e.tflops_achieved = py_round(*t, 2);
-  if (const std::optional<double> b = row.number("TB/s_mean")) e.tb_s_achieved = py_round(*b, 2);
-  e.compute_spec = std::string(row.text("Compute Spec"));
+  if (const std::optional<double> b = known(row.tb_per_s_mean)) e.tb_s_achieved = py_round(*b, 2);
+  e.compute_spec = row.compute_spec;
   const std::optional<double> maf = peaks.tflops_for(e.compute_spec);
   if (maf && *maf != 0) e.resolved_peak_maf = py_round(*maf, 2);
   if (peaks.hbm_tbs && *peaks.hbm_tbs != 0) e.resolved_peak_hbm_bw = py_round(*peaks.hbm_tbs, 2);
-  const std::string_view bound = row.text("Roofline Bound");
+  const std::string_view bound = row.roofline_bound;
   if (bound == "COMPUTE_BOUND") e.bound_type = "compute";
   if (bound == "MEMORY_BOUND") e.bound_type = "memory";
   if (scope == Scope::kComparative)
@@ -185,16 +181,6 @@ void set_kernel_names(Operation& op, const std::vector<std::string>& kernels) {
   }
 }
 
-std::vector<std::string> kernel_detail_names(std::string_view kernel_details) {
-  std::vector<std::string> out;
-  std::optional<PyValue> list = parse_python_literal(kernel_details);
-  if (!list || !list->is_sequence()) return out;
-  for (const PyValue& k : list->items) {
-    if (const PyValue* n = k.get("name"); n && n->is_string()) out.push_back(n->text);
-  }
-  return out;
-}
-
 std::optional<std::string> fusion_match(
     const std::vector<std::string>& kernels,
     const std::map<std::string, std::string, std::less<>>& map) {
@@ -207,19 +193,19 @@ std::optional<std::string> fusion_match(
   return std::nullopt;
 }
 
-void set_call_stack_fields(Operation& op, const RowView& row) {
-  const std::optional<PyValue> stack = parse_python_literal(row.text("call_stack_full"));
+void set_call_stack_fields(Operation& op, const OpRow& row) {
+  const std::optional<PyValue> stack = parse_python_literal(row.call_stack_full);
   const std::vector<std::string> frames = string_frames(stack);
   op.module_chain = module_chain(frames);
   op.call_chain = call_chain(frames);
   set_kernel_names(op, stack_kernels(stack));
   op.kernels = stack_kernels(stack);
-  if (op.kernels.empty()) op.kernels = kernel_detail_names(row.text("kernel_details_summary"));
+  if (op.kernels.empty()) op.kernels = row.kernel_names();
 }
 
 // entry_point, else the first three modules, else "<library> (vendor)", else "Not found".
-std::string launcher_path(const RowView& row, const Operation& op) {
-  std::string launcher(row.text("entry_point"));
+std::string launcher_path(const OpRow& row, const Operation& op) {
+  std::string launcher(row.entry_point);
   if (!launcher.empty() && launcher != "Not found") return launcher;
   if (!op.module_chain.empty()) {
     std::string out;
@@ -231,21 +217,20 @@ std::string launcher_path(const RowView& row, const Operation& op) {
   return "Not found";
 }
 
-void set_variance(Operation& op, const RowView& row, double time_ms_raw, double e2e_ms) {
+void set_variance(Operation& op, const OpRow& row, double time_ms_raw, double e2e_ms) {
   const double e2e_frac = e2e_ms > 0 ? time_ms_raw / e2e_ms : 1.0;
   if (op.count <= 10 || e2e_frac < 0.05) return;
-  const std::optional<double> std_us = row.number("Kernel Time (\xC2\xB5s)_std");
-  const std::optional<double> mean_us = row.number("Kernel Time (\xC2\xB5s)_mean");
+  const std::optional<double> std_us = known(row.kernel_time_std_us);
+  const std::optional<double> mean_us = known(row.kernel_time_mean_us);
   if (!std_us || !mean_us || *mean_us <= 0) return;
   op.cov = py_round(*std_us / *mean_us, 3);
   op.high_variance = *op.cov > 1.0;
 }
 
-void set_comparative_fields(Operation& op, const RowView& row) {
-  if (auto t2 = row.number("lca_total_kernel_time_trace2_us"))
-    op.t2_time_ms = py_round(*t2 / 1000, 3);
-  if (auto n = row.number("lca_count_trace2")) op.count_trace2 = static_cast<std::int64_t>(*n);
-  if (auto d = row.number(kDeltaColumn)) op.difference_ms = py_round(*d / 1000, 3);
+void set_comparative_fields(Operation& op, const OpRow& row) {
+  if (auto t2 = known(row.t2_kernel_time_us)) op.t2_time_ms = py_round(*t2 / 1000, 3);
+  if (auto n = known(row.count_trace2)) op.count_trace2 = static_cast<std::int64_t>(*n);
+  if (auto d = known(row.delta_us)) op.difference_ms = py_round(*d / 1000, 3);
 }
 
 struct CategoryTotals {
@@ -253,32 +238,31 @@ struct CategoryTotals {
   double e2e_ms = 0;
 };
 
-Operation build_operation(const Inputs& in, Family family, const RowView& row,
+Operation build_operation(const Inputs& in, Family family, std::size_t r,
                           const CategoryTotals& totals) {
+  const OpRow& row = in.ops->rows[r];
   Operation op;
-  op.sheet_row = row.row();
-  if (auto uid = row.number("ex_UID")) op.ex_uid = static_cast<std::int64_t>(*uid);
-  op.name = std::string(row.text("name"));
-  const std::optional<double> count =
-      row.has("count") ? row.number("count") : row.number("operation_count");
+  op.sheet_row = r;
+  op.ex_uid = row.ex_uid;
+  op.name = row.name;
+  const std::optional<double> count = known(in.ops->has_count ? row.count : row.operation_count);
   op.count = count ? static_cast<std::int64_t>(*count) : 1;
-  const double time_raw = row.number(kKernelTime).value_or(0) / 1000;
+  const double time_raw = known(row.kernel_time_sum_us).value_or(0) / 1000;
   op.time_ms = py_round(time_raw, 3);
   op.percent_of_category = totals.time_ms > 0 ? py_round(time_raw / totals.time_ms * 100, 2) : 0;
   if (totals.e2e_ms > 0) op.percent_of_total = py_round(time_raw / totals.e2e_ms * 100, 2);
   op.efficiency = efficiency_of(row, in.peaks, in.scope);
-  op.input_dims = std::string(row.text("Input Dims"));
-  op.input_type = std::string(row.text("Input type"));
-  op.perf_params = std::string(row.text("perf_params"));
-  op.has_perf_model = row.flag("has_perf_model");
+  op.input_dims = row.input_dims;
+  op.input_type = row.input_type;
+  op.perf_params = row.perf_params;
+  op.has_perf_model = row.has_perf_model;
   op.args = render_args(op.input_dims, op.input_type);
   if (in.scope == Scope::kComparative) set_comparative_fields(op, row);
   set_variance(op, row, time_raw, totals.e2e_ms);
-  op.classification = classify(family, row, op.name);
-  const std::string_view kd = row.text("kernel_details_summary");
-  op.library = library_of(op.name, kd);
-  if (!in.fusion_kernel_map.empty() && !kd.empty()) {
-    if (auto candidate = fusion_match(kernel_detail_names(kd), in.fusion_kernel_map)) {
+  op.classification = classify(family, row, in.ops->has_perf_params, op.name);
+  op.library = library_of(op.name, row);
+  if (!in.fusion_kernel_map.empty() && row.kernels) {
+    if (auto candidate = fusion_match(row.kernel_names(), in.fusion_kernel_map)) {
       op.fusion_flagged = true;
       op.fusion_candidate_name = *candidate;
     }
@@ -290,20 +274,20 @@ Operation build_operation(const Inputs& in, Family family, const RowView& row,
 
 // ---- Rows of a category ----
 
-std::vector<std::size_t> category_rows(const Sheet& sheet, std::string_view category) {
+std::vector<std::size_t> category_rows(const OpTable& sheet, std::string_view category) {
   std::vector<std::size_t> rows;
-  for (std::size_t r = 0; r < sheet.row_count(); ++r) {
-    if (category_key(sheet.cell(r, "op category")) == category) rows.push_back(r);
+  for (std::size_t r = 0; r < sheet.rows.size(); ++r) {
+    if (category_key(sheet.rows[r].op_category) == category) rows.push_back(r);
   }
   return rows;
 }
 
 // other_analysis.py strips communication ops from the "other" bucket only.
-std::vector<std::size_t> strip_communication(const Sheet& sheet, std::vector<std::size_t> rows,
+std::vector<std::size_t> strip_communication(const OpTable& sheet, std::vector<std::size_t> rows,
                                              std::vector<std::string>& skipped) {
   std::vector<std::size_t> kept;
   for (std::size_t r : rows) {
-    const std::string_view name = sheet.cell(r, "name");
+    const std::string_view name = sheet.rows[r].name;
     if (generic_sub_category(name) == "communication")
       skipped.emplace_back(name);
     else
@@ -312,16 +296,16 @@ std::vector<std::size_t> strip_communication(const Sheet& sheet, std::vector<std
   return kept;
 }
 
-std::vector<double> kernel_times_us(const Sheet& sheet, const std::vector<std::size_t>& rows) {
+std::vector<double> kernel_times_us(const OpTable& sheet, const std::vector<std::size_t>& rows) {
   std::vector<double> out;
-  for (std::size_t r : rows) out.push_back(sheet.number(r, kKernelTime));
+  for (std::size_t r : rows) out.push_back(sheet.rows[r].kernel_time_sum_us);
   return out;
 }
 
 // pandas nlargest on the kernel time: descending, ties in sheet order, NaN last.
-std::vector<std::size_t> by_kernel_time(const Sheet& sheet, std::vector<std::size_t> rows) {
+std::vector<std::size_t> by_kernel_time(const OpTable& sheet, std::vector<std::size_t> rows) {
   auto key = [&](std::size_t r) {
-    const double v = sheet.number(r, kKernelTime);
+    const double v = sheet.rows[r].kernel_time_sum_us;
     return std::isnan(v) ? -std::numeric_limits<double>::infinity() : v;
   };
   std::stable_sort(rows.begin(), rows.end(),
@@ -336,15 +320,15 @@ double nan_sum(std::vector<double> values) {
   return pairwise_sum(values);
 }
 
-void set_time_metrics(CategoryMetrics& m, const Sheet& sheet, const std::vector<std::size_t>& rows,
-                      double e2e_ms, CategoryTotals& totals) {
+void set_time_metrics(CategoryMetrics& m, const OpTable& sheet,
+                      const std::vector<std::size_t>& rows, double e2e_ms, CategoryTotals& totals) {
   totals.time_ms = nan_sum(kernel_times_us(sheet, rows)) / 1000;
   totals.e2e_ms = e2e_ms;
   m.total_time_ms = py_round(totals.time_ms, 3);
   m.percent_of_compute = e2e_ms > 0 ? py_round(totals.time_ms / e2e_ms * 100, 2) : 0;
-  if (sheet.has("operation_count")) {
+  if (sheet.has_operation_count) {
     std::vector<double> counts;
-    for (std::size_t r : rows) counts.push_back(sheet.number(r, "operation_count"));
+    for (std::size_t r : rows) counts.push_back(sheet.rows[r].operation_count);
     m.operation_count = static_cast<std::int64_t>(nan_sum(counts));
   } else {
     m.operation_count = static_cast<std::int64_t>(rows.size());
@@ -362,23 +346,23 @@ void add_peaks(Specific& s, const Peaks& peaks) {
   s.emplace_back("peak_hbm_bw_tbs", peaks.hbm_tbs);
 }
 
-void gemm_specific(Specific& s, const Sheet& sheet, const std::vector<std::size_t>& rows) {
+void gemm_specific(Specific& s, const OpTable& sheet, const std::vector<std::size_t>& rows) {
   double quantized = 0, missing = 0;
   for (std::size_t r : rows) {
-    quantized += is_quantized_gemm(sheet.cell(r, "name"));
-    if (sheet.has("TFLOPS/s_mean") && std::isnan(sheet.number(r, "TFLOPS/s_mean"))) ++missing;
+    quantized += is_quantized_gemm(sheet.rows[r].name);
+    if (sheet.has_tflops && std::isnan(sheet.rows[r].tflops_per_s_mean)) ++missing;
   }
   s.emplace_back("quantized_count", quantized);
   s.emplace_back("missing_perf_model_count", missing);
 }
 
-void sdpa_breakdown_specific(Specific& s, const Sheet& sheet,
+void sdpa_breakdown_specific(Specific& s, const OpTable& sheet,
                              const std::vector<std::size_t>& rows) {
   double reshape = 0, fwd = 0, paged = 0, n = 0;
   for (std::size_t r : rows) {
-    const std::string_view kd = sheet.cell(r, "kernel_details_summary");
-    if (!is_paged_attention(sheet.cell(r, "name"), kd)) continue;
-    const std::vector<SdpaKernel> kernels = kernel_breakdown(kd);
+    const OpRow& row = sheet.rows[r];
+    if (!is_paged_attention(row.name, row) || !row.kernels) continue;
+    const std::vector<SdpaKernel> kernels = kernel_breakdown(*row.kernels);
     if (kernels.empty()) continue;
     ++n;
     for (const SdpaKernel& k : kernels) {
@@ -394,11 +378,12 @@ void sdpa_breakdown_specific(Specific& s, const Sheet& sheet,
   s.emplace_back("kernel_breakdown_avg.avg_paged_attention_percent", py_round(paged / n, 2));
 }
 
-void sdpa_workload_specific(Specific& s, const Sheet& sheet, const std::vector<std::size_t>& rows) {
-  if (!sheet.has("perf_params")) return;
+void sdpa_workload_specific(Specific& s, const OpTable& sheet,
+                            const std::vector<std::size_t>& rows) {
+  if (!sheet.has_perf_params) return;
   double ctx = 0, gen = 0;
   for (std::size_t r : rows) {
-    const SdpaWorkload w = sdpa_workload(sheet.cell(r, "perf_params"));
+    const SdpaWorkload w = sdpa_workload(sheet.rows[r].perf_params);
     ctx += w.sum_ctx_tokens;
     gen += w.sum_gen_tokens;
   }
@@ -410,14 +395,14 @@ void sdpa_workload_specific(Specific& s, const Sheet& sheet, const std::vector<s
   // profile_type as a number would be meaningless; prose reads it from ctx_ratio.
 }
 
-void sdpa_specific(Specific& s, const Sheet& sheet, const std::vector<std::size_t>& rows,
+void sdpa_specific(Specific& s, const OpTable& sheet, const std::vector<std::size_t>& rows,
                    const Peaks& peaks) {
   double flash = 0, paged = 0, with_model = 0;
   for (std::size_t r : rows) {
-    const std::string_view name = sheet.cell(r, "name");
-    flash += is_flash_attention(name);
-    paged += is_paged_attention(name, sheet.cell(r, "kernel_details_summary"));
-    with_model += sheet.cell(r, "has_perf_model") == "True";
+    const OpRow& row = sheet.rows[r];
+    flash += is_flash_attention(row.name);
+    paged += is_paged_attention(row.name, row);
+    with_model += row.has_perf_model;
   }
   s.emplace_back("flash_attention_count", flash);
   s.emplace_back("paged_attention_count", paged);
@@ -429,11 +414,11 @@ void sdpa_specific(Specific& s, const Sheet& sheet, const std::vector<std::size_
   sdpa_workload_specific(s, sheet, rows);
 }
 
-void conv_specific(Specific& s, const Sheet& sheet, const std::vector<std::size_t>& rows,
+void conv_specific(Specific& s, const OpTable& sheet, const std::vector<std::size_t>& rows,
                    const CategoryTotals& totals) {
   std::vector<std::size_t> transposes;
   for (std::size_t r : rows) {
-    if (contains(lower(sheet.cell(r, "name")), "transpose")) transposes.push_back(r);
+    if (contains(lower(sheet.rows[r].name), "transpose")) transposes.push_back(r);
   }
   const double t_ms = transposes.empty() ? 0 : nan_sum(kernel_times_us(sheet, transposes)) / 1000;
   s.emplace_back("transpose_count", static_cast<double>(transposes.size()));
@@ -442,26 +427,27 @@ void conv_specific(Specific& s, const Sheet& sheet, const std::vector<std::size_
                  py_round(totals.time_ms > 0 ? t_ms / totals.time_ms * 100 : 0, 2));
 }
 
-void triton_specific(Specific& s, const Sheet& sheet, const std::vector<std::size_t>& rows) {
+void triton_specific(Specific& s, const OpTable& sheet, const std::vector<std::size_t>& rows) {
   double counts[4] = {0, 0, 0, 0};
   const char* kinds[4] = {"pointwise", "reduction", "persistent", "other"};
   for (std::size_t r : rows) {
-    const std::string kind = triton_kernel_type(sheet.cell(r, "name"));
+    const std::string kind = triton_kernel_type(sheet.rows[r].name);
     for (int k = 0; k < 4; ++k) counts[k] += kind == kinds[k];
   }
   for (int k = 0; k < 4; ++k) s.emplace_back(std::string(kinds[k]) + "_count", counts[k]);
 }
 
-void generic_specific(Specific& s, const Sheet& sheet, const std::vector<std::size_t>& rows) {
+void generic_specific(Specific& s, const OpTable& sheet, const std::vector<std::size_t>& rows) {
   double graph = 0;
-  for (std::size_t r : rows) graph += generic_sub_category(sheet.cell(r, "name")) == "graph";
+  for (std::size_t r : rows) graph += generic_sub_category(sheet.rows[r].name) == "graph";
   s.emplace_back("communication_count", 0.0);
   s.emplace_back("graph_count", graph);
   s.emplace_back("miscellaneous_count", static_cast<double>(rows.size()) - graph);
 }
 
-Specific category_specific(Family family, const Sheet& sheet, const std::vector<std::size_t>& rows,
-                           const Peaks& peaks, const CategoryTotals& totals) {
+Specific category_specific(Family family, const OpTable& sheet,
+                           const std::vector<std::size_t>& rows, const Peaks& peaks,
+                           const CategoryTotals& totals) {
   Specific s;
   switch (family) {
     case Family::kGemm:
@@ -477,7 +463,7 @@ Specific category_specific(Family family, const Sheet& sheet, const std::vector<
       break;
     case Family::kReduce: {
       double softmax = 0;
-      for (std::size_t r : rows) softmax += contains(lower(sheet.cell(r, "name")), "softmax");
+      for (std::size_t r : rows) softmax += contains(lower(sheet.rows[r].name), "softmax");
       s.emplace_back("softmax_count", softmax);
       s.emplace_back("peak_hbm_bw_tbs", peaks.hbm_tbs);
       break;
@@ -500,20 +486,6 @@ Specific category_specific(Family family, const Sheet& sheet, const std::vector<
   }
   return s;
 }
-
-const std::map<std::string_view, std::string_view> kDtypes = {
-    {"float", "fp32"},
-    {"double", "fp64"},
-    {"c10::half", "fp16"},
-    {"c10::bfloat16", "bf16"},
-    {"c10::float8_e4m3fnuz", "fp8"},
-    {"c10::float8_e4m3fn", "fp8"},
-    {"unsigned char", "fp8"},
-    {"fp8", "fp8"},
-    {"fp4", "fp4"},
-    {"mxfp4", "fp4"},
-    {"c10::float4_e2m1fn_x2", "fp4"},
-};
 
 bool py_truthy(const PyValue& v) {
   switch (v.type) {
@@ -576,10 +548,10 @@ std::optional<double> Peaks::tflops_for(std::string_view spec) const {
   return std::nullopt;
 }
 
-std::vector<std::pair<std::string, std::string>> categories_of(const Sheet& unified) {
+std::vector<std::pair<std::string, std::string>> categories_of(const OpTable& unified) {
   std::vector<std::pair<std::string, std::string>> out;
-  for (std::size_t r = 0; r < unified.row_count(); ++r) {
-    const std::string_view raw = unified.cell(r, "op category");
+  for (const OpRow& row : unified.rows) {
+    const std::string_view raw = row.op_category;
     const std::string key = category_key(raw);
     const bool seen =
         std::any_of(out.begin(), out.end(), [&](const auto& c) { return c.first == key; });
@@ -590,7 +562,7 @@ std::vector<std::pair<std::string, std::string>> categories_of(const Sheet& unif
 
 CategoryMetrics analyze_category(const Inputs& in, std::string_view category,
                                  std::string_view display_name) {
-  const Sheet& sheet = *in.unified;
+  const OpTable& sheet = *in.ops;
   CategoryMetrics m;
   m.category = std::string(category);
   m.display_name = std::string(display_name);
@@ -601,14 +573,14 @@ CategoryMetrics analyze_category(const Inputs& in, std::string_view category,
   CategoryTotals totals;
   set_time_metrics(m, sheet, rows, in.e2e_ms, totals);
   for (std::size_t r : by_kernel_time(sheet, rows))
-    m.operations.push_back(build_operation(in, m.family, RowView(sheet, r), totals));
+    m.operations.push_back(build_operation(in, m.family, r, totals));
   if (m.operations.size() > kCallChainMaxOps) {
     for (Operation& op : m.operations) op.call_chain.clear();
   }
   m.specific = category_specific(m.family, sheet, rows, in.peaks, totals);
   // Without roofline columns (no platform peaks) a modelled op's efficiency is unknown, not
   // unmodelled: only ops without a perf model may take the heuristic path then.
-  const bool roofline_known = sheet.has("Pct Roofline_mean");
+  const bool roofline_known = sheet.has_pct_roofline;
   if (in.compute_impact)
     m.estimates = impact_estimates(m, in.e2e_ms, in.thresholds, roofline_known);
   m.findings = category_findings(m.estimates, in.scope, in.thresholds.min_finding_impact);
@@ -629,13 +601,11 @@ std::string render_args(std::string_view input_dims, std::string_view input_type
   return out;
 }
 
-std::optional<std::string> short_dtype(std::string_view torch_dtype) {
-  auto it = kDtypes.find(lower(torch_dtype));
-  if (it == kDtypes.end()) return std::nullopt;
-  return std::string(it->second);
-}
+namespace {
 
-std::optional<std::string> library_of(std::string_view op_name, std::string_view kernel_details) {
+// §2.6 with `mentions(marker)` standing for a search of the kernel details.
+template <class Mentions>
+std::optional<std::string> library_by(std::string_view op_name, const Mentions& mentions) {
   static const std::pair<const char*, const char*> kByOpName[] = {{"aiter::", "AITER"},
                                                                   {"rocm_aiter", "AITER"},
                                                                   {"fbgemm", "FBGEMM"},
@@ -658,9 +628,39 @@ std::optional<std::string> library_of(std::string_view op_name, std::string_view
     if (contains(name, marker)) return std::string(lib);
   }
   for (const auto& [marker, lib] : kByKernel) {
-    if (contains(kernel_details, marker)) return std::string(lib);
+    if (mentions(marker)) return std::string(lib);
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> library_of(std::string_view op_name, std::string_view kernel_details) {
+  return library_by(op_name, [&](const char* marker) { return contains(kernel_details, marker); });
+}
+
+std::optional<std::string> library_of(std::string_view op_name, const OpRow& row) {
+  return library_by(op_name, [&](const char* marker) { return row.kernels_mention(marker); });
+}
+
+bool OpRow::kernels_mention(std::string_view part, bool lowercase) const {
+  if (!kernels) return false;
+  auto has = [&](std::string_view text) {
+    return lowercase ? contains(lower(text), part) : contains(text, part);
+  };
+  for (const KernelEntry& k : *kernels) {
+    if (has(k.name)) return true;
+    for (const auto& [key, value] : k.extras)
+      if (has(value)) return true;
+  }
+  return false;
+}
+
+std::vector<std::string> OpRow::kernel_names() const {
+  std::vector<std::string> out;
+  if (kernels)
+    for (const KernelEntry& k : *kernels) out.push_back(k.name);
+  return out;
 }
 
 // numpy's pairwise_sum (8-way unrolled blocks of up to 128, halves above), started from the
@@ -692,4 +692,4 @@ double pairwise_sum(const std::vector<double>& values) {
   return 0.0 + Local::sum(values.data(), values.size());
 }
 
-}  // namespace traceprism::compute
+}  // namespace traceprism::plugins::compute

@@ -1,14 +1,16 @@
 // The compute-tier engine shared by the per-category analyzers (gemm-efficiency,
 // sdpa-efficiency, ..., generic-ops): the reference's per-category analysis scripts
 // (TraceLens Agent `category_analyses/*_analysis.py` and `analysis_utils.py`, analysis spec
-// §2, §4, §5) as one pure function of the run's unified perf summary sheet, the end-to-end
-// time and the platform peaks. No host access here, so tests feed it the golden CSVs directly.
+// §2, §4, §5) as one pure function of the run's unified perf summary rows (OpTable, typed:
+// compute_row.hpp), the end-to-end time and the platform peaks. No host access here, so tests
+// feed it the golden CSVs directly.
 //
 // Numbers follow the reference exactly: Python rounding of the same doubles (time 3 decimals,
 // efficiency and percents 2), impact maths on the rounded inputs, stable sorts, and the
 // reference's grouping of per-op estimates into findings (the P-items).
 #pragma once
 
+#include <traceprism/dtype.hpp>
 #include <traceprism/sdk.hpp>
 
 #include <cstdint>
@@ -19,7 +21,9 @@
 #include <utility>
 #include <vector>
 
-namespace traceprism::compute {
+#include "compute_row.hpp"
+
+namespace traceprism::plugins::compute {
 
 enum class Scope { kStandalone, kComparative };
 
@@ -48,8 +52,8 @@ struct Thresholds {
 };
 
 struct Inputs {
-  const Sheet* unified = nullptr;  // unified_perf_summary (trace 1 in comparative scope)
-  double e2e_ms = 0;               // gpu_timeline total_time, the impact baseline
+  const OpTable* ops = nullptr;  // unified_perf_summary (trace 1 in comparative scope)
+  double e2e_ms = 0;             // gpu_timeline total_time, the impact baseline
   Peaks peaks;
   Scope scope = Scope::kStandalone;
   bool compute_impact = true;  // false reproduces triton_analysis.py (no estimates)
@@ -97,7 +101,7 @@ struct Classification {
 
 // One row of the category (operations[] of <cat>_metrics.json, spec §4.1).
 struct Operation {
-  std::size_t sheet_row = 0;
+  std::size_t sheet_row = 0;  // index into OpTable::rows
   std::optional<std::int64_t> ex_uid;
   std::string name;
   std::int64_t count = 1;
@@ -166,7 +170,7 @@ struct CategoryMetrics {
 
 // The categories of the sheet, in order of first appearance (the manifest's order): key and
 // display name (the raw `op category`, "Other" when empty).
-std::vector<std::pair<std::string, std::string>> categories_of(const Sheet& unified);
+std::vector<std::pair<std::string, std::string>> categories_of(const OpTable& unified);
 
 // The whole per-category analysis of one category.
 CategoryMetrics analyze_category(const Inputs& in, std::string_view category,
@@ -192,13 +196,16 @@ Rollup quantified_rollup(const CategoryMetrics& m);
 
 // §4.3: "(256,131072) bf16<br>(131072,512) bf16"; "" when the cells do not parse.
 std::string render_args(std::string_view input_dims, std::string_view input_type);
-// The torch dtype map (fp32, bf16, ...); nullopt for an unmapped dtype.
-std::optional<std::string> short_dtype(std::string_view torch_dtype);
+// The short dtype of a torch dtype name: one map for host and plugins (traceprism/dtype.hpp).
+using traceprism::short_dtype;
 // §2.6; nullopt when no rule matches.
+// `kernel_details`: the kernel_details_summary text; the OpRow form searches its kernel names
+// and extra values, where that text holds them.
 std::optional<std::string> library_of(std::string_view op_name, std::string_view kernel_details);
+std::optional<std::string> library_of(std::string_view op_name, const OpRow& row);
 // numpy's pairwise summation (np.sum / pandas Series.sum of float64), to the bit.
 double pairwise_sum(const std::vector<double>& values);
 // "0-30", "30-60", "60-100", or "unknown".
 std::string eff_bucket(std::optional<double> efficiency_percent);
 
-}  // namespace traceprism::compute
+}  // namespace traceprism::plugins::compute

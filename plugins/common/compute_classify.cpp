@@ -5,12 +5,11 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <cstdlib>
 #include <optional>
 
-#include "python_literal.hpp"
+#include <traceprism/python_literal.hpp>
 
-namespace traceprism::compute {
+namespace traceprism::plugins::compute {
 
 using support::py_round;
 
@@ -58,10 +57,10 @@ bool is_flash_attention(std::string_view name) {
   return contains_any(lower(name), {"flash", "fmha", "flash_attention", "flashattn"});
 }
 
-bool is_paged_attention(std::string_view name, std::string_view kernel_details) {
+bool is_paged_attention(std::string_view name, const OpRow& row) {
   if (contains_any(lower(name), {"unified_attention", "paged_attention", "vllm"})) return true;
-  const std::string kd = lower(kernel_details);
-  return contains(kd, "kernel_paged_attention") || contains(kd, "paged_attention_2d");
+  return row.kernels_mention("kernel_paged_attention", true) ||
+         row.kernels_mention("paged_attention_2d", true);
 }
 
 std::string triton_kernel_type(std::string_view name) {
@@ -81,31 +80,19 @@ std::string generic_sub_category(std::string_view name) {
 }
 
 // sdpa_analysis.py parse_kernel_breakdown: the reference strips "np.float64(" and every ")"
-// from the cell, then pairs each 'name' with the next 'mean_duration_us'.
-std::vector<SdpaKernel> kernel_breakdown(std::string_view kernel_details) {
-  std::string kd(kernel_details);
-  for (std::size_t p; (p = kd.find("np.float64(")) != std::string::npos;) kd.erase(p, 11);
-  kd.erase(std::remove(kd.begin(), kd.end(), ')'), kd.end());
+// from the cell, then pairs each 'name' with the next 'mean_duration_us' (digits and dots).
+// From the typed entries: the name without ')', its mean; the reference's scan stops at a name
+// printed in double quotes (one holding a "'"), and skips a mean that is not a number.
+std::vector<SdpaKernel> kernel_breakdown(const std::vector<KernelEntry>& kernels) {
   std::vector<SdpaKernel> out;
   double total = 0;
-  for (std::size_t pos = 0;;) {
-    std::size_t key = kd.find("'name':", pos);
-    if (key == std::string::npos) break;
-    std::size_t open = kd.find_first_not_of(" \t\n", key + 7);
-    if (open == std::string::npos || kd[open] != '\'') break;
-    const std::size_t close = kd.find('\'', open + 1);
-    const std::size_t mean =
-        close == std::string::npos ? close : kd.find("'mean_duration_us':", close);
-    if (mean == std::string::npos) break;
-    std::size_t num = kd.find_first_not_of(" \t\n", mean + 19);
-    std::size_t end = num;
-    while (end < kd.size() && (std::isdigit(static_cast<unsigned char>(kd[end])) || kd[end] == '.'))
-      ++end;
-    pos = end;
-    if (num == std::string::npos || end == num) continue;
+  for (const KernelEntry& entry : kernels) {
+    if (entry.name.find('\'') != std::string::npos) break;
+    if (!std::isfinite(entry.mean_us) || entry.mean_us < 0) continue;
     SdpaKernel k;
-    k.name = kd.substr(open + 1, close - open - 1);
-    k.mean_us = std::strtod(kd.substr(num, end - num).c_str(), nullptr);
+    k.name = entry.name;
+    k.name.erase(std::remove(k.name.begin(), k.name.end(), ')'), k.name.end());
+    k.mean_us = entry.mean_us;
     const std::string n = lower(k.name);
     k.kernel_type = contains(n, "reshape_and_cache") ? "reshape_cache"
                     : contains(n, "paged_attention") ? "paged_attention"
@@ -149,4 +136,4 @@ SdpaWorkload sdpa_workload(std::string_view perf_params) {
   return w;
 }
 
-}  // namespace traceprism::compute
+}  // namespace traceprism::plugins::compute

@@ -10,7 +10,7 @@
 
 #include "compute_category.hpp"
 
-namespace traceprism::compute {
+namespace traceprism::plugins::compute {
 
 std::string lower(std::string_view s);
 bool contains(std::string_view text, std::string_view part);
@@ -22,14 +22,14 @@ bool is_quantized_gemm(std::string_view name);
 // Op name contains flash, fmha, flash_attention or flashattn (sdpa_analysis.py).
 bool is_flash_attention(std::string_view name);
 // Op name contains unified_attention, paged_attention or vllm, or the kernels are paged ones.
-bool is_paged_attention(std::string_view name, std::string_view kernel_details);
+bool is_paged_attention(std::string_view name, const OpRow& row);
 // pointwise / reduction / persistent / other from the triton_poi_ / _red_ / _per_ prefix.
 std::string triton_kernel_type(std::string_view name);
 // communication / graph / miscellaneous (other_analysis.py).
 std::string generic_sub_category(std::string_view name);
 // The kernels of a paged attention op with their share of the summed mean times.
-std::vector<SdpaKernel> kernel_breakdown(std::string_view kernel_details);
+std::vector<SdpaKernel> kernel_breakdown(const std::vector<KernelEntry>& kernels);
 // The workload of an attention op from its perf_params cell.
 SdpaWorkload sdpa_workload(std::string_view perf_params);
 
-}  // namespace traceprism::compute
+}  // namespace traceprism::plugins::compute

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-namespace traceprism::compute {
+namespace traceprism::plugins::compute {
 
 using support::py_round;
 
@@ -202,4 +202,4 @@ std::string eff_bucket(std::optional<double> efficiency_percent) {
   return "60-100";
 }
 
-}  // namespace traceprism::compute
+}  // namespace traceprism::plugins::compute

@@ -7,7 +7,7 @@
 
 #include "compute_category.hpp"
 
-namespace traceprism::compute {
+namespace traceprism::plugins::compute {
 
 // impact_estimates[] of a category whose operations are built: impact descending (stable).
 // `roofline_known`: the sheet has roofline columns; when not, ops with a perf model get no
@@ -19,4 +19,4 @@ std::vector<ImpactEstimate> impact_estimates(const CategoryMetrics& m, double ba
 std::vector<CategoryFinding> category_findings(const std::vector<ImpactEstimate>& estimates,
                                                Scope scope, double floor);
 
-}  // namespace traceprism::compute
+}  // namespace traceprism::plugins::compute

@@ -7,10 +7,10 @@
 #include <map>
 #include <set>
 
+#include <traceprism/python_literal.hpp>
 #include "compute_classify.hpp"
-#include "python_literal.hpp"
 
-namespace traceprism::compute {
+namespace traceprism::plugins::compute {
 
 using support::compact;
 using support::fixed;
@@ -761,4 +761,4 @@ Table data_table(const CategoryMetrics& m, const CategoryFinding& f) {
   return t;
 }
 
-}  // namespace traceprism::compute
+}  // namespace traceprism::plugins::compute

@@ -11,7 +11,7 @@
 
 #include "compute_category.hpp"
 
-namespace traceprism::compute {
+namespace traceprism::plugins::compute {
 
 struct FindingText {
   std::string title;  // without the library: the report appends " (<library>)"
@@ -28,4 +28,4 @@ Table data_table(const CategoryMetrics& m, const CategoryFinding& f);
 // unless `integral_bare`.
 std::string py_number(double x, bool integral_bare = false);
 
-}  // namespace traceprism::compute
+}  // namespace traceprism::plugins::compute

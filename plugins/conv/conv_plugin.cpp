@@ -2,7 +2,7 @@
 // Its analyzer, conv-efficiency, is the compute-tier analysis of these categories (plugins/common).
 #include <traceprism/sdk.hpp>
 
-#include "conv_analyzer.hpp"
+#include "../common/compute_analyzer.hpp"
 #include "conv_models.hpp"
 
 namespace conv = traceprism::plugins::conv;
@@ -29,10 +29,16 @@ TRACEPRISM_OP_MODELS(
                                                  "SSM backward ops: SSM_bwd timing only",
                                                  conv::kSsmBwdCategoryOnlyNames));
 
-TRACEPRISM_ANALYZERS(traceprism::analyzer<traceprism::plugins::conv::ConvEfficiency>(
-    "conv-efficiency",
-    "Roofline efficiency and impact of convolutions (conv_fwd, conv_bwd), with the transpose "
-    "overhead.",
-    traceprism::compute::kComputeOptions, traceprism::compute::kComputeDependencies));
+// conv-efficiency: the compute-tier analysis of convolution categories (conv_fwd, conv_bwd; the
+// reference's convolution-analyzer, convolution_analysis.py). Page:
+// docs/analyzers/conv/conv-efficiency.md.
+TRACEPRISM_ANALYZERS(
+    traceprism::analyzer<
+        traceprism::plugins::compute::FamilyAnalyzer<traceprism::plugins::compute::Family::kConv>>(
+        "conv-efficiency",
+        "Roofline efficiency and impact of convolutions (conv_fwd, conv_bwd), with the transpose "
+        "overhead.",
+        traceprism::plugins::compute::kComputeOptions,
+        traceprism::plugins::compute::kComputeDependencies));
 
 TRACEPRISM_PLUGIN_WITH_OP_MODELS("conv", "1.0.0");

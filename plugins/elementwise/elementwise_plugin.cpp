@@ -4,7 +4,7 @@
 // (plugins/common).
 #include <traceprism/sdk.hpp>
 
-#include "elementwise_analyzer.hpp"
+#include "../common/compute_analyzer.hpp"
 #include "elementwise_models.hpp"
 
 namespace ew = traceprism::plugins::elementwise;
@@ -51,9 +51,14 @@ TRACEPRISM_OP_MODELS(
         "cross-entropy-bwd", "fused cross entropy backward (category only)",
         ew::kCrossEntropyBackwardOpNames));
 
-TRACEPRISM_ANALYZERS(traceprism::analyzer<traceprism::plugins::elementwise::ElementwiseEfficiency>(
+// elementwise-efficiency: the compute-tier analysis of the elementwise category (the reference's
+// elementwise-analyzer, elementwise_analysis.py). Page:
+// docs/analyzers/elementwise/elementwise-efficiency.md.
+TRACEPRISM_ANALYZERS(traceprism::analyzer<traceprism::plugins::compute::FamilyAnalyzer<
+                         traceprism::plugins::compute::Family::kElementwise>>(
     "elementwise-efficiency",
     "Roofline efficiency and impact of elementwise ops against the HBM bandwidth.",
-    traceprism::compute::kComputeOptions, traceprism::compute::kComputeDependencies));
+    traceprism::plugins::compute::kComputeOptions,
+    traceprism::plugins::compute::kComputeDependencies));
 
 TRACEPRISM_PLUGIN_WITH_OP_MODELS("elementwise", "1.0.0");

@@ -9,7 +9,7 @@
 #include "kernel_classifier.hpp"
 #include "name_text.hpp"
 
-namespace traceprism::fusion {
+namespace traceprism::plugins::fusion {
 namespace {
 
 constexpr std::string_view kModulePrefix = "nn.Module: ";
@@ -288,4 +288,4 @@ std::vector<FusionCandidate> extract_candidates(const FusionInputs& inputs,
   return candidates;
 }
 
-}  // namespace traceprism::fusion
+}  // namespace traceprism::plugins::fusion

@@ -11,7 +11,7 @@
 #include "fusion_inputs.hpp"
 #include "perf_lookup.hpp"
 
-namespace traceprism::fusion {
+namespace traceprism::plugins::fusion {
 
 std::vector<FusionCandidate> extract_candidates(const FusionInputs& inputs,
                                                 const KernelPerfLookup& lookup);
@@ -19,4 +19,4 @@ std::vector<FusionCandidate> extract_candidates(const FusionInputs& inputs,
 // "nn.Module: Qwen2MLP_0" -> "Qwen2MLP"; other names lose a trailing "_<digits>" only.
 std::string strip_module_index(std::string_view name);
 
-}  // namespace traceprism::fusion
+}  // namespace traceprism::plugins::fusion

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace traceprism::fusion {
+namespace traceprism::plugins::fusion {
 
 struct CandidateKernel {
   std::string name;
@@ -33,4 +33,4 @@ struct FusionCandidate {
   bool sibling_sequence = false;          // source "sibling_sequence"
 };
 
-}  // namespace traceprism::fusion
+}  // namespace traceprism::plugins::fusion

@@ -1,10 +1,11 @@
 #include "fusion_context.hpp"
 
+#include <traceprism/roofline.hpp>
 #include <traceprism/support.hpp>
 
 #include <cmath>
 
-namespace traceprism::fusion {
+namespace traceprism::plugins::fusion {
 namespace {
 
 RowKind kind_of(Kind k) {
@@ -27,53 +28,51 @@ RowKind kind_of(Kind k) {
   }
 }
 
-std::optional<double> number_cell(const Sheet& s, std::size_t r, std::string_view column) {
-  if (!s.has(column)) return std::nullopt;
-  const double v = s.number(r, column);
-  if (std::isnan(v)) return std::nullopt;
+std::optional<double> known(double v) {
+  if (std::isnan(v)) return std::nullopt;  // the sheet's empty cell
   return v;
 }
 
-std::optional<double> roofline_number(const Context& ctx, const std::string& achievable,
-                                      const std::string& peak) {
-  if (std::optional<double> v = ctx.platform_number(achievable)) return v;
-  return ctx.platform_number(peak);
-}
-
-// The impact baseline: gpu_timeline's total_time (ms), as the reference reads it from its
-// category manifest; the host timeline when the sheet is absent.
-double baseline_ms(const Context& ctx) {
-  if (std::optional<Sheet> timeline = ctx.perf_sheet("gpu_timeline")) {
-    for (std::size_t r = 0; r < timeline->row_count(); ++r)
-      if (timeline->cell(r, "type") == "total_time") return timeline->number(r, "time ms");
+// A kernel name as the reference's regex `'name':\s*'([^']+)'` reads it from the cell's Python
+// repr: a name printed in double quotes (it holds a "'") or empty is not matched; backslashes
+// appear doubled.
+std::optional<std::string> regex_name(std::string_view name) {
+  if (name.empty() || name.find('\'') != std::string_view::npos) return std::nullopt;
+  std::string out;
+  for (char c : name) {
+    if (c == '\\') out += '\\';
+    out += c;
   }
-  if (std::optional<Timeline> t = ctx.timeline()) return t->total_us / 1000;
-  return 0;
+  return out;
 }
 
 }  // namespace
 
-std::vector<PerfRow> perf_rows_of(const Sheet& s) {
+std::vector<PerfRow> perf_rows_of(const OpMetrics& m) {
   std::vector<PerfRow> rows;
-  for (std::size_t r = 0; r < s.row_count(); ++r) {
+  for (std::size_t r = 0; r < m.size(); ++r) {
     PerfRow row;
-    row.name = std::string(s.cell(r, "name"));
-    row.op_category = std::string(s.cell(r, "op category"));
-    row.input_dims = std::string(s.cell(r, "Input Dims"));
-    row.data_moved_mb = number_cell(s, r, "Data Moved (MB)");
-    row.gflops = number_cell(s, r, "GFLOPS");
-    if (const std::string_view spec = s.cell(r, "Compute Spec"); !spec.empty())
-      row.compute_spec = std::string(spec);
-    row.perf_params = std::string(s.cell(r, "perf_params"));
-    if (const std::string_view kd = s.cell(r, "kernel_details_summary"); !kd.empty())
-      row.kernel_details_summary = std::string(kd);
+    row.name = std::string(m.name(r));
+    row.op_category = std::string(m.op_category(r));
+    row.input_dims = std::string(m.input_dims(r).value_or(""));
+    row.data_moved_mb = known(m.data_moved_mb(r));
+    row.gflops = known(m.gflops(r));
+    if (const auto spec = m.compute_spec(r); spec && !spec->empty())
+      row.compute_spec = std::string(*spec);
+    row.perf_params = std::string(m.perf_params(r).value_or(""));
+    // The host's kernel_details_summary cell is never empty ("[]" without kernels).
+    row.kernel_names.emplace();
+    const OpKernels kernels = m.kernels(r);
+    for (std::size_t k = 0; k < kernels.size(); ++k)
+      if (std::optional<std::string> name = regex_name(kernels[k].name()))
+        row.kernel_names->push_back(std::move(*name));
     rows.push_back(std::move(row));
   }
   return rows;
 }
 
 std::optional<FusionInputs> read_inputs(const Context& ctx, std::string& why_not) {
-  const std::optional<Sheet> unified = ctx.perf_sheet("unified_perf_summary");
+  const std::optional<OpMetrics> unified = ctx.op_metrics();
   if (!unified) {
     why_not = "no unified_perf_summary sheet (the host did not build a perf report)";
     return std::nullopt;
@@ -107,14 +106,11 @@ std::optional<FusionInputs> read_inputs(const Context& ctx, std::string& why_not
     return std::string(call.input_dims.data, call.input_dims.size);
   };
   in.unified = perf_rows_of(*unified);
-  if (auto bw = roofline_number(ctx, "achievable_hbm_bandwidth_gbps", "hbm_bandwidth_gbps"))
-    in.peaks.hbm_tbs = *bw / 1000;
-  in.peaks.matrix_bf16_tflops =
-      roofline_number(ctx, "achievable_tflops.matrix_bf16", "peak_tflops.matrix_bf16");
-  in.peaks.vector_bf16_tflops =
-      roofline_number(ctx, "achievable_tflops.vector_bf16", "peak_tflops.vector_bf16");
-  in.baseline_ms = baseline_ms(ctx);
+  if (auto bw = roofline_hbm_gbps(ctx)) in.peaks.hbm_tbs = *bw / 1000;
+  in.peaks.matrix_bf16_tflops = roofline_tflops(ctx, "matrix_bf16");
+  in.peaks.vector_bf16_tflops = roofline_tflops(ctx, "vector_bf16");
+  in.baseline_ms = unified->gpu_total_ms();
   return in;
 }
 
-}  // namespace traceprism::fusion
+}  // namespace traceprism::plugins::fusion

@@ -8,7 +8,7 @@
 
 #include "name_text.hpp"
 
-namespace traceprism::fusion {
+namespace traceprism::plugins::fusion {
 namespace {
 
 using support::py_round;
@@ -287,4 +287,4 @@ FusionMetrics estimate_fusion(const std::vector<FusionCandidate>& candidates,
   return m;
 }
 
-}  // namespace traceprism::fusion
+}  // namespace traceprism::plugins::fusion

@@ -13,7 +13,7 @@
 #include "fusion_inputs.hpp"
 #include "perf_lookup.hpp"
 
-namespace traceprism::fusion {
+namespace traceprism::plugins::fusion {
 
 enum class Confidence { kLow = 0, kMedium = 1, kHigh = 2 };
 
@@ -79,4 +79,4 @@ FusionMetrics estimate_fusion(const std::vector<FusionCandidate>& candidates,
                               const KernelPerfLookup& lookup, const Peaks& peaks,
                               double baseline_ms, const FusionSettings& settings = {});
 
-}  // namespace traceprism::fusion
+}  // namespace traceprism::plugins::fusion

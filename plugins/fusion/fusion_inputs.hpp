@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-namespace traceprism::fusion {
+namespace traceprism::plugins::fusion {
 
 // The event kinds the extraction tells apart (the reference's event categories).
 enum class RowKind : std::uint8_t {
@@ -65,8 +65,10 @@ struct PerfRow {
   std::optional<double> data_moved_mb;  // "Data Moved (MB)"
   std::optional<double> gflops;         // "GFLOPS"
   std::optional<std::string> compute_spec;
-  std::string perf_params;                            // "{'M': 8944, ...}" or empty
-  std::optional<std::string> kernel_details_summary;  // nullopt when the cell is empty
+  std::string perf_params;  // "{'M': 8944, ...}" or empty
+  // The kernel names of kernel_details_summary as the reference's regex
+  // `'name':\s*'([^']+)'` reads them from the cell, in order; nullopt when the cell is empty.
+  std::optional<std::vector<std::string>> kernel_names;
 };
 
 // Roofline numbers (the reference's arch: mem_bw_gbps / 1000 and max_achievable_tflops).
@@ -86,4 +88,4 @@ struct FusionInputs {
   double baseline_ms = 0;  // gpu_timeline total_time
 };
 
-}  // namespace traceprism::fusion
+}  // namespace traceprism::plugins::fusion

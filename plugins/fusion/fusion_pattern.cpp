@@ -4,7 +4,7 @@
 
 #include "name_text.hpp"
 
-namespace traceprism::fusion {
+namespace traceprism::plugins::fusion {
 namespace {
 
 std::size_t count_named(const FusionEstimate& e, std::initializer_list<std::string_view> parts) {
@@ -48,4 +48,4 @@ FusionPattern pattern_of(const FusionCandidate& c, const FusionEstimate& e) {
   return {PatternKind::kElementwiseChain, "Elementwise chain"};
 }
 
-}  // namespace traceprism::fusion
+}  // namespace traceprism::plugins::fusion

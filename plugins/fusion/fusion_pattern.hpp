@@ -8,7 +8,7 @@
 #include "fusion_candidate.hpp"
 #include "fusion_estimate.hpp"
 
-namespace traceprism::fusion {
+namespace traceprism::plugins::fusion {
 
 enum class PatternKind {
   kAttention,
@@ -33,4 +33,4 @@ struct FusionPattern {
 
 FusionPattern pattern_of(const FusionCandidate& c, const FusionEstimate& e);
 
-}  // namespace traceprism::fusion
+}  // namespace traceprism::plugins::fusion

@@ -22,7 +22,7 @@ constexpr traceprism_option_v1 kFusionOptions[] = {
 
 }  // namespace
 
-TRACEPRISM_ANALYZERS(traceprism::analyzer<traceprism::fusion::KernelFusionAnalyzer>(
+TRACEPRISM_ANALYZERS(traceprism::analyzer<traceprism::plugins::fusion::KernelFusionAnalyzer>(
     "kernel-fusion",
     "Kernel fusion opportunities: unfused norms, RoPE, GEMM epilogues and elementwise chains, "
     "with roofline savings estimates.",

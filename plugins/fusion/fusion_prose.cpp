@@ -8,7 +8,7 @@
 
 #include "reject_rule.hpp"
 
-namespace traceprism::fusion {
+namespace traceprism::plugins::fusion {
 namespace {
 
 using support::fixed;
@@ -182,4 +182,4 @@ Table estimate_table(const FusionEstimate& e, const std::string& confidence_reas
   return t;
 }
 
-}  // namespace traceprism::fusion
+}  // namespace traceprism::plugins::fusion

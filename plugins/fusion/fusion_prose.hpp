@@ -10,7 +10,7 @@
 #include "fusion_estimate.hpp"
 #include "fusion_pattern.hpp"
 
-namespace traceprism::fusion {
+namespace traceprism::plugins::fusion {
 
 struct FusionFindingText {
   std::string title;  // "Unfused RMSNorm in Qwen2RMSNorm"
@@ -33,4 +33,4 @@ Table estimate_table(const FusionEstimate& e, const std::string& confidence_reas
 
 const char* confidence_label(Confidence c);  // "High", "Medium", "Low"
 
-}  // namespace traceprism::fusion
+}  // namespace traceprism::plugins::fusion

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace traceprism::fusion {
+namespace traceprism::plugins::fusion {
 
 GpuEventsBelow::GpuEventsBelow(const TraceRows& rows) : rows_(rows), slot_(rows.size(), kNoSlot) {
   for (std::size_t g = 0; g < rows.size(); ++g)
@@ -61,4 +61,4 @@ std::map<std::int32_t, std::vector<std::int32_t>> GpuEventsBelow::lists(
   return out;
 }
 
-}  // namespace traceprism::fusion
+}  // namespace traceprism::plugins::fusion

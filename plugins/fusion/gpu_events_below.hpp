@@ -12,7 +12,7 @@
 
 #include "fusion_inputs.hpp"
 
-namespace traceprism::fusion {
+namespace traceprism::plugins::fusion {
 
 class GpuEventsBelow {
  public:
@@ -50,4 +50,4 @@ class GpuEventsBelow {
   std::vector<std::int32_t> first_;
 };
 
-}  // namespace traceprism::fusion
+}  // namespace traceprism::plugins::fusion

@@ -5,7 +5,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace traceprism::fusion {
+namespace traceprism::plugins::fusion {
 namespace {
 
 struct Rule {
@@ -207,4 +207,4 @@ const std::string& classify_kernel(std::string_view kernel_name) {
   return it->second;
 }
 
-}  // namespace traceprism::fusion
+}  // namespace traceprism::plugins::fusion

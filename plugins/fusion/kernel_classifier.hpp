@@ -8,10 +8,10 @@
 #include <string>
 #include <string_view>
 
-namespace traceprism::fusion {
+namespace traceprism::plugins::fusion {
 
 // The kernel type of a GPU kernel name ("GEMM", "Elementwise", "LayerNorm", ..., "Unknown").
 // Thread-safe; answers are cached per name (traces repeat a few hundred names many times).
 const std::string& classify_kernel(std::string_view kernel_name);
 
-}  // namespace traceprism::fusion
+}  // namespace traceprism::plugins::fusion

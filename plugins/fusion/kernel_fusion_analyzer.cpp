@@ -8,7 +8,7 @@
 #include "fusion_pattern.hpp"
 #include "fusion_prose.hpp"
 
-namespace traceprism::fusion {
+namespace traceprism::plugins::fusion {
 namespace {
 
 std::string finding_key(std::size_t position) {
@@ -112,4 +112,4 @@ Status KernelFusionAnalyzer::run(Context& ctx) {
   return Status::kOk;
 }
 
-}  // namespace traceprism::fusion
+}  // namespace traceprism::plugins::fusion

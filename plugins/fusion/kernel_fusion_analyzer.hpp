@@ -11,7 +11,7 @@
 #include "fusion_estimate.hpp"
 #include "reject_rule.hpp"
 
-namespace traceprism::fusion {
+namespace traceprism::plugins::fusion {
 
 inline constexpr const char* kKernelMapProduct = "kernel_fusion.high_confidence_kernel_map";
 
@@ -25,4 +25,4 @@ class KernelFusionAnalyzer : public Analyzer {
   RejectSettings reject_;
 };
 
-}  // namespace traceprism::fusion
+}  // namespace traceprism::plugins::fusion

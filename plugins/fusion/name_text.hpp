@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace traceprism::fusion {
+namespace traceprism::plugins::fusion {
 
 inline std::string lower(std::string_view s) {
   std::string out(s);
@@ -37,4 +37,4 @@ inline bool starts_with(std::string_view text, std::string_view prefix) {
   return text.substr(0, prefix.size()) == prefix;
 }
 
-}  // namespace traceprism::fusion
+}  // namespace traceprism::plugins::fusion

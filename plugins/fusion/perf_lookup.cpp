@@ -1,11 +1,8 @@
 #include "perf_lookup.hpp"
 
-#include "common/python_literal.hpp"
+#include <traceprism/python_literal.hpp>
 
-namespace traceprism::fusion {
-
-using compute::parse_python_literal;
-using compute::PyValue;
+namespace traceprism::plugins::fusion {
 
 Shape first_shape(std::optional<std::string_view> input_dims) {
   if (!input_dims) return std::nullopt;
@@ -16,24 +13,6 @@ Shape first_shape(std::optional<std::string_view> input_dims) {
   std::vector<std::string> shape;
   for (const PyValue& d : first.items) shape.push_back(d.str());
   return shape;
-}
-
-std::vector<std::string> kernel_names_in(std::string_view text) {
-  // Hand-rolled `'name':\s*'([^']+)'` (the summaries are long; std::regex recurses per char).
-  std::vector<std::string> names;
-  constexpr std::string_view kKey = "'name':";
-  for (std::size_t at = text.find(kKey); at != std::string_view::npos;
-       at = text.find(kKey, at + 1)) {
-    std::size_t p = at + kKey.size();
-    while (p < text.size() && (text[p] == ' ' || text[p] == '\t' || text[p] == '\n' ||
-                               text[p] == '\r' || text[p] == '\f' || text[p] == '\v'))
-      ++p;
-    if (p >= text.size() || text[p] != '\'') continue;
-    const std::size_t end = text.find('\'', p + 1);
-    if (end == std::string_view::npos || end == p + 1) continue;
-    names.emplace_back(text.substr(p + 1, end - p - 1));
-  }
-  return names;
 }
 
 namespace {
@@ -79,12 +58,12 @@ DataInOut split_data_moved(std::string_view op_category, std::string_view perf_p
 
 KernelPerfLookup::KernelPerfLookup(const std::vector<PerfRow>& unified) {
   for (const PerfRow& row : unified) {
-    if (!row.kernel_details_summary) continue;
+    if (!row.kernel_names) continue;
     PerfEntry entry{row.op_category, row.data_moved_mb, row.gflops, row.compute_spec,
                     split_data_moved(row.op_category, row.perf_params, row.data_moved_mb)};
     const Shape shape = first_shape(
         row.input_dims.empty() ? std::nullopt : std::optional<std::string_view>(row.input_dims));
-    for (std::string& kernel : kernel_names_in(*row.kernel_details_summary)) {
+    for (std::string kernel : *row.kernel_names) {
       auto it = by_name_.find(kernel);
       if (it == by_name_.end()) {
         order_.push_back(kernel);
@@ -117,4 +96,4 @@ const PerfEntry* KernelPerfLookup::find(std::string_view name,
   return &shapes->front().second;
 }
 
-}  // namespace traceprism::fusion
+}  // namespace traceprism::plugins::fusion

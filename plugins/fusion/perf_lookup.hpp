@@ -16,7 +16,7 @@
 
 #include "fusion_inputs.hpp"
 
-namespace traceprism::fusion {
+namespace traceprism::plugins::fusion {
 
 // A first input shape as its elements' Python str() ("8944", "1024"); nullopt is Python None.
 using Shape = std::optional<std::vector<std::string>>;
@@ -24,9 +24,6 @@ using Shape = std::optional<std::vector<std::string>>;
 // parse_first_shape: the first element of an Input Dims literal when it is a list or tuple;
 // None when the text is absent, unparsable or starts with something else.
 Shape first_shape(std::optional<std::string_view> input_dims);
-
-// The kernel names of a kernel_details_summary cell (regex `'name':\s*'([^']+)'`, in order).
-std::vector<std::string> kernel_names_in(std::string_view kernel_details_summary);
 
 // Data Moved split into what a kernel reads and writes (orchestrator_prepare
 // _compute_data_in_out): GEMM by M/N/K, reduce all in, binary elementwise 2/3 in, else half.
@@ -61,4 +58,4 @@ class KernelPerfLookup {
   std::map<std::string, ShapeEntries, std::less<>> by_name_;
 };
 
-}  // namespace traceprism::fusion
+}  // namespace traceprism::plugins::fusion

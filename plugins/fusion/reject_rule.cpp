@@ -5,7 +5,7 @@
 
 #include "name_text.hpp"
 
-namespace traceprism::fusion {
+namespace traceprism::plugins::fusion {
 namespace {
 
 // Function names that say nothing about what a frame computes.
@@ -58,4 +58,4 @@ std::string reject_reason(const FusionCandidate& c, const RejectSettings& settin
   return {};
 }
 
-}  // namespace traceprism::fusion
+}  // namespace traceprism::plugins::fusion

@@ -8,7 +8,7 @@
 
 #include "fusion_candidate.hpp"
 
-namespace traceprism::fusion {
+namespace traceprism::plugins::fusion {
 
 struct RejectSettings {
   bool reject_containers = true;      // option RejectContainers
@@ -25,4 +25,4 @@ bool is_python_frame(const std::string& base_name);
 // (with its file when the function is a generic one such as forward), an op's name.
 std::string short_name(const std::string& base_name);
 
-}  // namespace traceprism::fusion
+}  // namespace traceprism::plugins::fusion

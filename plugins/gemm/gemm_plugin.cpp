@@ -2,7 +2,7 @@
 // Its analyzer, gemm-efficiency, is the compute-tier analysis of these categories (plugins/common).
 #include <traceprism/sdk.hpp>
 
-#include "gemm_analyzer.hpp"
+#include "../common/compute_analyzer.hpp"
 #include "gemm_models.hpp"
 
 namespace gemm = traceprism::plugins::gemm;
@@ -48,10 +48,15 @@ TRACEPRISM_OP_MODELS(
                                                    "Primus Turbo variable-K grouped GEMM",
                                                    gemm::kGroupedGemmVariableKNames));
 
-TRACEPRISM_ANALYZERS(traceprism::analyzer<traceprism::plugins::gemm::GemmEfficiency>(
+// gemm-efficiency: the compute-tier analysis of GEMM categories (gemm, groupedgemm_fwd,
+// groupedgemm_bwd; the reference's gemm-analyzer, gemm_analysis.py). Page:
+// docs/analyzers/gemm/gemm-efficiency.md.
+TRACEPRISM_ANALYZERS(traceprism::analyzer<traceprism::plugins::compute::FamilyAnalyzer<
+                         traceprism::plugins::compute::Family::kGemm>>(
     "gemm-efficiency",
     "Roofline efficiency and impact of GEMMs (gemm, groupedgemm_*), grouped into P-items by bound, "
     "library and efficiency band.",
-    traceprism::compute::kComputeOptions, traceprism::compute::kComputeDependencies));
+    traceprism::plugins::compute::kComputeOptions,
+    traceprism::plugins::compute::kComputeDependencies));
 
 TRACEPRISM_PLUGIN_WITH_OP_MODELS("gemm", "1.0.0");

@@ -3,7 +3,7 @@
 // Its analyzer, moe-efficiency, is the compute-tier analysis of these categories (plugins/common).
 #include <traceprism/sdk.hpp>
 
-#include "moe_analyzer.hpp"
+#include "../common/compute_analyzer.hpp"
 #include "moe_models.hpp"
 
 namespace {
@@ -25,8 +25,13 @@ TRACEPRISM_OP_MODELS(
 
 }  // namespace
 
-TRACEPRISM_ANALYZERS(traceprism::analyzer<traceprism::plugins::moe::MoeEfficiency>(
-    "moe-efficiency", "Roofline efficiency and impact of MoE ops (moe_fused, moe_unfused).",
-    traceprism::compute::kComputeOptions, traceprism::compute::kComputeDependencies));
+// moe-efficiency: the compute-tier analysis of MoE categories (moe_fused, moe_unfused; the
+// reference's moe-analyzer, moe_analysis.py). Page: docs/analyzers/moe/moe-efficiency.md.
+TRACEPRISM_ANALYZERS(
+    traceprism::analyzer<
+        traceprism::plugins::compute::FamilyAnalyzer<traceprism::plugins::compute::Family::kMoe>>(
+        "moe-efficiency", "Roofline efficiency and impact of MoE ops (moe_fused, moe_unfused).",
+        traceprism::plugins::compute::kComputeOptions,
+        traceprism::plugins::compute::kComputeDependencies));
 
 TRACEPRISM_PLUGIN_WITH_OP_MODELS("moe", "1.0.0");

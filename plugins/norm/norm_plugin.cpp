@@ -3,7 +3,7 @@
 // Its analyzer, norm-efficiency, is the compute-tier analysis of these categories (plugins/common).
 #include <traceprism/sdk.hpp>
 
-#include "norm_analyzer.hpp"
+#include "../common/compute_analyzer.hpp"
 #include "norm_models.hpp"
 
 namespace nm = traceprism::plugins::norm;
@@ -51,9 +51,15 @@ TRACEPRISM_OP_MODELS(
                                                            "RMSNorm + per-token fp8 quant",
                                                            nm::kRmsNormDynamicQuantOpNames));
 
-TRACEPRISM_ANALYZERS(traceprism::analyzer<traceprism::plugins::norm::NormEfficiency>(
-    "norm-efficiency",
-    "Roofline efficiency and impact of normalization ops (norm_fwd, norm_bwd, rmsnorm).",
-    traceprism::compute::kComputeOptions, traceprism::compute::kComputeDependencies));
+// norm-efficiency: the compute-tier analysis of normalization categories (norm_fwd, norm_bwd,
+// rmsnorm; the reference's norm-analyzer, norm_analysis.py). Page:
+// docs/analyzers/norm/norm-efficiency.md.
+TRACEPRISM_ANALYZERS(
+    traceprism::analyzer<
+        traceprism::plugins::compute::FamilyAnalyzer<traceprism::plugins::compute::Family::kNorm>>(
+        "norm-efficiency",
+        "Roofline efficiency and impact of normalization ops (norm_fwd, norm_bwd, rmsnorm).",
+        traceprism::plugins::compute::kComputeOptions,
+        traceprism::plugins::compute::kComputeDependencies));
 
 TRACEPRISM_PLUGIN_WITH_OP_MODELS("norm", "1.0.0");

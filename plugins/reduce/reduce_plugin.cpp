@@ -3,15 +3,19 @@
 // (plugins/common).
 #include <traceprism/sdk.hpp>
 
-#include "reduce_analyzer.hpp"
+#include "../common/compute_analyzer.hpp"
 #include "reduce_models.hpp"
 
 TRACEPRISM_OP_MODELS(traceprism::op_model<&traceprism::plugins::reduce::model_reduce>(
     "reduce-aten", "aten reductions and scans (sum, mean, max, cumsum, ...)",
     traceprism::plugins::reduce::kReduceOpNames));
 
-TRACEPRISM_ANALYZERS(traceprism::analyzer<traceprism::plugins::reduce::ReduceEfficiency>(
+// reduce-efficiency: the compute-tier analysis of the reduce category (the reference's
+// reduce-analyzer, reduce_analysis.py). Page: docs/analyzers/reduce/reduce-efficiency.md.
+TRACEPRISM_ANALYZERS(traceprism::analyzer<traceprism::plugins::compute::FamilyAnalyzer<
+                         traceprism::plugins::compute::Family::kReduce>>(
     "reduce-efficiency", "Roofline efficiency and impact of reductions (softmax, sum, mean, ...).",
-    traceprism::compute::kComputeOptions, traceprism::compute::kComputeDependencies));
+    traceprism::plugins::compute::kComputeOptions,
+    traceprism::plugins::compute::kComputeDependencies));
 
 TRACEPRISM_PLUGIN_WITH_OP_MODELS("reduce", "1.0.0");

@@ -3,7 +3,7 @@
 // Its analyzer, sdpa-efficiency, is the compute-tier analysis of these categories (plugins/common).
 #include <traceprism/sdk.hpp>
 
-#include "sdpa_analyzer.hpp"
+#include "../common/compute_analyzer.hpp"
 #include "sdpa_models.hpp"
 
 namespace {
@@ -63,10 +63,16 @@ TRACEPRISM_OP_MODELS(
 
 }  // namespace
 
-TRACEPRISM_ANALYZERS(traceprism::analyzer<traceprism::plugins::sdpa::SdpaEfficiency>(
-    "sdpa-efficiency",
-    "Roofline efficiency and impact of attention ops (sdpa_fwd, sdpa_bwd, inferenceattention): "
-    "flash, paged or unfused.",
-    traceprism::compute::kComputeOptions, traceprism::compute::kComputeDependencies));
+// sdpa-efficiency: the compute-tier analysis of attention categories (sdpa_fwd, sdpa_bwd,
+// inferenceattention; the reference's sdpa-analyzer, sdpa_analysis.py). Page:
+// docs/analyzers/sdpa/sdpa-efficiency.md.
+TRACEPRISM_ANALYZERS(
+    traceprism::analyzer<
+        traceprism::plugins::compute::FamilyAnalyzer<traceprism::plugins::compute::Family::kSdpa>>(
+        "sdpa-efficiency",
+        "Roofline efficiency and impact of attention ops (sdpa_fwd, sdpa_bwd, inferenceattention): "
+        "flash, paged or unfused.",
+        traceprism::plugins::compute::kComputeOptions,
+        traceprism::plugins::compute::kComputeDependencies));
 
 TRACEPRISM_PLUGIN_WITH_OP_MODELS("sdpa", "1.0.0");

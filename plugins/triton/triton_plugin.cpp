@@ -4,7 +4,7 @@
 // (plugins/common).
 #include <traceprism/sdk.hpp>
 
-#include "triton_analyzer.hpp"
+#include "../common/compute_analyzer.hpp"
 #include "triton_models.hpp"
 
 namespace {
@@ -18,9 +18,14 @@ TRACEPRISM_OP_MODELS(op_model<&model_triton_kernel>(
 
 }  // namespace
 
-TRACEPRISM_ANALYZERS(traceprism::analyzer<traceprism::plugins::triton::TritonEfficiency>(
+// triton-efficiency: the compute-tier analysis of the triton category (the reference's
+// triton-analyzer, triton_analysis.py, which computes no impact: findings only with
+// QuantifyImpact). Page: docs/analyzers/triton/triton-efficiency.md.
+TRACEPRISM_ANALYZERS(traceprism::analyzer<traceprism::plugins::compute::FamilyAnalyzer<
+                         traceprism::plugins::compute::Family::kTriton, false>>(
     "triton-efficiency",
     "Roofline efficiency of Triton kernels; impact and findings only with QuantifyImpact.",
-    traceprism::compute::kTritonOptions, traceprism::compute::kComputeDependencies));
+    traceprism::plugins::compute::kTritonOptions,
+    traceprism::plugins::compute::kComputeDependencies));
 
 TRACEPRISM_PLUGIN_WITH_OP_MODELS("triton", "1.0.0");

@@ -33,5 +33,9 @@ const size_t traceprism_c_sizes[] = {
     offsetof(traceprism_host_api_v1, unified_perf_events),
     offsetof(traceprism_host_api_v1, gpu_events),
     sizeof(traceprism_gpu_events_v1),
+    offsetof(traceprism_host_api_v1, op_metrics),
+    sizeof(traceprism_op_metrics_v1),
+    offsetof(traceprism_op_metrics_v1, gpu_total_ms),
+    offsetof(traceprism_op_metrics_v1, extra_value),
 };
 const size_t traceprism_c_size_count = sizeof(traceprism_c_sizes) / sizeof(traceprism_c_sizes[0]);

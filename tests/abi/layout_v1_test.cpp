@@ -69,6 +69,8 @@ TRACEPRISM_PLAIN_DATA(traceprism_op_model_v1);
 TRACEPRISM_PLAIN_DATA(traceprism_analyzer_v1);
 TRACEPRISM_PLAIN_DATA(traceprism_plugin_v1);
 TRACEPRISM_PLAIN_DATA(traceprism_op_call_v1);
+TRACEPRISM_PLAIN_DATA(traceprism_gpu_events_v1);
+TRACEPRISM_PLAIN_DATA(traceprism_op_metrics_v1);
 #undef TRACEPRISM_PLAIN_DATA
 
 // clang-format off
@@ -184,8 +186,8 @@ static_assert(offsetof(traceprism_finding_v1, reserved) == 228);
 static_assert(offsetof(traceprism_finding_v1, tables) == 232);
 
 // traceprism_host_api_v1
-static_assert(sizeof(traceprism_host_api_v1) == 192);  // 128 in 1.0, 144 in 1.1, 168 in 1.2,
-                                                       // 176 in 1.3
+static_assert(sizeof(traceprism_host_api_v1) == 200);  // 128 in 1.0, 144 in 1.1, 168 in 1.2,
+                                                       // 176 in 1.3, 192 in 1.4
 static_assert(offsetof(traceprism_host_api_v1, struct_size) == 0);
 static_assert(offsetof(traceprism_host_api_v1, abi_major) == 4);
 static_assert(offsetof(traceprism_host_api_v1, abi_minor) == 8);
@@ -212,6 +214,7 @@ static_assert(offsetof(traceprism_host_api_v1, product) == 160);
 static_assert(offsetof(traceprism_host_api_v1, unified_perf_events) == 168);  // minor 3
 static_assert(offsetof(traceprism_host_api_v1, core_events) == 176);          // minor 4
 static_assert(offsetof(traceprism_host_api_v1, gpu_events) == 184);
+static_assert(offsetof(traceprism_host_api_v1, op_metrics) == 192);           // minor 5
 
 // traceprism_gpu_events_v1 (minor 4)
 static_assert(sizeof(traceprism_gpu_events_v1) == 48);
@@ -222,6 +225,80 @@ static_assert(offsetof(traceprism_gpu_events_v1, row) == 16);
 static_assert(offsetof(traceprism_gpu_events_v1, device) == 24);
 static_assert(offsetof(traceprism_gpu_events_v1, stream) == 32);
 static_assert(offsetof(traceprism_gpu_events_v1, gpu_class) == 40);
+
+// traceprism_op_metrics_v1 (minor 5)
+static_assert(sizeof(traceprism_op_metrics_v1) == 552);
+static_assert(offsetof(traceprism_op_metrics_v1, struct_size) == 0);
+static_assert(offsetof(traceprism_op_metrics_v1, reserved) == 4);
+static_assert(offsetof(traceprism_op_metrics_v1, count) == 8);
+static_assert(offsetof(traceprism_op_metrics_v1, kernel_total) == 16);
+static_assert(offsetof(traceprism_op_metrics_v1, extra_total) == 24);
+static_assert(offsetof(traceprism_op_metrics_v1, has_model_columns) == 32);
+static_assert(offsetof(traceprism_op_metrics_v1, has_roofline_columns) == 36);
+static_assert(offsetof(traceprism_op_metrics_v1, gpu_total_ms) == 40);
+static_assert(offsetof(traceprism_op_metrics_v1, name) == 48);
+static_assert(offsetof(traceprism_op_metrics_v1, op_category) == 56);
+static_assert(offsetof(traceprism_op_metrics_v1, process_name) == 64);
+static_assert(offsetof(traceprism_op_metrics_v1, process_label) == 72);
+static_assert(offsetof(traceprism_op_metrics_v1, thread_name) == 80);
+static_assert(offsetof(traceprism_op_metrics_v1, input_dims) == 88);
+static_assert(offsetof(traceprism_op_metrics_v1, input_type) == 96);
+static_assert(offsetof(traceprism_op_metrics_v1, input_strides) == 104);
+static_assert(offsetof(traceprism_op_metrics_v1, concrete_inputs) == 112);
+static_assert(offsetof(traceprism_op_metrics_v1, ex_uid) == 120);
+static_assert(offsetof(traceprism_op_metrics_v1, operation_count) == 128);
+static_assert(offsetof(traceprism_op_metrics_v1, total_duration_us) == 136);
+static_assert(offsetof(traceprism_op_metrics_v1, duration_mean_us) == 144);
+static_assert(offsetof(traceprism_op_metrics_v1, duration_std_us) == 152);
+static_assert(offsetof(traceprism_op_metrics_v1, duration_median_us) == 160);
+static_assert(offsetof(traceprism_op_metrics_v1, duration_min_us) == 168);
+static_assert(offsetof(traceprism_op_metrics_v1, duration_max_us) == 176);
+static_assert(offsetof(traceprism_op_metrics_v1, gflops) == 184);
+static_assert(offsetof(traceprism_op_metrics_v1, data_moved_mb) == 192);
+static_assert(offsetof(traceprism_op_metrics_v1, flops_per_byte) == 200);
+static_assert(offsetof(traceprism_op_metrics_v1, compute_spec) == 208);
+static_assert(offsetof(traceprism_op_metrics_v1, bound) == 216);
+static_assert(offsetof(traceprism_op_metrics_v1, tb_per_s_mean) == 224);
+static_assert(offsetof(traceprism_op_metrics_v1, tb_per_s_std) == 232);
+static_assert(offsetof(traceprism_op_metrics_v1, tb_per_s_median) == 240);
+static_assert(offsetof(traceprism_op_metrics_v1, tb_per_s_min) == 248);
+static_assert(offsetof(traceprism_op_metrics_v1, tb_per_s_max) == 256);
+static_assert(offsetof(traceprism_op_metrics_v1, tflops_per_s_mean) == 264);
+static_assert(offsetof(traceprism_op_metrics_v1, tflops_per_s_std) == 272);
+static_assert(offsetof(traceprism_op_metrics_v1, tflops_per_s_median) == 280);
+static_assert(offsetof(traceprism_op_metrics_v1, tflops_per_s_min) == 288);
+static_assert(offsetof(traceprism_op_metrics_v1, tflops_per_s_max) == 296);
+static_assert(offsetof(traceprism_op_metrics_v1, roofline_time_us) == 304);
+static_assert(offsetof(traceprism_op_metrics_v1, pct_roofline_mean) == 312);
+static_assert(offsetof(traceprism_op_metrics_v1, pct_roofline_std) == 320);
+static_assert(offsetof(traceprism_op_metrics_v1, pct_roofline_median) == 328);
+static_assert(offsetof(traceprism_op_metrics_v1, pct_roofline_min) == 336);
+static_assert(offsetof(traceprism_op_metrics_v1, pct_roofline_max) == 344);
+static_assert(offsetof(traceprism_op_metrics_v1, kernel_time_sum_us) == 352);
+static_assert(offsetof(traceprism_op_metrics_v1, kernel_time_mean_us) == 360);
+static_assert(offsetof(traceprism_op_metrics_v1, kernel_time_std_us) == 368);
+static_assert(offsetof(traceprism_op_metrics_v1, kernel_time_median_us) == 376);
+static_assert(offsetof(traceprism_op_metrics_v1, kernel_time_min_us) == 384);
+static_assert(offsetof(traceprism_op_metrics_v1, kernel_time_max_us) == 392);
+static_assert(offsetof(traceprism_op_metrics_v1, perf_params) == 400);
+static_assert(offsetof(traceprism_op_metrics_v1, has_perf_model) == 408);
+static_assert(offsetof(traceprism_op_metrics_v1, percentage) == 416);
+static_assert(offsetof(traceprism_op_metrics_v1, cumulative_percentage) == 424);
+static_assert(offsetof(traceprism_op_metrics_v1, kernel_begin) == 432);
+static_assert(offsetof(traceprism_op_metrics_v1, kernel_count) == 440);
+static_assert(offsetof(traceprism_op_metrics_v1, kernel_name) == 448);
+static_assert(offsetof(traceprism_op_metrics_v1, kernel_stream) == 456);
+static_assert(offsetof(traceprism_op_metrics_v1, kernel_calls) == 464);
+static_assert(offsetof(traceprism_op_metrics_v1, kernel_total_us) == 472);
+static_assert(offsetof(traceprism_op_metrics_v1, kernel_mean_us) == 480);
+static_assert(offsetof(traceprism_op_metrics_v1, kernel_median_us) == 488);
+static_assert(offsetof(traceprism_op_metrics_v1, kernel_std_us) == 496);
+static_assert(offsetof(traceprism_op_metrics_v1, kernel_min_us) == 504);
+static_assert(offsetof(traceprism_op_metrics_v1, kernel_max_us) == 512);
+static_assert(offsetof(traceprism_op_metrics_v1, kernel_extra_begin) == 520);
+static_assert(offsetof(traceprism_op_metrics_v1, kernel_extra_count) == 528);
+static_assert(offsetof(traceprism_op_metrics_v1, extra_key) == 536);
+static_assert(offsetof(traceprism_op_metrics_v1, extra_value) == 544);
 
 // traceprism_op_call_v1 (minor 1)
 static_assert(sizeof(traceprism_op_call_v1) == 104);
@@ -332,6 +409,10 @@ TEST(AbiLayoutV1, CAndCppCompilersAgree) {
       offsetof(traceprism_host_api_v1, unified_perf_events),
       offsetof(traceprism_host_api_v1, gpu_events),
       sizeof(traceprism_gpu_events_v1),
+      offsetof(traceprism_host_api_v1, op_metrics),
+      sizeof(traceprism_op_metrics_v1),
+      offsetof(traceprism_op_metrics_v1, gpu_total_ms),
+      offsetof(traceprism_op_metrics_v1, extra_value),
   };
   ASSERT_EQ(traceprism_c_size_count, std::size(cpp));
   for (std::size_t i = 0; i < std::size(cpp); ++i) EXPECT_EQ(traceprism_c_sizes[i], cpp[i]) << i;

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "plugins/plugin_registry.hpp"
+#include "support/csv.hpp"
 #include "support/run_cli.hpp"
 #include "support/temp_dir.hpp"
 
@@ -317,6 +318,49 @@ TEST_F(AnalyzeWithTestPlugins, ProductsReachDependentsOnly) {
     EXPECT_GT(reader.at("rows").as_double(), 0.0);
     EXPECT_EQ(reader.at("first_ordinal").as_double(), 1.0);
     EXPECT_EQ(figures.at("products-stranger").as_object().at("rows").as_double(), -1.0);
+  }
+}
+
+// A plugin built against ABI 1.4 that reads the perf report through perf_sheet still loads
+// into this (1.5) host and gets the cells the CSVs hold, exactly.
+TEST_F(AnalyzeWithTestPlugins, APluginBuiltForAbi14ReadsTheSameSheetCells) {
+  const json::object f = analyze_with("legacy_sheets");
+  if (f.empty()) return;
+  EXPECT_EQ(analyzer(f, "legacy-sheet-reader").at("status").as_string(), "ok");
+  const json::object* finding = nullptr;
+  for (const auto& x : f.at("findings").as_array())
+    if (x.as_object().at("analyzer").as_string() == "legacy-sheet-reader") finding = &x.as_object();
+  ASSERT_NE(finding, nullptr);
+  const json::array& tables = finding->at("tables").as_array();
+  ASSERT_EQ(tables.size(), 2u);
+  for (const auto& t : tables) {
+    const json::object& table = t.as_object();
+    const std::string name(table.at("title").as_string());
+    SCOPED_TRACE(name);
+    const traceprism::testing::Csv csv = traceprism::testing::parse_csv(
+        traceprism::testing::read_file(out_.file("report") + "/perf_report_csvs/" + name + ".csv"));
+    ASSERT_GT(csv.rows.size(), 0u);
+    const json::array& columns = table.at("columns").as_array();
+    ASSERT_EQ(columns.size(), csv.header.size());
+    for (std::size_t c = 0; c < columns.size(); ++c)
+      EXPECT_EQ(columns[c].as_string(), csv.header[c]);
+    const json::array& rows = table.at("rows").as_array();
+    ASSERT_EQ(rows.size(), csv.rows.size());
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      const json::array& cells = rows[r].as_array();
+      ASSERT_EQ(cells.size(), csv.header.size());
+      for (std::size_t c = 0; c < cells.size(); ++c) {
+        const std::string want = c < csv.rows[r].size() ? csv.rows[r][c] : std::string();
+        EXPECT_EQ(cells[c].as_string(), want) << "row " << r << ", column " << csv.header[c];
+      }
+    }
+    EXPECT_EQ(f.at("figures")
+                  .as_object()
+                  .at("legacy-sheet-reader")
+                  .as_object()
+                  .at(name + ".rows")
+                  .as_double(),
+              static_cast<double>(csv.rows.size()));
   }
 }
 

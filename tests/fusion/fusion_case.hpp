@@ -1,6 +1,7 @@
 // One shared reference trace set up the way the host runs an analyzer: the trace read into the
 // index, the call tree, launch links, GPU timeline and op launchers built by the host library,
-// RunProducts with the reference's golden perf-report CSVs as its sheets, the platform file the
+// RunProducts with the reference's golden perf-report CSVs as its op metrics (ABI 1.5: the
+// unified_perf_summary rows and gpu_timeline's total time, typed), the platform file the
 // goldens were made with, and a traceprism_run_ctx whose outcome collects what the analyzer
 // emits. context() is the plugin's view of it.
 #pragma once
@@ -20,9 +21,10 @@
 #include "platform/platform_file.hpp"
 #include "plugins/host_api.hpp"
 #include "support/analyzer_run.hpp"
+#include "support/csv_rows.hpp"
 #include "support/shared_traces.hpp"
 
-namespace traceprism::fusion::testing {
+namespace traceprism::plugins::fusion::testing {
 
 namespace fs = std::filesystem;
 
@@ -82,9 +84,11 @@ class FusionCase {
   explicit FusionCase(const CaseFiles& files)
       : files_(files), run_(files.trace.string(), analyzer_, "fusion") {
     const fs::path csvs = files.expected / "perf_report_csvs";
-    run_.products().set_perf_sheets(
-        {{"unified_perf_summary", slurp(csvs / "unified_perf_summary.csv")},
-         {"gpu_timeline", slurp(csvs / "gpu_timeline.csv")}});
+    run_.products().set_op_metrics(
+        traceprism::testing::unified_table_from_csv(
+            traceprism::testing::parse_csv(slurp(csvs / "unified_perf_summary.csv"))),
+        traceprism::testing::gpu_total_ms_from_csv(
+            traceprism::testing::parse_csv(slurp(csvs / "gpu_timeline.csv"))));
     run_.set_platform(platform::load_platform_file(files.platform.string()).info());
     run_.add_unified_perf_events((fs::path(TRACEPRISM_BINARY).parent_path() / "plugins").string());
     context_ = std::make_unique<Context>(run_.ctx(), plugins::host_api());
@@ -104,4 +108,4 @@ class FusionCase {
   std::unique_ptr<Context> context_;
 };
 
-}  // namespace traceprism::fusion::testing
+}  // namespace traceprism::plugins::fusion::testing

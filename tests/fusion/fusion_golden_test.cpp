@@ -12,7 +12,7 @@
 #include "fusion/fusion_estimate.hpp"
 #include "fusion_case.hpp"
 
-namespace traceprism::fusion {
+namespace traceprism::plugins::fusion {
 namespace {
 
 namespace json = boost::json;
@@ -157,4 +157,4 @@ INSTANTIATE_TEST_SUITE_P(SharedTraces, FusionGolden, ::testing::ValuesIn(testing
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(FusionGolden);
 
 }  // namespace
-}  // namespace traceprism::fusion
+}  // namespace traceprism::plugins::fusion

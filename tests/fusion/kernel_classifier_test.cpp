@@ -6,7 +6,7 @@
 
 #include "fusion_case.hpp"
 
-namespace traceprism::fusion {
+namespace traceprism::plugins::fusion {
 namespace {
 
 TEST(KernelClassifier, RepresentativeNamesFromTheGoldens) {
@@ -72,4 +72,4 @@ TEST(KernelClassifier, EveryKernelOfEveryGoldenCandidate) {
 }
 
 }  // namespace
-}  // namespace traceprism::fusion
+}  // namespace traceprism::plugins::fusion

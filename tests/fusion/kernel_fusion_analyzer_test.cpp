@@ -13,7 +13,7 @@
 #include "fusion/reject_rule.hpp"
 #include "fusion_case.hpp"
 
-namespace traceprism::fusion {
+namespace traceprism::plugins::fusion {
 namespace {
 
 using testing::CaseFiles;
@@ -153,4 +153,4 @@ TEST(KernelLabel, KeepsTheTokenThatSaysWhatTheKernelComputes) {
 }
 
 }  // namespace
-}  // namespace traceprism::fusion
+}  // namespace traceprism::plugins::fusion

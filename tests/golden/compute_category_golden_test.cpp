@@ -7,8 +7,8 @@
 // (§10.6: the 10 canonical columns, Args cells verbatim from operations[].args). Cases: every
 // agent_unit standalone and comparative case and every real trace's *_agent_expected folder.
 //
-// The engine's sources are compiled into this test (plugins/common has no library of its own:
-// each plugin compiles them into its module).
+// The engine's sources are compiled into this test; the golden CSVs reach it as its typed rows
+// (support/csv_rows.hpp), with the reference's comparative and call-stack columns.
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
@@ -24,14 +24,14 @@
 #include "../../plugins/common/compute_classify.cpp"
 #include "../../plugins/common/compute_impact.cpp"
 #include "../../plugins/common/compute_prose.cpp"
-#include "../../plugins/common/python_literal.cpp"
 #include "support/csv.hpp"
+#include "support/csv_rows.hpp"
 #include "support/findings_json.hpp"
 #include "support/shared_traces.hpp"
 
 namespace fs = std::filesystem;
 namespace json = boost::json;
-namespace tc = traceprism::compute;
+namespace tc = traceprism::plugins::compute;
 
 namespace {
 
@@ -39,30 +39,6 @@ const fs::path kTraces = traceprism::testing::shared_traces();
 
 using traceprism::testing::number;
 using traceprism::testing::read_json;
-
-// A parsed CSV held as the SDK's table view (what Context::perf_sheet hands an analyzer).
-class CsvTable {
- public:
-  explicit CsvTable(const fs::path& path)
-      : csv_(traceprism::testing::parse_csv(traceprism::testing::read_file(path.string()))) {
-    for (const std::string& c : csv_.header) columns_.push_back({c.data(), c.size()});
-    for (auto& row : csv_.rows) {
-      row.resize(csv_.header.size());
-      for (const std::string& c : row) cells_.push_back({c.data(), c.size()});
-    }
-    table_.struct_size = sizeof table_;
-    table_.column_count = static_cast<std::uint32_t>(columns_.size());
-    table_.row_count = csv_.rows.size();
-    table_.columns = columns_.data();
-    table_.cells = cells_.data();
-  }
-  traceprism::Sheet sheet() const { return traceprism::Sheet(table_); }
-
- private:
-  traceprism::testing::Csv csv_;
-  std::vector<traceprism_str> columns_, cells_;
-  traceprism_table_v1 table_{};
-};
 
 struct Case {
   std::string name;
@@ -329,10 +305,10 @@ class ComputeEngineGolden : public ::testing::TestWithParam<Case> {};
 TEST_P(ComputeEngineGolden, MetricsAndPriorityOrderMatchReference) {
   const Case& c = GetParam();
   if (c.csvs.empty()) GTEST_SKIP() << "no reference traces: " << kTraces << " is absent";
-  const CsvTable unified(c.csvs / "unified_perf_summary.csv");
-  const traceprism::Sheet sheet = unified.sheet();
+  const tc::OpTable sheet = traceprism::testing::op_table_from_csv(traceprism::testing::parse_csv(
+      traceprism::testing::read_file((c.csvs / "unified_perf_summary.csv").string())));
   tc::Inputs in;
-  in.unified = &sheet;
+  in.ops = &sheet;
   in.e2e_ms = e2e_ms(c.csvs);
   in.peaks = peaks_of(c.platform);
   in.scope = c.scope;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "report/report_writers.hpp"
+#include "support/csv_rows.hpp"
 #include "support/temp_dir.hpp"
 #include "validate/report_validator.hpp"
 
@@ -102,6 +103,9 @@ pipeline::AnalysisReport sample_report() {
   r.platform.name = "MI300X";
   r.model = {"BERT", "Transformer", "base (~100M)", "BF16"};
   r.perf_sheets.push_back({"unified_perf_summary", kUnified});
+  static const perf_report::UnifiedPerfTable kUnifiedTable =
+      testing::unified_table_from_csv(testing::parse_csv(kUnified));
+  r.unified = &kUnifiedTable;
   findings::AnalyzerOutcome gemm;
   gemm.name = "gemm";
   gemm.plugin = "gemm";

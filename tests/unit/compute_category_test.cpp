@@ -3,15 +3,17 @@
 // engine on small hand-made sheets (impact ladder, anomaly and fusion rules, the group floor,
 // comparative efficiency, finding keys in the reference's tie order); then the analyzers
 // themselves (gemm-efficiency, triton-efficiency, generic-ops) on the SDK's fake host, with the
-// perf sheets served by this test. The whole reference comparison is
-// tests/golden/compute_category_golden_test.cpp.
+// op metrics (ABI 1.5) built by the host's OpMetricsTable from sheets made here. The whole
+// reference comparison is tests/golden/compute_category_golden_test.cpp.
 //
-// The engine's sources are compiled into this test (plugins/common has no library of its own).
+// The engine's sources are compiled into this test.
 #include <gtest/gtest.h>
 
+#include <traceprism/python_literal.hpp>
 #include <traceprism/testing.hpp>
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -20,39 +22,27 @@
 #include "../../plugins/common/compute_classify.cpp"
 #include "../../plugins/common/compute_impact.cpp"
 #include "../../plugins/common/compute_prose.cpp"
-#include "../../plugins/common/python_literal.cpp"
-#include "../../plugins/gemm/gemm_analyzer.cpp"
-#include "../../plugins/generic/generic_ops_analyzer.cpp"
-#include "../../plugins/triton/triton_analyzer.cpp"
+#include "plugins/op_metrics_table.hpp"
+#include "support/csv_rows.hpp"
 
-namespace tc = traceprism::compute;
+namespace tc = traceprism::plugins::compute;
 
 namespace {
 
-// A unified_perf_summary sheet held in memory, as Context::perf_sheet hands it over.
+// A unified_perf_summary sheet held in memory: its cells as the CSV would hold them.
 class MemorySheet {
  public:
-  MemorySheet(std::vector<std::string> columns, std::vector<std::vector<std::string>> rows)
-      : columns_(std::move(columns)), rows_(std::move(rows)) {
-    for (const std::string& c : columns_) column_views_.push_back({c.data(), c.size()});
-    for (auto& row : rows_) {
-      row.resize(columns_.size());
-      for (const std::string& c : row) cell_views_.push_back({c.data(), c.size()});
-    }
-    table_.struct_size = sizeof table_;
-    table_.column_count = static_cast<std::uint32_t>(columns_.size());
-    table_.row_count = rows_.size();
-    table_.columns = column_views_.data();
-    table_.cells = cell_views_.data();
+  MemorySheet(std::vector<std::string> columns, std::vector<std::vector<std::string>> rows) {
+    csv_.header = std::move(columns);
+    csv_.rows = std::move(rows);
+    for (auto& row : csv_.rows) row.resize(csv_.header.size());
   }
-  traceprism::Sheet sheet() const { return traceprism::Sheet(table_); }
-  const traceprism_table_v1& table() const { return table_; }
+  const traceprism::testing::Csv& csv() const { return csv_; }
+  // The engine's rows of the sheet.
+  tc::OpTable ops() const { return traceprism::testing::op_table_from_csv(csv_); }
 
  private:
-  std::vector<std::string> columns_;
-  std::vector<std::vector<std::string>> rows_;
-  std::vector<traceprism_str> column_views_, cell_views_;
-  traceprism_table_v1 table_{};
+  traceprism::testing::Csv csv_;
 };
 
 const std::vector<std::string> kColumns = {"name",
@@ -99,9 +89,9 @@ tc::Peaks mi300x() {
 
 tc::CategoryMetrics run(const MemorySheet& s, const std::string& category, double e2e_ms,
                         tc::Scope scope = tc::Scope::kStandalone) {
-  const traceprism::Sheet sheet = s.sheet();
+  const tc::OpTable ops = s.ops();
   tc::Inputs in;
-  in.unified = &sheet;
+  in.ops = &ops;
   in.e2e_ms = e2e_ms;
   in.peaks = mi300x();
   in.scope = scope;
@@ -109,22 +99,22 @@ tc::CategoryMetrics run(const MemorySheet& s, const std::string& category, doubl
 }
 
 TEST(ComputePythonLiteral, ReadsTheReportsCells) {
-  auto v = tc::parse_python_literal("((256, 131072), (131072,), ())");
+  auto v = traceprism::parse_python_literal("((256, 131072), (131072,), ())");
   ASSERT_TRUE(v);
   ASSERT_EQ(v->items.size(), 3u);
   EXPECT_EQ(v->items[1].items.size(), 1u);
   EXPECT_EQ(v->items[1].str(), "(131072,)");
-  auto d = tc::parse_python_literal(
+  auto d = traceprism::parse_python_literal(
       "{'M': 256, 'bias': False, 'stride_A': None, 'dtype': ('c10::BFloat16', 'float'), "
       "'mean': np.float64(4.5), 'name': \"it's\"}");
   ASSERT_TRUE(d);
   EXPECT_EQ(d->get("M")->number, 256);
   EXPECT_FALSE(d->get("bias")->boolean);
-  EXPECT_EQ(d->get("stride_A")->type, tc::PyValue::Type::kNone);
+  EXPECT_EQ(d->get("stride_A")->type, traceprism::PyValue::Type::kNone);
   EXPECT_EQ(d->get("mean")->number, 4.5);
   EXPECT_EQ(d->get("name")->text, "it's");
-  EXPECT_FALSE(tc::parse_python_literal("((1, 2)"));
-  EXPECT_FALSE(tc::parse_python_literal(""));
+  EXPECT_FALSE(traceprism::parse_python_literal("((1, 2)"));
+  EXPECT_FALSE(traceprism::parse_python_literal(""));
 }
 
 TEST(ComputeRenderArgs, FollowsTheReferenceFormat) {
@@ -238,9 +228,9 @@ TEST(ComputeEngine, WithoutRooflineColumnsModelledOpsGetNoHeuristic) {
 
 TEST(ComputeEngine, FusionFlaggedOpsGetNoEstimate) {
   const MemorySheet s(kColumns, {op_row("aten::mm", "GEMM", "5000", "10")});
-  const traceprism::Sheet sheet = s.sheet();
+  const tc::OpTable ops = s.ops();
   tc::Inputs in;
-  in.unified = &sheet;
+  in.ops = &ops;
   in.e2e_ms = 10;
   in.peaks = mi300x();
   in.fusion_kernel_map = {{"Cijk_Ailk_Bljk_BBS_BH_MT256", "mlp"}};  // prefix match either way
@@ -292,51 +282,38 @@ TEST(ComputeEngine, PriorityOrderBreaksTiesByMetricsFileName) {
 
 // ---- The analyzers on the fake host ----
 
-// The sheets Context::perf_sheet returns in these tests (the SDK's FakeTrace serves none).
-std::map<std::string, const MemorySheet*>& served_sheets() {
-  static std::map<std::string, const MemorySheet*> sheets;
-  return sheets;
-}
-
-std::int32_t serve_sheet(const traceprism_run_ctx*, traceprism_str name, traceprism_table_v1* out) {
-  auto it = served_sheets().find(std::string(traceprism::to_view(name)));
-  if (it == served_sheets().end()) return TRACEPRISM_ABSENT;
-  *out = it->second->table();
-  return TRACEPRISM_OK;
-}
+using GemmEfficiency = tc::FamilyAnalyzer<tc::Family::kGemm>;
+using TritonEfficiency = tc::FamilyAnalyzer<tc::Family::kTriton, false>;
+using GenericOps = tc::FamilyAnalyzer<tc::Family::kGeneric>;
 
 template <class T>
 traceprism::testing::RunResult run_analyzer(const traceprism::testing::FakeTrace& trace,
                                             const char* name) {
-  const traceprism_analyzer_v1 entry = traceprism::analyzer<T>(name, "");
-  traceprism::testing::detail::Session session(trace, name, &entry);
-  traceprism_host_api_v1 api = *traceprism::testing::detail::Session::api();
-  api.perf_sheet = &serve_sheet;
-  session.result.status =
-      static_cast<traceprism::Status>(entry.run(session.ctx(), &api, entry.user));
-  return std::move(session.result);
+  return traceprism::testing::run(trace, traceprism::analyzer<T>(name, ""));
 }
 
 class ComputeAnalyzers : public ::testing::Test {
  protected:
-  ComputeAnalyzers()
-      : timeline_({"type", "time ms", "percent"}, {{"total_time", "10.89", "100.0"}}) {
+  ComputeAnalyzers() {
     for (int i = 0; i < 4; ++i) trace_.cpu_op("aten::mm", i * 10.0, 5);  // ex_UID 3 is a row
     trace_.set_platform_number("achievable_tflops.matrix_bf16", 708);
     trace_.set_platform_number("achievable_hbm_bandwidth_gbps", 5300);
-    served_sheets() = {{"gpu_timeline", &timeline_}};
   }
-  ~ComputeAnalyzers() override { served_sheets().clear(); }
-  void serve_unified(const MemorySheet& s) { served_sheets()["unified_perf_summary"] = &s; }
+  // Serves the sheet as the host does (its OpMetricsTable), with gpu_timeline's 10.89 ms.
+  void serve_unified(const MemorySheet& s) {
+    metrics_ = std::make_unique<traceprism::plugins::OpMetricsTable>(
+        traceprism::testing::unified_table_from_csv(s.csv()), 10.89);
+    trace_.set_op_metrics(metrics_->view());
+  }
 
   traceprism::testing::FakeTrace trace_;
-  MemorySheet timeline_;
+  std::unique_ptr<traceprism::plugins::OpMetricsTable> metrics_;
 };
 
 TEST_F(ComputeAnalyzers, GemmEfficiencyReportsTheGemmPItem) {
   const MemorySheet unified(kColumns, {op_row("aten::mm", "GEMM", "10890", "4.456451900923845")});
   serve_unified(unified);
-  const auto r = run_analyzer<traceprism::plugins::gemm::GemmEfficiency>(trace_, "gemm-efficiency");
+  const auto r = run_analyzer<GemmEfficiency>(trace_, "gemm-efficiency");
   ASSERT_EQ(r.status, traceprism::Status::kOk) << r.error;
   ASSERT_EQ(r.findings.size(), 1u);
   const auto& f = r.findings[0];
@@ -366,12 +343,12 @@ TEST_F(ComputeAnalyzers, GemmEfficiencyReportsTheGemmPItem) {
 }
 
 TEST_F(ComputeAnalyzers, SkippedWithoutTheUnifiedSheetOrItsCategories) {
-  auto r = run_analyzer<traceprism::plugins::gemm::GemmEfficiency>(trace_, "gemm-efficiency");
+  auto r = run_analyzer<GemmEfficiency>(trace_, "gemm-efficiency");
   EXPECT_EQ(r.status, traceprism::Status::kSkipped);
   EXPECT_TRUE(r.findings.empty());
   const MemorySheet unified(kColumns, {op_row("aten::mm", "GEMM", "10890", "4.45")});
   serve_unified(unified);
-  r = run_analyzer<generic::GenericOps>(trace_, "generic-ops");  // no generic category
+  r = run_analyzer<GenericOps>(trace_, "generic-ops");  // no generic category
   EXPECT_EQ(r.status, traceprism::Status::kSkipped);
   EXPECT_TRUE(r.findings.empty());
 }
@@ -380,12 +357,12 @@ TEST_F(ComputeAnalyzers, TritonComputesNoImpactUnlessAsked) {
   const MemorySheet unified(
       kColumns, {op_row("triton_poi_fused_add_0", "triton", "10890", "10", "MEMORY_BOUND")});
   serve_unified(unified);
-  auto r = run_analyzer<traceprism::plugins::triton::TritonEfficiency>(trace_, "triton-efficiency");
+  auto r = run_analyzer<TritonEfficiency>(trace_, "triton-efficiency");
   EXPECT_EQ(r.status, traceprism::Status::kOk);
   EXPECT_TRUE(r.findings.empty());
   EXPECT_DOUBLE_EQ(r.figure("triton.category_specific.pointwise_count"), 1);
   trace_.set_option("triton-efficiency.QuantifyImpact", "true");
-  r = run_analyzer<traceprism::plugins::triton::TritonEfficiency>(trace_, "triton-efficiency");
+  r = run_analyzer<TritonEfficiency>(trace_, "triton-efficiency");
   ASSERT_EQ(r.findings.size(), 1u);
   EXPECT_EQ(r.findings[0].library, "Triton");
 }
@@ -393,7 +370,7 @@ TEST_F(ComputeAnalyzers, TritonComputesNoImpactUnlessAsked) {
 TEST_F(ComputeAnalyzers, GenericOpsReportsUnmodeledOpsHeuristically) {
   const MemorySheet unified(kColumns, {op_row("vllm::rocm_aiter_fused_moe", "", "7026", "", "")});
   serve_unified(unified);
-  const auto r = run_analyzer<generic::GenericOps>(trace_, "generic-ops");
+  const auto r = run_analyzer<GenericOps>(trace_, "generic-ops");
   ASSERT_EQ(r.findings.size(), 1u);
   const auto& f = r.findings[0];
   EXPECT_EQ(f.category, "other");

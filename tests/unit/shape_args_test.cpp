@@ -2,8 +2,8 @@
 // the compute Data tables against byte for byte.
 #include <gtest/gtest.h>
 
+#include <traceprism/python_literal.hpp>
 #include "perf_report/shape_args.hpp"
-#include "text/py_literal.hpp"
 
 namespace traceprism::perf_report {
 namespace {
@@ -22,13 +22,13 @@ TEST(ShapeArgs, RendersShapesAndShortDtypes) {
 }
 
 TEST(PyLiteral, ReadsTheReportsCells) {
-  auto v = text::parse_py_literal("[{'name': 'k', 'dur': 1.5}, (1,), None, True, -3e-05]");
+  auto v = parse_python_literal("[{'name': 'k', 'dur': 1.5}, (1,), None, True, -3e-05]");
   ASSERT_TRUE(v);
   EXPECT_EQ(v->repr(), "[{'name': 'k', 'dur': 1.5}, (1,), None, True, -3e-05]");
-  EXPECT_EQ(text::parse_py_literal("np.float64(2.5)")->str(), "2.5");
-  EXPECT_EQ(text::parse_py_literal("(7)")->str(), "7");
-  EXPECT_FALSE(text::parse_py_literal("(1, 2"));
-  EXPECT_FALSE(text::parse_py_literal("1 2"));
+  EXPECT_EQ(parse_python_literal("np.float64(2.5)")->str(), "2.5");
+  EXPECT_EQ(parse_python_literal("(7)")->str(), "7");
+  EXPECT_FALSE(parse_python_literal("(1, 2"));
+  EXPECT_FALSE(parse_python_literal("1 2"));
 }
 
 TEST(ShortDtype, MapsTorchNames) {

@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #define TRACEPRISM_ABI_MAJOR 1
-#define TRACEPRISM_ABI_MINOR 4
+#define TRACEPRISM_ABI_MINOR 5
 
 #if defined(_WIN32)
 #define TRACEPRISM_EXPORT __declspec(dllexport)
@@ -85,6 +85,11 @@ extern "C" {
 #define TRACEPRISM_MEMORY_HOST 4
 #define TRACEPRISM_MEMORY_MANAGED 5
 #define TRACEPRISM_MEMORY_ARRAY 6
+
+/* ---- roofline bounds (traceprism_op_metrics_v1.bound, minor 5+) ------------------------- */
+#define TRACEPRISM_BOUND_NONE 0    /* no roofline numbers (the sheet's empty Roofline Bound)    */
+#define TRACEPRISM_BOUND_COMPUTE 1 /* "COMPUTE_BOUND"                                           */
+#define TRACEPRISM_BOUND_MEMORY 2  /* "MEMORY_BOUND"                                            */
 
 /* ---- findings ---------------------------------------------------------------------------- */
 #define TRACEPRISM_TIER_COMPUTE 1 /* per-kernel efficiency                                     */
@@ -257,6 +262,93 @@ typedef struct traceprism_op_call_v1 {
   const uint32_t* kernel_rows;
 } traceprism_op_call_v1;
 
+/* Minor 5: the perf report's unified_perf_summary as typed columns (host API op_metrics): one
+ * row per op signature, in the sheet's order, every figure the double the sheet's cell prints
+ * (Python repr, so bit for bit what a reader of the CSV gets). NaN where the sheet's cell is
+ * empty (pandas NaN); a text the sheet leaves empty (Python None) has data == NULL. Times in µs.
+ * `has_model_columns` / `has_roofline_columns` say whether the sheet has the perf-model
+ * columns (GFLOPS ... TFLOPS/s_*) and the roofline ones (Roofline Bound, Roofline Time,
+ * Pct Roofline_*); without them those columns hold NaN and BOUND_NONE.
+ * The kernel details (the kernel_details_summary cell) are rows of a second table: row i's
+ * kernels are entries kernel_begin[i] .. kernel_begin[i] + kernel_count[i] - 1, in the cell's
+ * order; an entry's extra keys (e.g. 'call_stack') are entries kernel_extra_begin[k] ..
+ * + kernel_extra_count[k] - 1 of extra_key / extra_value (the value as its Python repr). */
+typedef struct traceprism_op_metrics_v1 {
+  uint32_t struct_size;
+  uint32_t reserved;
+  uint64_t count;                /* rows                                                        */
+  uint64_t kernel_total;         /* entries of the kernel_* columns                             */
+  uint64_t extra_total;          /* entries of extra_key / extra_value                          */
+  int32_t has_model_columns;     /* 1: the sheet has the perf-model columns                     */
+  int32_t has_roofline_columns;  /* 1: the sheet has the roofline columns                       */
+  double gpu_total_ms;           /* gpu_timeline total_time, "time ms" (the impact baseline)    */
+  /* texts: name, op category, process/thread names, shape args as the sheet prints them     */
+  const traceprism_str* name;
+  const traceprism_str* op_category;
+  const traceprism_str* process_name;
+  const traceprism_str* process_label;
+  const traceprism_str* thread_name;
+  const traceprism_str* input_dims;      /* "((512,), (141, 512))"; NULL when None            */
+  const traceprism_str* input_type;
+  const traceprism_str* input_strides;
+  const traceprism_str* concrete_inputs;
+  const uint64_t* ex_uid;                /* first event's row; > every row: a Synthetic Op    */
+  const uint64_t* operation_count;
+  const double* total_duration_us;       /* CPU durations                                     */
+  const double* duration_mean_us;
+  const double* duration_std_us;
+  const double* duration_median_us;
+  const double* duration_min_us;
+  const double* duration_max_us;
+  const double* gflops;
+  const double* data_moved_mb;
+  const double* flops_per_byte;
+  const traceprism_str* compute_spec;    /* "matrix_bf16"; NULL when None                     */
+  const int32_t* bound;                  /* TRACEPRISM_BOUND_*                                */
+  const double* tb_per_s_mean;
+  const double* tb_per_s_std;
+  const double* tb_per_s_median;
+  const double* tb_per_s_min;
+  const double* tb_per_s_max;
+  const double* tflops_per_s_mean;
+  const double* tflops_per_s_std;
+  const double* tflops_per_s_median;
+  const double* tflops_per_s_min;
+  const double* tflops_per_s_max;
+  const double* roofline_time_us;        /* Roofline Time (µs)_first                          */
+  const double* pct_roofline_mean;
+  const double* pct_roofline_std;
+  const double* pct_roofline_median;
+  const double* pct_roofline_min;
+  const double* pct_roofline_max;
+  const double* kernel_time_sum_us;      /* Kernel Time (µs)_*: GPU busy time of the op       */
+  const double* kernel_time_mean_us;
+  const double* kernel_time_std_us;
+  const double* kernel_time_median_us;
+  const double* kernel_time_min_us;
+  const double* kernel_time_max_us;
+  const traceprism_str* perf_params;     /* Python dict repr; NULL when None                  */
+  const uint8_t* has_perf_model;         /* 0 / 1                                             */
+  const double* percentage;              /* Percentage (%) of the total kernel time           */
+  const double* cumulative_percentage;
+  const uint32_t* kernel_begin;          /* per row: range into the kernel_* columns          */
+  const uint32_t* kernel_count;
+  /* kernel_details_summary entries (kernel_total of each)                                    */
+  const traceprism_str* kernel_name;
+  const int64_t* kernel_stream;          /* INT64_MIN when None                               */
+  const uint64_t* kernel_calls;          /* 'count'                                           */
+  const double* kernel_total_us;         /* 'total_duration_us' (raw kernel durations)        */
+  const double* kernel_mean_us;
+  const double* kernel_median_us;
+  const double* kernel_std_us;           /* 'std_dev_duration_us' (ddof 0)                    */
+  const double* kernel_min_us;
+  const double* kernel_max_us;
+  const uint32_t* kernel_extra_begin;    /* per entry: range into extra_key / extra_value     */
+  const uint32_t* kernel_extra_count;
+  const traceprism_str* extra_key;
+  const traceprism_str* extra_value;     /* Python repr of the value                          */
+} traceprism_op_metrics_v1;
+
 /* Functions the host offers to plugins; host-owned, valid for the whole process. */
 typedef struct traceprism_host_api_v1 {
   uint32_t struct_size;
@@ -316,6 +408,10 @@ typedef struct traceprism_host_api_v1 {
    * a host row's thread is in events(). Both valid for the whole run. */
   const traceprism_event_columns_v1* (*core_events)(const traceprism_run_ctx* ctx);
   const traceprism_gpu_events_v1* (*gpu_events)(const traceprism_run_ctx* ctx);
+  /* ---- minor 5+ ---- */
+  /* The unified_perf_summary sheet as typed columns; NULL when the run has no such sheet.
+   * Valid for the whole run. */
+  const traceprism_op_metrics_v1* (*op_metrics)(const traceprism_run_ctx* ctx);
 } traceprism_host_api_v1;
 
 typedef struct traceprism_option_v1 {

@@ -1,26 +1,31 @@
 // traceprism SDK: writing op models (phase 1) — the FLOPs/bytes model of one op call, read from
 // the call's shape args the way the reference (TraceLens PerfModel) reads them.
 //
-// An op model is a plain function `Status model(const OpCall& call, OpModelResult& out)`:
-// set the category fields first (they count even when the rest fails), then the params, FLOPs,
+// An op model is a plain function `void model(const OpCall& call, OpModelResult& out)`: set
+// the category fields first (they count even when the rest fails), then the params, FLOPs,
 // bytes and compute spec. Throw NotModelled where the reference raises NotImplementedError
 // (the call is treated as having no model); any other exception (a missing arg, a bad shape)
-// marks the call "failed": it keeps its category and is timed, but has no FLOPs.
+// marks the call "failed": it keeps its category and is timed, but has no FLOPs. This example
+// is compiled and run by tests/op_models/sdk_example_test.cpp:
 //
-//   Status mm(const OpCall& c, OpModelResult& r) {
+//   void mm(const OpCall& c, OpModelResult& r) {
 //     r.category = "GEMM";
-//     auto a = c.shape(0), b = c.shape(1);
-//     r.param("M", a.at(0)); ...
+//     const auto a = c.shape(0), b = c.shape(1);
+//     const std::int64_t M = a.at(0), K = a.at(1), N = b.at(1);
+//     r.param("M", M);
+//     r.param("N", N);
+//     r.param("K", K);
+//     r.compute_spec = c.type(0) == "c10::BFloat16" ? "matrix_bf16" : "";
 //     r.flops = 2.0 * M * N * K;
-//     return Status::kOk;
 //   }
-//   TRACEPRISM_OP_MODELS(traceprism::op_model<&mm>("gemm-mm", "aten::mm", kMmNames));
+//   const char* const kMmNames[] = {"aten::mm", nullptr};
+//   TRACEPRISM_OP_MODELS(traceprism::op_model<&mm>("gemm-mm", "aten::mm: 2MNK FLOPs", kMmNames));
 //
 // Header-only C++17; OpCall can be built from strings, so models are unit-tested without a host.
 #pragma once
 
 #include <traceprism/abi.h>
-#include <traceprism/python_float.hpp>
+#include <traceprism/python_text.hpp>
 
 #include <charconv>
 #include <cmath>
@@ -51,24 +56,6 @@ class BadArgs : public std::runtime_error {
 };
 
 namespace py {
-
-// Python's repr() of a str: single quotes unless the text holds a single quote and no double.
-inline std::string str_repr(std::string_view s) {
-  const bool use_double =
-      s.find('\'') != std::string_view::npos && s.find('"') == std::string_view::npos;
-  const char q = use_double ? '"' : '\'';
-  std::string out(1, q);
-  for (char c : s) {
-    if (c == '\\' || c == q) out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  out += q;
-  return out;
-}
 
 inline std::string repr(std::int64_t v) {
   return std::to_string(v);

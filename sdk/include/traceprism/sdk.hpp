@@ -195,6 +195,135 @@ class OpInstances {
   const traceprism_op_instances_v1* t_;
 };
 
+// Series statistics of one op-metrics column (NaN where the sheet's cell is empty).
+struct SeriesStats {
+  double mean, median, std, min, max;
+};
+
+enum class Bound : std::int32_t {
+  kNone = TRACEPRISM_BOUND_NONE,
+  kCompute = TRACEPRISM_BOUND_COMPUTE,
+  kMemory = TRACEPRISM_BOUND_MEMORY,
+};
+
+// One entry of an op's kernel details (its kernel_details_summary dict), typed.
+class OpKernel {
+ public:
+  OpKernel(const traceprism_op_metrics_v1* t, std::size_t k) : t_(t), k_(k) {}
+  std::string_view name() const { return to_view(t_->kernel_name[k_]); }
+  std::optional<std::int64_t> stream() const {
+    if (t_->kernel_stream[k_] == INT64_MIN) return std::nullopt;
+    return t_->kernel_stream[k_];
+  }
+  std::uint64_t count() const { return t_->kernel_calls[k_]; }
+  double total_us() const { return t_->kernel_total_us[k_]; }
+  double mean_us() const { return t_->kernel_mean_us[k_]; }
+  double median_us() const { return t_->kernel_median_us[k_]; }
+  double std_us() const { return t_->kernel_std_us[k_]; }  // ddof 0
+  double min_us() const { return t_->kernel_min_us[k_]; }
+  double max_us() const { return t_->kernel_max_us[k_]; }
+  // Further keys of the entry in dict order ("call_stack"), values as Python repr.
+  std::size_t extra_count() const { return t_->kernel_extra_count[k_]; }
+  std::string_view extra_key(std::size_t e) const {
+    return to_view(t_->extra_key[t_->kernel_extra_begin[k_] + e]);
+  }
+  std::string_view extra_value(std::size_t e) const {
+    return to_view(t_->extra_value[t_->kernel_extra_begin[k_] + e]);
+  }
+
+ private:
+  const traceprism_op_metrics_v1* t_;
+  std::size_t k_;
+};
+
+class OpKernels {
+ public:
+  OpKernels(const traceprism_op_metrics_v1* t, std::size_t row) : t_(t), row_(row) {}
+  std::size_t size() const { return t_->kernel_count[row_]; }
+  bool empty() const { return size() == 0; }
+  OpKernel operator[](std::size_t j) const { return OpKernel(t_, t_->kernel_begin[row_] + j); }
+
+ private:
+  const traceprism_op_metrics_v1* t_;
+  std::size_t row_;
+};
+
+// The run's unified_perf_summary as typed columns (Context::op_metrics, hosts from ABI 1.5):
+// one row per op signature in the sheet's order, each number the double the sheet's cell
+// prints, NaN where the cell is empty; nullopt texts where the sheet prints Python None.
+class OpMetrics {
+ public:
+  explicit OpMetrics(const traceprism_op_metrics_v1* t) : t_(t) {}
+  std::size_t size() const { return static_cast<std::size_t>(t_->count); }
+  bool empty() const { return size() == 0; }
+  // The sheet has the perf-model columns (GFLOPS ... TFLOPS/s) / the roofline columns.
+  bool has_model_columns() const { return t_->has_model_columns != 0; }
+  bool has_roofline_columns() const { return t_->has_roofline_columns != 0; }
+  // gpu_timeline's total_time (ms), the impact baseline.
+  double gpu_total_ms() const { return t_->gpu_total_ms; }
+
+  std::string_view name(std::size_t i) const { return to_view(t_->name[i]); }
+  std::string_view op_category(std::size_t i) const { return to_view(t_->op_category[i]); }
+  std::string_view process_name(std::size_t i) const { return to_view(t_->process_name[i]); }
+  std::string_view process_label(std::size_t i) const { return to_view(t_->process_label[i]); }
+  std::string_view thread_name(std::size_t i) const { return to_view(t_->thread_name[i]); }
+  std::optional<std::string_view> input_dims(std::size_t i) const { return opt(t_->input_dims[i]); }
+  std::optional<std::string_view> input_type(std::size_t i) const { return opt(t_->input_type[i]); }
+  std::optional<std::string_view> input_strides(std::size_t i) const {
+    return opt(t_->input_strides[i]);
+  }
+  std::optional<std::string_view> concrete_inputs(std::size_t i) const {
+    return opt(t_->concrete_inputs[i]);
+  }
+  std::uint64_t ex_uid(std::size_t i) const { return t_->ex_uid[i]; }
+  std::uint64_t operation_count(std::size_t i) const { return t_->operation_count[i]; }
+  double total_duration_us(std::size_t i) const { return t_->total_duration_us[i]; }
+  SeriesStats duration_us(std::size_t i) const {
+    return {t_->duration_mean_us[i], t_->duration_median_us[i], t_->duration_std_us[i],
+            t_->duration_min_us[i], t_->duration_max_us[i]};
+  }
+  double gflops(std::size_t i) const { return t_->gflops[i]; }
+  double data_moved_mb(std::size_t i) const { return t_->data_moved_mb[i]; }
+  double flops_per_byte(std::size_t i) const { return t_->flops_per_byte[i]; }
+  std::optional<std::string_view> compute_spec(std::size_t i) const {
+    return opt(t_->compute_spec[i]);
+  }
+  Bound bound(std::size_t i) const { return static_cast<Bound>(t_->bound[i]); }
+  SeriesStats tb_per_s(std::size_t i) const {
+    return {t_->tb_per_s_mean[i], t_->tb_per_s_median[i], t_->tb_per_s_std[i], t_->tb_per_s_min[i],
+            t_->tb_per_s_max[i]};
+  }
+  SeriesStats tflops_per_s(std::size_t i) const {
+    return {t_->tflops_per_s_mean[i], t_->tflops_per_s_median[i], t_->tflops_per_s_std[i],
+            t_->tflops_per_s_min[i], t_->tflops_per_s_max[i]};
+  }
+  double roofline_time_us(std::size_t i) const { return t_->roofline_time_us[i]; }
+  SeriesStats pct_roofline(std::size_t i) const {
+    return {t_->pct_roofline_mean[i], t_->pct_roofline_median[i], t_->pct_roofline_std[i],
+            t_->pct_roofline_min[i], t_->pct_roofline_max[i]};
+  }
+  double kernel_time_sum_us(std::size_t i) const { return t_->kernel_time_sum_us[i]; }
+  SeriesStats kernel_time_us(std::size_t i) const {
+    return {t_->kernel_time_mean_us[i], t_->kernel_time_median_us[i], t_->kernel_time_std_us[i],
+            t_->kernel_time_min_us[i], t_->kernel_time_max_us[i]};
+  }
+  std::optional<std::string_view> perf_params(std::size_t i) const {
+    return opt(t_->perf_params[i]);
+  }
+  bool has_perf_model(std::size_t i) const { return t_->has_perf_model[i] != 0; }
+  double percentage(std::size_t i) const { return t_->percentage[i]; }
+  double cumulative_percentage(std::size_t i) const { return t_->cumulative_percentage[i]; }
+  OpKernels kernels(std::size_t i) const { return OpKernels(t_, i); }
+  const traceprism_op_metrics_v1* raw() const { return t_; }
+
+ private:
+  static std::optional<std::string_view> opt(traceprism_str s) {
+    if (!s.data) return std::nullopt;
+    return std::string_view(s.data, s.size);
+  }
+  const traceprism_op_metrics_v1* t_;
+};
+
 // A data table for a finding; cells are copied by the host on emit.
 class Table {
  public:
@@ -375,6 +504,17 @@ class Context {
     return Sheet(out);
   }
 
+#if TRACEPRISM_PLUGIN_ABI_MINOR >= 5
+  // The unified_perf_summary as typed columns (hosts from ABI 1.5); nullopt on older hosts
+  // and runs without that sheet.
+  std::optional<OpMetrics> op_metrics() const {
+    if (!has_minor5()) return std::nullopt;
+    const traceprism_op_metrics_v1* t = api_->op_metrics(ctx_);
+    if (!t || t->struct_size < sizeof(traceprism_op_metrics_v1)) return std::nullopt;
+    return OpMetrics(t);
+  }
+#endif
+
   // Parent of every row in the call tree with python_function frames (hosts from ABI 1.2;
   // -1: root or not in the tree); an empty span on older hosts.
   Span<const std::int32_t> python_tree_parents() const {
@@ -466,22 +606,39 @@ class Context {
     traceprism_metric_v1 m{to_str(key), value};
     api_->record(ctx_, &m, 1);
   }
-  void info(std::string_view message) const { log(TRACEPRISM_LOG_INFO, message); }
-  void warn(std::string_view message) const { log(TRACEPRISM_LOG_WARNING, message); }
-  void debug(std::string_view message) const { log(TRACEPRISM_LOG_DEBUG, message); }
+  void info(std::string_view message) const {
+    log(TRACEPRISM_LOG_INFO, message);
+  }
+  void warn(std::string_view message) const {
+    log(TRACEPRISM_LOG_WARNING, message);
+  }
+  void debug(std::string_view message) const {
+    log(TRACEPRISM_LOG_DEBUG, message);
+  }
   // Fails the run with this message (return Status::kError after calling it).
   Status fail(std::string_view message) {
     api_->set_error(ctx_, to_str(message));
     return Status::kError;
   }
 
-  traceprism_run_ctx* raw() const { return ctx_; }
-  bool has_minor2() const { return TRACEPRISM_HOST_HAS_(api_, product); }
-  bool has_minor3() const { return TRACEPRISM_HOST_HAS_(api_, unified_perf_events); }
+  traceprism_run_ctx* raw() const {
+    return ctx_;
+  }
+  bool has_minor2() const {
+    return TRACEPRISM_HOST_HAS_(api_, product);
+  }
+  bool has_minor3() const {
+    return TRACEPRISM_HOST_HAS_(api_, unified_perf_events);
+  }
   bool has_minor4() const {
     return TRACEPRISM_HOST_HAS_(api_, core_events) && TRACEPRISM_HOST_HAS_(api_, gpu_events);
   }
-  const traceprism_host_api_v1* api() const { return api_; }
+  bool has_minor5() const {
+    return TRACEPRISM_HOST_HAS_(api_, op_metrics);
+  }
+  const traceprism_host_api_v1* api() const {
+    return api_;
+  }
 
  private:
   void log(std::int32_t level, std::string_view message) const {

@@ -136,6 +136,10 @@ class FakeTrace {
   void add_product(Product p) { products_.push_back(std::move(p)); }
   // The rows unified_perf_summary stands for, read with Context::unified_perf_events.
   void set_unified_perf_events(std::vector<Row> rows) { unified_perf_events_ = std::move(rows); }
+  // The op metrics table Context::op_metrics reads (ABI 1.5); the caller keeps it alive (the
+  // host's own columns, e.g. built by traceprism's OpMetricsTable, or hand-made ones). Null:
+  // the run has no unified_perf_summary.
+  void set_op_metrics(const traceprism_op_metrics_v1* table) { op_metrics_ = table; }
 
   std::size_t size() const { return events_.size(); }
   // The id of a string, added to the trace's string table if new.
@@ -170,6 +174,7 @@ class FakeTrace {
   bool has_timeline_ = false;
   std::vector<Product> products_;
   std::vector<Row> unified_perf_events_;
+  const traceprism_op_metrics_v1* op_metrics_ = nullptr;
 };
 
 // A handle on an added event, to set its other columns; converts to its Row.
@@ -346,7 +351,7 @@ class Session {
         &rows_of_kind, &gpu_args, &timeline, &op_instances, &option, &platform_number,
         &trace_info, &emit, &record, &log, &set_error, &op_call, nullptr,
         &python_tree_parents, &publish, &product, &unified_perf_events, &core_events,
-        &gpu_events};
+        &gpu_events, &op_metrics};
     // clang-format on
     return &table;
   }
@@ -391,6 +396,9 @@ class Session {
     const Session& s = self(c);
     if (count) *count = s.t_.unified_perf_events_.size();
     return s.t_.unified_perf_events_.data();
+  }
+  static const traceprism_op_metrics_v1* op_metrics(const traceprism_run_ctx* c) {
+    return self(c).t_.op_metrics_;
   }
   static std::int32_t publish(traceprism_run_ctx* c, traceprism_str name,
                               const traceprism_table_v1* t) {

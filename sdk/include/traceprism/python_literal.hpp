@@ -1,10 +1,61 @@
-#include "python_literal.hpp"
+// A Python literal (ast.literal_eval subset) as the perf report writes it into text cells:
+// `Input Dims` tuples, `perf_params` dicts, `kernel_details_summary` lists of dicts and
+// `call_stack_full` nested lists of strings. Analyzers read those texts the way the reference's
+// analysis scripts do (ast.literal_eval), so the shapes, kernel names and call stacks they
+// render are the reference's. The host reads its own cells with it too (model identification,
+// validate-report). Header-only C++17.
+#pragma once
+
+#include <traceprism/python_text.hpp>
 
 #include <cctype>
+#include <cstdint>
 #include <cstdlib>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
-namespace traceprism::compute {
-namespace {
+namespace traceprism {
+
+struct PyValue {
+  enum class Type { kNone, kBool, kInt, kFloat, kString, kList, kTuple, kDict };
+  Type type = Type::kNone;
+  bool boolean = false;
+  double number = 0;  // kInt and kFloat (ints of the report fit a double exactly)
+  // kString: the decoded text; kInt/kFloat: the source token, so that str() reprints it.
+  std::string text;
+  std::vector<PyValue> items;  // kList/kTuple elements; kDict: key, value, key, value, ...
+
+  bool is_sequence() const { return type == Type::kList || type == Type::kTuple; }
+  bool is_number() const { return type == Type::kInt || type == Type::kFloat; }
+  bool is_string() const { return type == Type::kString; }
+  // Python truthiness (None, False, 0, "" and empty containers are false).
+  bool truthy() const {
+    switch (type) {
+      case Type::kNone:
+        return false;
+      case Type::kBool:
+        return boolean;
+      case Type::kInt:
+      case Type::kFloat:
+        return number != 0;
+      case Type::kString:
+        return !text.empty();
+      default:
+        return !items.empty();
+    }
+  }
+  // The value of a dict's string key, or nullptr.
+  const PyValue* get(std::string_view key) const;
+  // Python's str() of the value: strings bare, numbers as written, containers as repr.
+  std::string str() const;
+  // Python's repr(): strings quoted.
+  std::string repr() const;
+};
+
+namespace detail_py {
 
 class Parser {
  public:
@@ -30,7 +81,12 @@ class Parser {
     return true;
   }
 
+  // The report's cells nest a few levels; deeper input is refused, not recursed into.
+  static constexpr int kMaxDepth = 64;
+
   std::optional<PyValue> value() {
+    if (depth_ >= kMaxDepth) return std::nullopt;
+    const DepthGuard guard(depth_);
     skip_space();
     const char c = peek();
     if (c == '[') return sequence(']', PyValue::Type::kList);
@@ -180,27 +236,23 @@ class Parser {
     return inner;
   }
 
+  class DepthGuard {
+   public:
+    explicit DepthGuard(int& depth) : depth_(depth) { ++depth_; }
+    ~DepthGuard() { --depth_; }
+    DepthGuard(const DepthGuard&) = delete;
+    DepthGuard& operator=(const DepthGuard&) = delete;
+
+   private:
+    int& depth_;
+  };
+
   std::string_view s_;
   std::size_t pos_ = 0;
+  int depth_ = 0;
 };
 
-std::string quoted(const std::string& text) {
-  const char quote =
-      text.find('\'') != std::string::npos && text.find('"') == std::string::npos ? '"' : '\'';
-  std::string out(1, quote);
-  for (char c : text) {
-    if (c == '\\' || c == quote) out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  out += quote;
-  return out;
-}
-
-std::string join_repr(const std::vector<PyValue>& items, std::size_t step) {
+inline std::string join_repr(const std::vector<PyValue>& items, std::size_t step) {
   std::string out;
   for (std::size_t i = 0; i < items.size(); i += step) {
     if (i > 0) out += ", ";
@@ -210,9 +262,9 @@ std::string join_repr(const std::vector<PyValue>& items, std::size_t step) {
   return out;
 }
 
-}  // namespace
+}  // namespace detail_py
 
-const PyValue* PyValue::get(std::string_view key) const {
+inline const PyValue* PyValue::get(std::string_view key) const {
   if (type != Type::kDict) return nullptr;
   for (std::size_t i = 0; i + 1 < items.size(); i += 2) {
     if (items[i].type == Type::kString && items[i].text == key) return &items[i + 1];
@@ -220,11 +272,11 @@ const PyValue* PyValue::get(std::string_view key) const {
   return nullptr;
 }
 
-std::string PyValue::str() const {
+inline std::string PyValue::str() const {
   return type == Type::kString ? text : repr();
 }
 
-std::string PyValue::repr() const {
+inline std::string PyValue::repr() const {
   switch (type) {
     case Type::kNone:
       return "None";
@@ -234,19 +286,21 @@ std::string PyValue::repr() const {
     case Type::kFloat:
       return text;
     case Type::kString:
-      return quoted(text);
+      return py::str_repr(text);
     case Type::kList:
-      return "[" + join_repr(items, 1) + "]";
+      return "[" + detail_py::join_repr(items, 1) + "]";
     case Type::kTuple:
-      return "(" + join_repr(items, 1) + (items.size() == 1 ? ",)" : ")");
+      return "(" + detail_py::join_repr(items, 1) + (items.size() == 1 ? ",)" : ")");
     case Type::kDict:
-      return "{" + join_repr(items, 2) + "}";
+      return "{" + detail_py::join_repr(items, 2) + "}";
   }
   return {};
 }
 
-std::optional<PyValue> parse_python_literal(std::string_view text) {
-  return Parser(text).parse_all();
+// Parses one literal (None, True/False, numbers, quoted strings, lists, tuples, dicts; a call
+// such as np.float64(1.5) reads as its argument); nullopt when the text is not one.
+inline std::optional<PyValue> parse_python_literal(std::string_view text) {
+  return detail_py::Parser(text).parse_all();
 }
 
-}  // namespace traceprism::compute
+}  // namespace traceprism

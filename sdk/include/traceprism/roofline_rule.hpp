@@ -1,0 +1,34 @@
+// The rule both the host's roofline (host/platform/platform_info.hpp) and analyzers
+// (traceprism/roofline.hpp) use to pick a platform's roofline numbers: the measured achievable
+// value when the platform has one, else the datasheet peak; nullopt when neither is known.
+// Header-only C++17, no dependency on the rest of the SDK.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace traceprism {
+
+// `number(key)` looks a platform key up and returns std::optional<double>.
+template <class Lookup>
+std::optional<double> achievable_else_peak(const Lookup& number, std::string_view achievable,
+                                           std::string_view peak) {
+  if (std::optional<double> v = number(achievable)) return v;
+  return number(peak);
+}
+
+// TFLOPS for a compute spec ("matrix_bf16"): achievable_tflops.<spec>, else peak_tflops.<spec>.
+template <class Lookup>
+std::optional<double> roofline_tflops_of(const Lookup& number, std::string_view compute_spec) {
+  const std::string spec(compute_spec);
+  return achievable_else_peak(number, "achievable_tflops." + spec, "peak_tflops." + spec);
+}
+
+// Memory bandwidth (GB/s): achievable_hbm_bandwidth_gbps, else hbm_bandwidth_gbps.
+template <class Lookup>
+std::optional<double> roofline_hbm_gbps_of(const Lookup& number) {
+  return achievable_else_peak(number, "achievable_hbm_bandwidth_gbps", "hbm_bandwidth_gbps");
+}
+
+}  // namespace traceprism
