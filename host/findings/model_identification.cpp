@@ -8,9 +8,9 @@
 #include <unordered_set>
 
 #include <traceprism/python_literal.hpp>
+#include <traceprism/shape_args.hpp>
 #include "index/event_index.hpp"
 #include "io/ascii_text.hpp"
-#include "perf_report/shape_args.hpp"
 #include "text/json_writer.hpp"
 
 namespace traceprism::findings {
@@ -173,7 +173,7 @@ std::optional<std::string> first_dtype(const std::string& input_type) {
   if (!types || !types->is_sequence()) return std::nullopt;
   for (const PyValue& t : types->items)
     if (t.type == PyValue::Type::kString)
-      if (auto d = perf_report::short_dtype(t.text)) return d;
+      if (auto d = short_dtype(t.text)) return d;
   return std::nullopt;
 }
 

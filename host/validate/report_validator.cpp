@@ -11,7 +11,7 @@
 #include <sstream>
 #include <tuple>
 
-#include "perf_report/shape_args.hpp"
+#include <traceprism/shape_args.hpp>
 #include "text/csv_parse.hpp"
 #include "validate/markdown_lines.hpp"
 
@@ -434,8 +434,8 @@ class Validator {
                       types = sheet.column_index("Input type");
     args_.emplace();
     for (const auto& row : sheet.rows)
-      args_->insert(perf_report::render_shape_args(dims < row.size() ? row[dims] : "",
-                                                   types < row.size() ? row[types] : ""));
+      args_->insert(render_shape_args(dims < row.size() ? row[dims] : "",
+                                      types < row.size() ? row[types] : ""));
     return &*args_;
   }
 

@@ -256,7 +256,7 @@ Operation build_operation(const Inputs& in, Family family, std::size_t r,
   op.input_type = row.input_type;
   op.perf_params = row.perf_params;
   op.has_perf_model = row.has_perf_model;
-  op.args = render_args(op.input_dims, op.input_type);
+  op.args = render_shape_args(op.input_dims, op.input_type);
   if (in.scope == Scope::kComparative) set_comparative_fields(op, row);
   set_variance(op, row, time_raw, totals.e2e_ms);
   op.classification = classify(family, row, in.ops->has_perf_params, op.name);
@@ -487,36 +487,6 @@ Specific category_specific(Family family, const OpTable& sheet,
   return s;
 }
 
-bool py_truthy(const PyValue& v) {
-  switch (v.type) {
-    case PyValue::Type::kNone:
-      return false;
-    case PyValue::Type::kBool:
-      return v.boolean;
-    case PyValue::Type::kInt:
-    case PyValue::Type::kFloat:
-      return v.number != 0;
-    case PyValue::Type::kString:
-      return !v.text.empty();
-    default:
-      return !v.items.empty();
-  }
-}
-
-std::string render_arg(const PyValue& dim, const PyValue& dtype) {
-  static const std::vector<PyValue> kNoShape;
-  const std::vector<PyValue>& shape = dim.is_sequence() ? dim.items : kNoShape;
-  std::string kind;
-  if (py_truthy(dtype)) kind = short_dtype(dtype.str()).value_or(dtype.str());
-  if (shape.empty() && (kind.empty() || kind == "Scalar")) return {};
-  std::string body;
-  for (std::size_t i = 0; i < shape.size(); ++i) body += (i ? "," : "") + shape[i].str();
-  if (shape.size() == 1) body += ",";
-  std::string part = "(" + body + ") " + kind;
-  while (!part.empty() && std::isspace(static_cast<unsigned char>(part.back()))) part.pop_back();
-  return part;
-}
-
 }  // namespace
 
 // ---- Public ----
@@ -585,20 +555,6 @@ CategoryMetrics analyze_category(const Inputs& in, std::string_view category,
     m.estimates = impact_estimates(m, in.e2e_ms, in.thresholds, roofline_known);
   m.findings = category_findings(m.estimates, in.scope, in.thresholds.min_finding_impact);
   return m;
-}
-
-std::string render_args(std::string_view input_dims, std::string_view input_type) {
-  const std::optional<PyValue> dims = parse_python_literal(input_dims);
-  const std::optional<PyValue> types = parse_python_literal(input_type);
-  if (!dims || !types || !dims->is_sequence() || !types->is_sequence()) return {};
-  std::string out;
-  const std::size_t n = std::min(dims->items.size(), types->items.size());
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::string part = render_arg(dims->items[i], types->items[i]);
-    if (part.empty()) continue;
-    out += (out.empty() ? "" : "<br>") + part;
-  }
-  return out;
 }
 
 namespace {

@@ -12,6 +12,7 @@
 
 #include <traceprism/dtype.hpp>
 #include <traceprism/sdk.hpp>
+#include <traceprism/shape_args.hpp>
 
 #include <cstdint>
 #include <map>
@@ -194,8 +195,8 @@ Rollup quantified_rollup(const CategoryMetrics& m);
 
 // ---- Building blocks, exposed for tests and prose ----
 
-// §4.3: "(256,131072) bf16<br>(131072,512) bf16"; "" when the cells do not parse.
-std::string render_args(std::string_view input_dims, std::string_view input_type);
+// The args text of an op: traceprism/shape_args.hpp (shared with the host).
+using traceprism::render_shape_args;
 // The short dtype of a torch dtype name: one map for host and plugins (traceprism/dtype.hpp).
 using traceprism::short_dtype;
 // §2.6; nullopt when no rule matches.

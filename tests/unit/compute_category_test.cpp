@@ -118,17 +118,18 @@ TEST(ComputePythonLiteral, ReadsTheReportsCells) {
 }
 
 TEST(ComputeRenderArgs, FollowsTheReferenceFormat) {
-  EXPECT_EQ(tc::render_args("((256, 131072), (131072, 512))", "('c10::BFloat16', 'c10::BFloat16')"),
-            "(256,131072) bf16<br>(131072,512) bf16");
-  EXPECT_EQ(tc::render_args("((128,), ())", "('c10::BFloat16', 'Scalar')"), "(128,) bf16");
+  EXPECT_EQ(
+      tc::render_shape_args("((256, 131072), (131072, 512))", "('c10::BFloat16', 'c10::BFloat16')"),
+      "(256,131072) bf16<br>(131072,512) bf16");
+  EXPECT_EQ(tc::render_shape_args("((128,), ())", "('c10::BFloat16', 'Scalar')"), "(128,) bf16");
   // ScalarList slots stay, '' and Scalar slots go, double maps to fp64, unknown dtypes pass.
-  EXPECT_EQ(tc::render_args("((4, 8), (), (), ())", "('Float', 'ScalarList', '', 'Scalar')"),
+  EXPECT_EQ(tc::render_shape_args("((4, 8), (), (), ())", "('Float', 'ScalarList', '', 'Scalar')"),
             "(4,8) fp32<br>() ScalarList");
-  EXPECT_EQ(tc::render_args("((8, 12), ())", "('c10::BFloat16', 'double')"),
+  EXPECT_EQ(tc::render_shape_args("((8, 12), ())", "('c10::BFloat16', 'double')"),
             "(8,12) bf16<br>() fp64");
-  EXPECT_EQ(tc::render_args("((2, 2),)", "('long int',)"), "(2,2) long int");
-  EXPECT_EQ(tc::render_args("None", "None"), "");
-  EXPECT_EQ(tc::render_args("", ""), "");
+  EXPECT_EQ(tc::render_shape_args("((2, 2),)", "('long int',)"), "(2,2) long int");
+  EXPECT_EQ(tc::render_shape_args("None", "None"), "");
+  EXPECT_EQ(tc::render_shape_args("", ""), "");
 }
 
 TEST(ComputeLibrary, OpNameRulesFirstThenKernelRules) {

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <traceprism/python_literal.hpp>
-#include "perf_report/shape_args.hpp"
+#include <traceprism/shape_args.hpp>
 
 namespace traceprism::perf_report {
 namespace {
