@@ -24,7 +24,7 @@ StringId StringPool::find(std::string_view text) const {
 }
 
 std::string_view StringPool::store(std::string_view text) {
-  if (text.empty()) return std::string_view("", 0);
+  if (text.empty()) return std::string_view("");  // non-null data, as every stored text
   bytes_ += text.size();
   if (text.size() > kBlockSize / 4) {
     // Very long strings (templated kernel names can reach kilobytes) get a block of their own.

@@ -313,7 +313,7 @@ bool KinetoHandler::on_null(error_code& ec) {
 
 namespace {
 const char* type_phrase(int type) {
-  static const char* kPhrases[] = {"a string", "a number", "a boolean", "null"};
+  static const char* const kPhrases[] = {"a string", "a number", "a boolean", "null"};
   return kPhrases[type];
 }
 }  // namespace

@@ -26,10 +26,13 @@ class KinetoHandler {
   using error_code = boost::json::error_code;
   using string_view = boost::json::string_view;
 
+  // Boost.JSON's basic_parser reads its limits under these names.
+  // NOLINTBEGIN(readability-identifier-naming)
   static constexpr std::size_t max_object_size = std::size_t(-1);
   static constexpr std::size_t max_array_size = std::size_t(-1);
   static constexpr std::size_t max_key_size = std::size_t(1) << 20;     // 1 MiB
   static constexpr std::size_t max_string_size = std::size_t(1) << 26;  // 64 MiB
+  // NOLINTEND(readability-identifier-naming)
 
   explicit KinetoHandler(IndexBuilder& builder) : builder_(builder) {}
 

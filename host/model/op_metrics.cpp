@@ -9,16 +9,16 @@ namespace traceprism::model {
 OpMetrics compute_op_metrics(double flops, double bytes, double kernel_time_us,
                              std::string_view compute_spec,
                              const platform::PlatformInfo* platform) {
-  constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
   const bool bytes_known = bytes >= 0;
   const bool timed = kernel_time_us > 0;
   OpMetrics m;
   // Same operation order as the reference, so the doubles agree to the last bit.
   m.gflops = flops / 1e9;
-  m.tflops_per_s = timed ? (m.gflops / 1e3) / (kernel_time_us / 1e6) : nan;
-  m.data_moved_mb = bytes_known ? bytes / (1024.0 * 1024.0) : nan;
-  m.flops_per_byte = bytes_known && bytes != 0 ? m.gflops * 1e9 / bytes : nan;
-  m.tb_per_s = bytes_known && timed ? (bytes / 1e12) / (kernel_time_us / 1e6) : nan;
+  m.tflops_per_s = timed ? (m.gflops / 1e3) / (kernel_time_us / 1e6) : kNaN;
+  m.data_moved_mb = bytes_known ? bytes / (1024.0 * 1024.0) : kNaN;
+  m.flops_per_byte = bytes_known && bytes != 0 ? m.gflops * 1e9 / bytes : kNaN;
+  m.tb_per_s = bytes_known && timed ? (bytes / 1e12) / (kernel_time_us / 1e6) : kNaN;
 
   if (!platform || compute_spec.empty() || !bytes_known || !(m.gflops > 0)) return m;
   const auto peak = platform->roofline_tflops(std::string(compute_spec));
@@ -29,7 +29,7 @@ OpMetrics compute_op_metrics(double flops, double bytes, double kernel_time_us,
   m.has_roofline = true;
   m.roofline_time_us = std::max(compute_us, memory_us);
   m.compute_bound = compute_us >= memory_us;
-  m.pct_roofline = kernel_time_us != 0 ? m.roofline_time_us / kernel_time_us * 100 : nan;
+  m.pct_roofline = kernel_time_us != 0 ? m.roofline_time_us / kernel_time_us * 100 : kNaN;
   return m;
 }
 

@@ -60,7 +60,7 @@ class OpWorkTable {
   OpWork at(std::size_t i) const;
   class Ops {
    public:
-    class iterator {
+    class iterator {  // NOLINT(readability-identifier-naming): the name range-for expects
      public:
       iterator(const OpWorkTable* table, std::size_t i) : table_(table), i_(i) {}
       OpWork operator*() const { return table_->at(i_); }

@@ -25,7 +25,8 @@ RegistryCategory registry_of(const PerfReportInputs& in) {
   };
 }
 
-void append(std::vector<PerfSheet>& sheets, std::vector<std::pair<std::string, std::string>> more) {
+void append(std::vector<PerfSheet>& sheets,
+            std::vector<std::pair<std::string, std::string>>&& more) {
   for (auto& [name, csv] : more) sheets.push_back({std::move(name), std::move(csv)});
 }
 

@@ -148,11 +148,11 @@ PlatformSpec parse_ours(const json::object& o, const std::string& origin) {
 }  // namespace
 
 const std::vector<std::string>& known_specs() {
-  static const std::vector<std::string> specs = {
+  static const std::vector<std::string> kSpecs = {
       "matrix_bf16", "matrix_fp16", "matrix_tf32", "matrix_fp32", "matrix_fp64",
       "matrix_fp8",  "matrix_int8", "matrix_fp6",  "matrix_fp4",  "vector_fp32",
       "vector_fp64", "vector_bf16", "vector_fp16"};
-  return specs;
+  return kSpecs;
 }
 
 PlatformInfo PlatformSpec::info(const std::string& device_name) const {
@@ -189,12 +189,12 @@ PlatformSpec load_platform_file(const std::string& path) {
 }
 
 const std::vector<PlatformSpec>& bundled_platforms() {
-  static const std::vector<PlatformSpec> all = [] {
+  static const std::vector<PlatformSpec> kAll = [] {
     std::vector<PlatformSpec> out;
     for (const auto& f : kBundled) out.push_back(parse_platform(f.text, f.path));
     return out;
   }();
-  return all;
+  return kAll;
 }
 
 const PlatformSpec* find_platform(std::string_view name) {

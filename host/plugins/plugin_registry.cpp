@@ -146,7 +146,7 @@ std::vector<fs::path> default_plugin_dirs() {
   fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) {
     fs::path bin = exe.parent_path();
-    for (fs::path candidate :
+    for (const fs::path& candidate :
          {bin / "plugins", bin.parent_path() / "lib" / "traceprism" / "plugins"})
       if (fs::is_directory(candidate, ec)) dirs.push_back(candidate);
   }

@@ -137,8 +137,9 @@ std::string breakdown_chart_svg(const BreakdownChart& chart) {
   write_axis(svg, range);
   const double column_width = (kRight - kLeft) / static_cast<double>(columns);
   for (std::size_t i = 0; i < segments.size(); ++i) {
-    const double lx = kLeft + static_cast<double>(i % columns) * column_width;
-    const double ly = kLegendTop + static_cast<double>(i / columns) * kLegendRow;
+    const std::size_t column = i % columns, row = i / columns;  // the legend's grid cell
+    const double lx = kLeft + static_cast<double>(column) * column_width;
+    const double ly = kLegendTop + static_cast<double>(row) * kLegendRow;
     const double pct = chart.e2e_ms > 0 ? segments[i].time_ms / chart.e2e_ms * 100 : 0.0;
     svg += "<rect x=\"" + num(lx) + "\" y=\"" + num(ly) + "\" width=\"14\" height=\"14\" fill=\"" +
            segments[i].colour + "\"/>\n";

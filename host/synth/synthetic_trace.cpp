@@ -81,18 +81,18 @@ class Fields {
  public:
   explicit Fields(std::string& s) : s_(s) { s_ += '{'; }
   Fields& num(std::string_view key, i64 v) {
-    key_(key);
+    write_key(key);
     append_int(s_, v);
     return *this;
   }
   Fields& fixed(std::string_view key, i64 scaled, int decimals) {
-    key_(key);
+    write_key(key);
     append_fixed(s_, scaled, decimals);
     return *this;
   }
   Fields& time(std::string_view key, i64 ns) { return fixed(key, ns, 3); }
   Fields& str(std::string_view key, std::string_view v, int suffix = -1) {
-    key_(key);
+    write_key(key);
     s_ += '"';
     s_ += v;
     if (suffix >= 0) append_int(s_, suffix);
@@ -100,13 +100,13 @@ class Fields {
     return *this;
   }
   Fields& raw(std::string_view key, std::string_view json) {
-    key_(key);
+    write_key(key);
     s_ += json;
     return *this;
   }
   template <std::size_t N>
   Fields& list(std::string_view key, const std::array<i64, N>& values, std::size_t size = N) {
-    key_(key);
+    write_key(key);
     s_ += '[';
     for (std::size_t i = 0; i < size; ++i) {
       if (i > 0) s_ += ',';
@@ -116,13 +116,13 @@ class Fields {
     return *this;
   }
   Fields object(std::string_view key) {
-    key_(key);
+    write_key(key);
     return Fields(s_);
   }
   void close() { s_ += '}'; }
 
  private:
-  void key_(std::string_view key) {
+  void write_key(std::string_view key) {
     if (!first_) s_ += ',';
     first_ = false;
     s_ += '"';

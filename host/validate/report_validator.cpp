@@ -78,8 +78,8 @@ bool starts_with_heading(const std::string& line, std::string_view hashes) {
 
 // A P-item heading: "### 🔴 P1: ..." (cards) or "#### 🔴 P1: ..." (detailed blocks).
 bool is_p_heading(const std::string& line, std::string_view hashes) {
-  static const std::regex p_number(R"(\bP\d+:)");
-  return starts_with_heading(line, hashes) && std::regex_search(line, p_number);
+  static const std::regex kPNumber(R"(\bP\d+:)");
+  return starts_with_heading(line, hashes) && std::regex_search(line, kPNumber);
 }
 
 // One finding of findings.json as the checks need it.
@@ -165,9 +165,9 @@ class Validator {
     if (!s) return;
     bool table = false;
     std::set<std::string> labels;
-    static const char* kLabels[] = {"Total Time", "Compute", "Idle", "Exposed Communication",
-                                    "Top Bottleneck"};
-    static const std::regex placeholder_cell(R"(\|\s*(X ms|Y%|Z%|W%)\s*(\||$))");
+    static const char* const kLabels[] = {"Total Time", "Compute", "Idle", "Exposed Communication",
+                                          "Top Bottleneck"};
+    static const std::regex kPlaceholderCell(R"(\|\s*(X ms|Y%|Z%|W%)\s*(\||$))");
     for (std::size_t i = s->begin; i < s->end; ++i) {
       const std::string& line = md_.lines[i];
       if (!is_table_row(line)) continue;
@@ -176,7 +176,7 @@ class Validator {
       if (!cells.empty())
         for (const char* label : kLabels)
           if (cells.front().find(label) != std::string::npos) labels.insert(label);
-      if (std::regex_search(line, placeholder_cell))
+      if (std::regex_search(line, kPlaceholderCell))
         problem(i, "the Executive Summary table has a placeholder cell: " + trim(line));
     }
     if (!table) {
@@ -263,7 +263,7 @@ class Validator {
     for (std::size_t b = 1; b < blocks.size(); ++b)
       problem(blocks[b]->line, "a second kind=top_ops block; there must be exactly one");
     bool header = false;
-    static const std::regex row_marker(R"(<!--\s*top-ops-row\s+(.*?)-->)");
+    static const std::regex kRowMarker(R"(<!--\s*top-ops-row\s+(.*?)-->)");
     for (std::size_t i = blocks[0]->line + 1; i < md_.size() && !is_impact_end(md_.lines[i]); ++i) {
       const std::string& line = md_.lines[i];
       if (!is_table_row(line) || is_separator_row(line)) continue;
@@ -272,7 +272,7 @@ class Validator {
         continue;
       }
       std::smatch m;
-      if (!std::regex_search(line, m, row_marker)) {
+      if (!std::regex_search(line, m, kRowMarker)) {
         problem(i, "Top Operations row has no `<!-- top-ops-row low=... high=... -->` marker");
         continue;
       }
@@ -288,17 +288,17 @@ class Validator {
   // ---- Tiers: cards, detailed blocks, links (R1, R5, marker evals 2-4) ----
 
   void check_anchors() {
-    static const std::regex anchor(R"re(<a id="([^"]+)")re");
+    static const std::regex kAnchor(R"re(<a id="([^"]+)")re");
     for (const std::string& line : md_.lines)
-      for (std::sregex_iterator it(line.begin(), line.end(), anchor), end; it != end; ++it)
+      for (std::sregex_iterator it(line.begin(), line.end(), kAnchor), end; it != end; ++it)
         anchors_.insert((*it)[1].str());
   }
 
   void check_links(const LineRange& cards) {
-    static const std::regex link(R"(\]\(#([^)\s]+)\))");
+    static const std::regex kLink(R"(\]\(#([^)\s]+)\))");
     for (std::size_t i = cards.begin; i < cards.end; ++i) {
       const std::string& line = md_.lines[i];
-      for (std::sregex_iterator it(line.begin(), line.end(), link), end; it != end; ++it)
+      for (std::sregex_iterator it(line.begin(), line.end(), kLink), end; it != end; ++it)
         if (!anchors_.contains((*it)[1].str()))
           problem(i, "link to #" + (*it)[1].str() + " has no `<a id=\"" + (*it)[1].str() +
                          "\">` target");
@@ -407,11 +407,11 @@ class Validator {
   }
 
   void check_fusion_impact_lines(const LineRange& cards) {
-    static const std::regex standalone(
+    static const std::regex kStandalone(
         R"(impact_score:\s*[\d.]+\s*\(perf-model coverage \d+/\d+ kernels\))");
     for (std::size_t i = cards.begin; i < cards.end; ++i) {
       const std::string& line = md_.lines[i];
-      if (line.starts_with("**Impact**") && !std::regex_search(line, standalone))
+      if (line.starts_with("**Impact**") && !std::regex_search(line, kStandalone))
         problem(i,
                 "fusion Impact line must read `impact_score: X (perf-model coverage M/N "
                 "kernels)`");
@@ -566,10 +566,10 @@ class Validator {
   // ---- Linked files ----
 
   void check_images() {
-    static const std::regex image(R"(!\[[^\]]*\]\(([^)\s]+)\))");
+    static const std::regex kImage(R"(!\[[^\]]*\]\(([^)\s]+)\))");
     for (std::size_t i = 0; i < md_.size(); ++i) {
       const std::string& line = md_.lines[i];
-      for (std::sregex_iterator it(line.begin(), line.end(), image), end; it != end; ++it) {
+      for (std::sregex_iterator it(line.begin(), line.end(), kImage), end; it != end; ++it) {
         const std::string target = (*it)[1].str();
         if (target.starts_with("data:") || target.find("://") != std::string::npos) continue;
         if (!fs::is_regular_file(dir_ / target))

@@ -283,7 +283,8 @@ std::vector<std::size_t> category_rows(const OpTable& sheet, std::string_view ca
 }
 
 // other_analysis.py strips communication ops from the "other" bucket only.
-std::vector<std::size_t> strip_communication(const OpTable& sheet, std::vector<std::size_t> rows,
+std::vector<std::size_t> strip_communication(const OpTable& sheet,
+                                             const std::vector<std::size_t>& rows,
                                              std::vector<std::string>& skipped) {
   std::vector<std::size_t> kept;
   for (std::size_t r : rows) {

@@ -173,14 +173,14 @@ struct CompiledRule {
 };
 
 const std::vector<CompiledRule>& compiled_rules() {
-  static const std::vector<CompiledRule> rules = [] {
+  static const std::vector<CompiledRule> kCompiledRules = [] {
     std::vector<CompiledRule> out;
     for (const Rule& r : kRules)
       out.push_back({std::regex(r.pattern, std::regex::ECMAScript | std::regex::icase),
                      r.kernel_type, r.priority});
     return out;
   }();
-  return rules;
+  return kCompiledRules;
 }
 
 std::string classify_uncached(std::string_view name) {

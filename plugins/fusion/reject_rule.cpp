@@ -33,7 +33,7 @@ std::string short_name(const std::string& base_name) {
   if (!is_python_frame(base_name)) return base_name;
   const std::size_t colon = base_name.find("): ");
   if (colon == std::string::npos) return base_name;
-  const std::string function = base_name.substr(colon + 3);
+  std::string function = base_name.substr(colon + 3);
   if (!is_generic_function(function)) return function;
   const std::size_t slash = base_name.rfind('/', colon);
   return slash == std::string::npos ? base_name : base_name.substr(slash + 1);

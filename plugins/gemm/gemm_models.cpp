@@ -300,7 +300,8 @@ double fp4_bytes(const Fp4Gemm& g) {
     const Bpe bpe = dtype ? bpe_of(*dtype) : std::nullopt;
     return bpe && *bpe != 0 ? *bpe : 1;  // `name2bpe(dtype) or 1`
   };
-  return static_cast<double>(g.M * (g.K / 2) * *a + g.N * (g.K / 2) * *b +
+  const std::int64_t packed_k = g.K / 2;  // two FP4 values per byte, as the reference's K // 2
+  return static_cast<double>(g.M * packed_k * *a + g.N * packed_k * *b +
                              g.M * scales_per_row * scale_bpe(g.scale_a) +
                              g.N * scales_per_row * scale_bpe(g.scale_b) + 2 * g.M * g.N);
 }

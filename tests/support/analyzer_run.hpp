@@ -11,13 +11,10 @@
 
 #include "cli/plugin_loading.hpp"
 #include "config/run_config.hpp"
-#include "ingest/trace_reader.hpp"
-#include "model/call_tree.hpp"
 #include "model/forward_backward.hpp"
-#include "model/gpu_timeline.hpp"
 #include "model/kernel_launchers.hpp"
-#include "model/launch_links.hpp"
 #include "perf_report/unified_perf_table.hpp"
+#include "pipeline/trace_load.hpp"
 #include "platform/platform_file.hpp"
 #include "plugins/host_api.hpp"
 #include "plugins/op_model_runner.hpp"
@@ -33,13 +30,12 @@ class AnalyzerRun {
   AnalyzerRun(const std::string& trace_path, const traceprism_analyzer_v1& analyzer,
               const std::string& plugin, const std::string& config_json = "{}")
       : trace_path_(trace_path), analyzer_(analyzer) {
-    file_ = ingest::read_trace(trace_path);
-    tree_ = model::CallTree::build(file_.index);
-    links_ = model::LaunchLinks::build(file_.index);
-    timeline_ = model::compute_gpu_timeline(file_.index, links_);
-    launchers_ = model::KernelLaunchers::build(file_.index, tree_, links_);
-    products_ =
-        std::make_unique<plugins::RunProducts>(file_.index, tree_, links_, timeline_, launchers_);
+    pipeline::LoadOptions quiet;
+    quiet.quiet = true;
+    trace_ = pipeline::load_trace(trace_path, quiet);
+    launchers_ = model::KernelLaunchers::build(trace_.file.index, trace_.tree, trace_.links);
+    products_ = std::make_unique<plugins::RunProducts>(trace_.file.index, trace_.tree, trace_.links,
+                                                       trace_.timeline, launchers_);
     config_ = config::parse_config(config_json, "test-config.json");
     ctx_.products = products_.get();
     ctx_.config = &config_;
@@ -54,7 +50,7 @@ class AnalyzerRun {
   AnalyzerRun(const AnalyzerRun&) = delete;
   AnalyzerRun& operator=(const AnalyzerRun&) = delete;
 
-  const ingest::TraceFile& file() const { return file_; }
+  const ingest::TraceFile& file() const { return trace_.file; }
   plugins::RunProducts& products() { return *products_; }
   void set_platform(platform::PlatformInfo platform) { platform_ = std::move(platform); }
   // Runs the op models of the plugins in `plugin_dir` (phase 1) and gives the run the events
@@ -65,11 +61,12 @@ class AnalyzerRun {
     const config::RunConfig config;
     const plugins::OpModelInputs models{&registry, &config, nullptr, &trace_path_, 1};
     const plugins::OpModelRun op_run = plugins::run_op_models(models, *products_);
-    const model::ForwardBackwardLinks fwd_bwd = model::ForwardBackwardLinks::build(file_.index);
+    const model::ForwardBackwardLinks fwd_bwd =
+        model::ForwardBackwardLinks::build(trace_.file.index);
     perf_report::PerfSheetInputs in;
-    in.index = &file_.index;
-    in.tree = &tree_;
-    in.links = &links_;
+    in.index = &trace_.file.index;
+    in.tree = &trace_.tree;
+    in.links = &trace_.links;
     in.fwd_bwd = &fwd_bwd;
     in.op_work = &op_run.table;
     in.launchers = &launchers_;
@@ -80,10 +77,7 @@ class AnalyzerRun {
 
  private:
   std::string trace_path_;
-  ingest::TraceFile file_;
-  model::CallTree tree_;
-  model::LaunchLinks links_;
-  model::GpuTimeline timeline_;
+  pipeline::TraceSession trace_;  // read -> index -> model, as every command loads a trace
   model::KernelLaunchers launchers_;
   std::unique_ptr<plugins::RunProducts> products_;
   config::RunConfig config_;
