@@ -23,7 +23,14 @@ else
   mapfile -t files < <(git ls-files 'host/*.cpp' 'plugins/*.cpp')
 fi
 # One clang-tidy per core; -quiet keeps the output to the diagnostics.
-printf '%s\n' "${files[@]}" |
-  xargs -P "$(nproc)" -n 4 clang-tidy -quiet -p "$build_dir" 2>/dev/null |
-  tee /dev/stderr | grep -q 'error:' && { echo "tidy: clang-tidy found problems (above)" >&2; exit 1; }
-echo "tidy: ${#files[@]} files clean"
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+status=0
+printf '%s\n' "${files[@]}" | xargs -P "$(nproc)" -n 4 clang-tidy -quiet -p "$build_dir" >"$log" 2>/dev/null ||
+  status=$?
+if [ "$status" -ne 0 ] || grep -qE '(error|warning):' "$log"; then
+  cat "$log" >&2
+  echo "tidy: clang-tidy found problems in ${#files[@]} files (above; exit status $status)" >&2
+  exit 1
+fi
+echo "tidy: ${#files[@]} files clean ($(clang-tidy --version | grep -o 'version [0-9.]*'))"

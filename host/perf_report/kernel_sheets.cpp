@@ -93,15 +93,15 @@ struct SummaryKeyHash {
 // The reference's fallback category for kernels whose launch has no cpu_op above it.
 // Interned like the op categories, so that "graph" keys one group whatever produced it.
 std::optional<std::string_view> launcher_category(std::string_view launcher) {
-  static const std::string_view graph = text::intern_report_text("graph");
-  static const std::string_view runtime = text::intern_report_text("runtime");
+  static const std::string_view kGraph = text::intern_report_text("graph");
+  static const std::string_view kRuntime = text::intern_report_text("runtime");
   std::string lower(launcher);
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (lower.find("cudagraph") != std::string::npos ||
       lower.find("graphlaunch") != std::string::npos)
-    return graph;
+    return kGraph;
   if (lower.empty()) return std::nullopt;
-  return runtime;
+  return kRuntime;
 }
 
 SummaryKey summary_key(const KernelTable& table, const KernelRow& k) {
