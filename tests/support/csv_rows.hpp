@@ -118,8 +118,13 @@ inline perf_report::UnifiedPerfTable unified_table_from_csv(const Csv& csv) {
     g.input_type = arg("Input type");
     g.input_strides = arg("Input Strides");
     g.concrete_inputs = arg("Concrete Inputs");
-    g.ex_uid = static_cast<std::uint64_t>(row.number("ex_UID"));
-    g.operation_count = static_cast<std::size_t>(row.number("operation_count"));
+    // A missing count column reads as 0 (casting its NaN would be undefined).
+    auto count = [&](const char* column) -> std::uint64_t {
+      const double v = row.number(column);
+      return std::isfinite(v) && v >= 0 ? static_cast<std::uint64_t>(v) : 0;
+    };
+    g.ex_uid = count("ex_UID");
+    g.operation_count = static_cast<std::size_t>(count("operation_count"));
     g.total_duration_us = row.number("total_duration_us");
     g.duration = {row.number("mean_duration_us"), row.number("duration_us_median"),
                   row.number("std_duration_us"), row.number("duration_us_min"),
