@@ -58,10 +58,11 @@ struct CommAnalyzer::Narrative {
 };
 
 CommAnalyzer::CommAnalyzer(Context& ctx)
-    : exposed_percent_threshold_(ctx.option("ExposedCommPercentThreshold", 5.0)),
-      overlap_ratio_threshold_(ctx.option("OverlapRatioThreshold", 0.70)),
-      min_comm_time_us_(ctx.option("MinCommTimeUs", 100.0)),
-      top_collectives_(ctx.option("TopCollectives", std::int64_t{10})) {}
+    : exposed_percent_threshold_(
+          ctx.declared_option<double>("ExposedCommPercentThreshold", kCommOptions)),
+      overlap_ratio_threshold_(ctx.declared_option<double>("OverlapRatioThreshold", kCommOptions)),
+      min_comm_time_us_(ctx.declared_option<double>("MinCommTimeUs", kCommOptions)),
+      top_collectives_(ctx.declared_option<std::int64_t>("TopCollectives", kCommOptions)) {}
 
 Status CommAnalyzer::run(Context& ctx) {
   const std::vector<Row> collectives =

@@ -41,4 +41,14 @@ class CommAnalyzer : public Analyzer {
   std::int64_t top_collectives_;
 };
 
+// The analyzer's options with their defaults (the one place each default is written).
+inline constexpr traceprism_option_v1 kCommOptions[] = {
+    {"ExposedCommPercentThreshold", "5",
+     "exposed-comm fires when exposed communication is above this % of the E2E span."},
+    {"OverlapRatioThreshold", "0.70",
+     "poor-overlap fires when the compute/communication overlap ratio is below this."},
+    {"MinCommTimeUs", "100", "poor-overlap needs at least this much communication time (µs)."},
+    {"TopCollectives", "10", "Collectives listed as evidence (longest first)."},
+};
+
 }  // namespace traceprism::plugins::comm

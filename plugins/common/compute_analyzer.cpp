@@ -173,8 +173,9 @@ OpTable op_table_of(const OpMetrics& m) {
 
 ComputeSettings compute_settings(const Context& ctx, bool quantify_by_default) {
   ComputeSettings s;
-  s.thresholds.min_finding_impact = ctx.option("MinFindingImpactPercent", 0.5);
-  s.thresholds.min_op_impact = ctx.option("MinOpImpactPercent", 0.01);
+  s.thresholds.min_finding_impact =
+      ctx.declared_option<double>("MinFindingImpactPercent", kComputeOptions);
+  s.thresholds.min_op_impact = ctx.declared_option<double>("MinOpImpactPercent", kComputeOptions);
   s.compute_impact = ctx.option("QuantifyImpact", quantify_by_default);
   return s;
 }

@@ -177,15 +177,16 @@ struct CpuIdleAnalyzer::Advice {
 };
 
 CpuIdleAnalyzer::CpuIdleAnalyzer(Context& ctx)
-    : idle_threshold_percent_(ctx.option("IdleThresholdPercent", 15.0)),
-      short_kernel_us_(ctx.option("ShortKernelUs", 10.0)),
-      consecutive_kernel_delay_us_(ctx.option("ConsecutiveKernelDelayUs", 30.0)),
-      launch_delay_outlier_us_(ctx.option("LaunchDelayOutlierUs", 100.0)),
-      runtime_outlier_us_(ctx.option("RuntimeOutlierUs", 50.0)),
-      sync_ratio_(ctx.option("SyncRatio", 5.0)),
-      sync_min_ms_(ctx.option("SyncMinMs", 1.0)),
-      sync_share_of_gpu_(ctx.option("SyncShareOfGpu", 0.1)),
-      evidence_gaps_(ctx.option("EvidenceGaps", static_cast<std::int64_t>(10))) {}
+    : idle_threshold_percent_(ctx.declared_option<double>("IdleThresholdPercent", kOptions)),
+      short_kernel_us_(ctx.declared_option<double>("ShortKernelUs", kOptions)),
+      consecutive_kernel_delay_us_(
+          ctx.declared_option<double>("ConsecutiveKernelDelayUs", kOptions)),
+      launch_delay_outlier_us_(ctx.declared_option<double>("LaunchDelayOutlierUs", kOptions)),
+      runtime_outlier_us_(ctx.declared_option<double>("RuntimeOutlierUs", kOptions)),
+      sync_ratio_(ctx.declared_option<double>("SyncRatio", kOptions)),
+      sync_min_ms_(ctx.declared_option<double>("SyncMinMs", kOptions)),
+      sync_share_of_gpu_(ctx.declared_option<double>("SyncShareOfGpu", kOptions)),
+      evidence_gaps_(ctx.declared_option<std::int64_t>("EvidenceGaps", kOptions)) {}
 
 Status CpuIdleAnalyzer::run(Context& ctx) {
   const std::optional<Timeline> timeline = ctx.timeline();

@@ -37,11 +37,11 @@ void publish_kernel_map(Context& ctx, const FusionMetrics& m) {
 
 KernelFusionAnalyzer::KernelFusionAnalyzer(Context& ctx) {
   settings_.max_kernel_count =
-      static_cast<int>(ctx.option("MaxKernelCount", std::int64_t{settings_.max_kernel_count}));
-  settings_.min_impact_percent = ctx.option("MinImpactPercent", settings_.min_impact_percent);
-  settings_.overlap_efficiency = ctx.option("OverlapEfficiency", settings_.overlap_efficiency);
-  reject_.reject_containers = ctx.option("RejectContainers", reject_.reject_containers);
-  reject_.reject_python_frames = ctx.option("RejectPythonFrames", reject_.reject_python_frames);
+      static_cast<int>(ctx.declared_option<std::int64_t>("MaxKernelCount", kFusionOptions));
+  settings_.min_impact_percent = ctx.declared_option<double>("MinImpactPercent", kFusionOptions);
+  settings_.overlap_efficiency = ctx.declared_option<double>("OverlapEfficiency", kFusionOptions);
+  reject_.reject_containers = ctx.declared_option<bool>("RejectContainers", kFusionOptions);
+  reject_.reject_python_frames = ctx.declared_option<bool>("RejectPythonFrames", kFusionOptions);
 }
 
 Status KernelFusionAnalyzer::run(Context& ctx) {

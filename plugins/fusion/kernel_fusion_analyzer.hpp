@@ -25,4 +25,21 @@ class KernelFusionAnalyzer : public Analyzer {
   RejectSettings reject_;
 };
 
+// The analyzer's options with their defaults (the one place each default is written; the
+// engine's structs keep the same numbers for callers that use it without the analyzer).
+inline constexpr traceprism_option_v1 kFusionOptions[] = {
+    {"MaxKernelCount", "15",
+     "Candidates with more kernels than this are skipped (too complex to fuse reliably)."},
+    {"MinImpactPercent", "2",
+     "Candidates below this % of E2E kernel time, and estimates whose best case saves less, "
+     "are dropped."},
+    {"OverlapEfficiency", "0.85",
+     "How much of the fused kernel's memory and compute time overlap (0 none, 1 perfect)."},
+    {"RejectContainers", "true",
+     "Leave out of the findings estimates for containers (layers, models, entry points) and "
+     "for loops of one op (the spec's proposed rule for the reference's LLM judgement)."},
+    {"RejectPythonFrames", "false",
+     "Also leave out every estimate whose candidate is a Python frame rather than a module."},
+};
+
 }  // namespace traceprism::plugins::fusion

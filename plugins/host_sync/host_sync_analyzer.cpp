@@ -168,9 +168,9 @@ struct HostSyncAnalyzer::Tally {
 };
 
 HostSyncAnalyzer::HostSyncAnalyzer(Context& ctx)
-    : threshold_percent_(ctx.option("StallThresholdPercent", 1.0)),
-      repeated_count_(ctx.option("RepeatedSyncCount", static_cast<std::int64_t>(10))),
-      max_table_rows_(ctx.option("MaxTableRows", static_cast<std::int64_t>(20))) {}
+    : threshold_percent_(ctx.declared_option<double>("StallThresholdPercent", kOptions)),
+      repeated_count_(ctx.declared_option<std::int64_t>("RepeatedSyncCount", kOptions)),
+      max_table_rows_(ctx.declared_option<std::int64_t>("MaxTableRows", kOptions)) {}
 
 Status HostSyncAnalyzer::run(Context& ctx) {
   const Waits waits = find_waits(ctx);

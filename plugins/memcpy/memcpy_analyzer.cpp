@@ -173,11 +173,13 @@ struct MemcpyAnalyzer::MergeNotes {
 };
 
 MemcpyAnalyzer::MemcpyAnalyzer(Context& ctx)
-    : direction_percent_threshold_(ctx.option("DirectionPercentThreshold", 5.0)),
-      direction_count_threshold_(ctx.option("DirectionCountThreshold", std::int64_t{10})),
-      sync_h2d_min_bytes_(ctx.option("SyncH2DMinBytes", std::int64_t{65536})),
-      table_rows_(ctx.option("TableRows", std::int64_t{10})),
-      max_evidence_rows_(ctx.option("MaxEvidenceRows", std::int64_t{200})) {}
+    : direction_percent_threshold_(
+          ctx.declared_option<double>("DirectionPercentThreshold", kMemcpyOptions)),
+      direction_count_threshold_(
+          ctx.declared_option<std::int64_t>("DirectionCountThreshold", kMemcpyOptions)),
+      sync_h2d_min_bytes_(ctx.declared_option<std::int64_t>("SyncH2DMinBytes", kMemcpyOptions)),
+      table_rows_(ctx.declared_option<std::int64_t>("TableRows", kMemcpyOptions)),
+      max_evidence_rows_(ctx.declared_option<std::int64_t>("MaxEvidenceRows", kMemcpyOptions)) {}
 
 Status MemcpyAnalyzer::run(Context& ctx) {
   // The memcpy bucket of the GPU timeline: gpu_memcpy events and ROCm legacy copy kernels.

@@ -65,4 +65,16 @@ class MemcpyAnalyzer : public Analyzer {
   std::unordered_map<std::int64_t, Row> call_by_correlation_;
 };
 
+// The analyzer's options with their defaults (the one place each default is written).
+inline constexpr traceprism_option_v1 kMemcpyOptions[] = {
+    {"DirectionPercentThreshold", "5",
+     "Flag D2H or H2D copies when their time is above this % of the E2E span."},
+    {"DirectionCountThreshold", "10",
+     "Flag D2H or H2D copies when there are more than this many of them."},
+    {"SyncH2DMinBytes", "65536",
+     "sync-memcpy ignores host-to-device copies of this many bytes or fewer."},
+    {"TableRows", "10", "Rows in each finding's table of longest copies."},
+    {"MaxEvidenceRows", "200", "Evidence rows kept per finding (longest first)."},
+};
+
 }  // namespace traceprism::plugins::memcpy

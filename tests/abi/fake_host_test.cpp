@@ -5,6 +5,7 @@
 #include <traceprism/testing.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -91,6 +92,54 @@ TEST(FakeHost, OptionsAreTheAnalyzersOwnOrTheDeclaredDefault) {
   EXPECT_EQ(bad.figure("limit"), 1.0);
   ASSERT_EQ(bad.logs.size(), 1u);
   EXPECT_EQ(bad.logs[0].level, TRACEPRISM_LOG_WARNING);
+}
+
+// Reads its options through declared_option: the defaults live only in kDeclaredOptions.
+constexpr traceprism_option_v1 kDeclaredOptions[] = {
+    {"Ratio", "0.25", "A ratio."}, {"Rows", "12", "A row count."}, {"Strict", "true", "A flag."}};
+
+class DeclaredProbe : public traceprism::Analyzer {
+ public:
+  explicit DeclaredProbe(Context& ctx)
+      : ratio_(ctx.declared_option<double>("Ratio", kDeclaredOptions)),
+        rows_(ctx.declared_option<std::int64_t>("Rows", kDeclaredOptions)),
+        strict_(ctx.declared_option<bool>("Strict", kDeclaredOptions)) {}
+  Status run(Context& ctx) override {
+    ctx.record("ratio", ratio_);
+    ctx.record("rows", static_cast<double>(rows_));
+    ctx.record("strict", strict_ ? 1 : 0);
+    return Status::kOk;
+  }
+
+ private:
+  double ratio_;
+  std::int64_t rows_;
+  bool strict_;
+};
+
+class UndeclaredProbe : public traceprism::Analyzer {
+ public:
+  explicit UndeclaredProbe(Context& ctx) { ctx.declared_option<double>("Typo", kDeclaredOptions); }
+  Status run(Context&) override { return Status::kOk; }
+};
+
+TEST(FakeHost, DeclaredOptionsTakeTheirDefaultFromTheTableOnly) {
+  tpt::FakeTrace trace;
+  // Unnamed run: the fake host knows no option table, so the defaults come from the SDK's
+  // reading of kDeclaredOptions.
+  tpt::RunResult r = tpt::run<DeclaredProbe>(trace);
+  EXPECT_EQ(r.figure("ratio"), 0.25);
+  EXPECT_EQ(r.figure("rows"), 12.0);
+  EXPECT_EQ(r.figure("strict"), 1.0);
+  trace.set_option("probe.Rows", "3");
+  trace.set_option("probe.Ratio", "not a number");
+  r = tpt::run<DeclaredProbe>(trace, "probe");
+  EXPECT_EQ(r.figure("rows"), 3.0);
+  EXPECT_EQ(r.figure("ratio"), 0.25);  // a bad value falls back to the declared default
+  const tpt::RunResult typo = tpt::run<UndeclaredProbe>(tpt::FakeTrace());
+  EXPECT_EQ(typo.status, Status::kError);
+  EXPECT_NE(typo.error.find("Typo is not in the analyzer's option table"), std::string::npos)
+      << typo.error;
 }
 
 // Emits one good finding with every part, then two the host refuses, then fails.

@@ -24,6 +24,7 @@
 #include <cstdlib>
 #include <exception>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -587,6 +588,20 @@ class Context {
     return fallback;
   }
 
+  // The option's value, else the default `declared` (the analyzer's option table, as passed to
+  // analyzer<>()) gives it: each default is written once, in the table. Value is double,
+  // std::int64_t or bool. An option the table lacks, or a default that does not read as Value,
+  // is a bug in the plugin: std::logic_error, so the analyzer fails with that sentence.
+  template <class Value, std::size_t N>
+  Value declared_option(std::string_view name, const traceprism_option_v1 (&declared)[N]) const {
+    for (const traceprism_option_v1& o : declared) {
+      if (!o.name || name != o.name || !o.default_value) continue;
+      return option(name, declared_default<Value>(name, o.default_value));
+    }
+    throw std::logic_error("option " + std::string(name) +
+                           " is not in the analyzer's option table");
+  }
+
   std::optional<double> platform_number(std::string_view key) const {
     double out = 0;
     if (api_->platform_number(ctx_, to_str(key), &out) != TRACEPRISM_OK) return std::nullopt;
@@ -643,6 +658,27 @@ class Context {
  private:
   void log(std::int32_t level, std::string_view message) const {
     api_->log(ctx_, level, to_str(message));
+  }
+  template <class Value>
+  static Value declared_default(std::string_view name, std::string_view text) {
+    const std::string bad = "option " + std::string(name) + ": declared default '" +
+                            std::string(text) + "' does not read as its type";
+    if constexpr (std::is_same_v<Value, bool>) {
+      if (text == "true" || text == "1") return true;
+      if (text == "false" || text == "0") return false;
+      throw std::logic_error(bad);
+    } else if constexpr (std::is_integral_v<Value>) {
+      Value v{};
+      const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+      if (ec != std::errc() || ptr != text.data() + text.size()) throw std::logic_error(bad);
+      return v;
+    } else {
+      const std::string s(text);
+      char* end = nullptr;
+      const double v = std::strtod(s.c_str(), &end);
+      if (s.empty() || end != s.c_str() + s.size()) throw std::logic_error(bad);
+      return static_cast<Value>(v);
+    }
   }
   traceprism_run_ctx* ctx_;
   const traceprism_host_api_v1* api_;
