@@ -31,6 +31,7 @@ struct Finding {
   Severity severity = Severity::kWarning;
   ImpactKind impact_kind = ImpactKind::kNotQuantifiable;
   std::string category, key, title, insight, action, identification, reasoning, resolution, library;
+  std::string cause;  // a key of findings/cause.hpp, or empty (findings.json null)
   double impact_low = 0, impact_mid = 0, impact_high = 0;
   double share_percent = -1;
   double confidence = -1;

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <string_view>
+
+#include "findings/cause.hpp"
 
 namespace traceprism::plugins {
 namespace {
@@ -242,6 +245,12 @@ std::string copy_finding(const traceprism_run_ctx* ctx, const traceprism_finding
   out.reasoning = view(in.reasoning);
   out.resolution = view(in.resolution);
   out.library = view(in.library);
+  if (in.struct_size >= offsetof(traceprism_finding_v1, cause) + sizeof(in.cause)) {
+    if (!valid(in.cause)) return "finding cause has a size but no data";
+    out.cause = view(in.cause);
+    if (!out.cause.empty() && !findings::is_known_cause(out.cause))
+      return "finding cause '" + out.cause + "' is not in findings.json's vocabulary";
+  }
   if (in.impact_kind != TRACEPRISM_IMPACT_NOT_QUANTIFIABLE) {
     out.impact_low = in.impact_low;
     out.impact_mid = in.impact_mid;
@@ -376,6 +385,10 @@ const traceprism_op_metrics_v1* api_op_metrics(const traceprism_run_ctx* ctx) {
   return ctx->products->op_metrics();
 }
 
+const traceprism_idle_attribution_v1* api_idle_attribution(const traceprism_run_ctx* ctx) {
+  return ctx->products->idle_attribution();
+}
+
 const traceprism_host_api_v1 kHostApi = {
     sizeof(traceprism_host_api_v1),
     TRACEPRISM_ABI_MAJOR,
@@ -404,6 +417,7 @@ const traceprism_host_api_v1 kHostApi = {
     api_core_events,
     api_gpu_events,
     api_op_metrics,
+    api_idle_attribution,
 };
 
 }  // namespace

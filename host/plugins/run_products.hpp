@@ -84,6 +84,13 @@ class RunProducts {
     return op_metrics_ ? &op_metrics_->table() : nullptr;
   }
 
+  // GPU idle time by cause (ABI 1.6 idle_attribution); the caller keeps the table alive. Null
+  // when the trace has no GPU events.
+  void set_idle_attribution(const traceprism_idle_attribution_v1* table) {
+    idle_attribution_ = table;
+  }
+  const traceprism_idle_attribution_v1* idle_attribution() const { return idle_attribution_; }
+
   // Every GPU event below a host op (through the launches of its subtree), by (start, row).
   // Thread-safe: phase 1 calls it from every worker.
   void subtree_gpu_rows(index::Row op, std::vector<index::Row>& out) const;
@@ -136,6 +143,7 @@ class RunProducts {
   mutable std::once_flag python_tree_once_;
   mutable std::vector<std::int32_t> python_tree_parents_;
   std::vector<index::Row> unified_events_;
+  const traceprism_idle_attribution_v1* idle_attribution_ = nullptr;
 };
 
 }  // namespace traceprism::plugins

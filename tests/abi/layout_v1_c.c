@@ -37,5 +37,10 @@ const size_t traceprism_c_sizes[] = {
     sizeof(traceprism_op_metrics_v1),
     offsetof(traceprism_op_metrics_v1, gpu_total_ms),
     offsetof(traceprism_op_metrics_v1, extra_value),
+    offsetof(traceprism_finding_v1, cause),
+    offsetof(traceprism_host_api_v1, idle_attribution),
+    sizeof(traceprism_idle_attribution_v1),
+    offsetof(traceprism_idle_attribution_v1, idle_us),
+    offsetof(traceprism_idle_attribution_v1, queue_max),
 };
 const size_t traceprism_c_size_count = sizeof(traceprism_c_sizes) / sizeof(traceprism_c_sizes[0]);

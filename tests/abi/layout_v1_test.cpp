@@ -158,7 +158,7 @@ static_assert(offsetof(traceprism_table_v1, columns) == 32);
 static_assert(offsetof(traceprism_table_v1, cells) == 40);
 
 // traceprism_finding_v1
-static_assert(sizeof(traceprism_finding_v1) == 240);
+static_assert(sizeof(traceprism_finding_v1) == 256);  // 240 before minor 6
 static_assert(offsetof(traceprism_finding_v1, struct_size) == 0);
 static_assert(offsetof(traceprism_finding_v1, tier) == 4);
 static_assert(offsetof(traceprism_finding_v1, severity) == 8);
@@ -184,10 +184,11 @@ static_assert(offsetof(traceprism_finding_v1, metrics) == 216);
 static_assert(offsetof(traceprism_finding_v1, table_count) == 224);
 static_assert(offsetof(traceprism_finding_v1, reserved) == 228);
 static_assert(offsetof(traceprism_finding_v1, tables) == 232);
+static_assert(offsetof(traceprism_finding_v1, cause) == 240);  // minor 6
 
 // traceprism_host_api_v1
-static_assert(sizeof(traceprism_host_api_v1) == 200);  // 128 in 1.0, 144 in 1.1, 168 in 1.2,
-                                                       // 176 in 1.3, 192 in 1.4
+static_assert(sizeof(traceprism_host_api_v1) == 208);  // 128 in 1.0, 144 in 1.1, 168 in 1.2,
+                                                       // 176 in 1.3, 192 in 1.4, 200 in 1.5
 static_assert(offsetof(traceprism_host_api_v1, struct_size) == 0);
 static_assert(offsetof(traceprism_host_api_v1, abi_major) == 4);
 static_assert(offsetof(traceprism_host_api_v1, abi_minor) == 8);
@@ -215,6 +216,24 @@ static_assert(offsetof(traceprism_host_api_v1, unified_perf_events) == 168);  //
 static_assert(offsetof(traceprism_host_api_v1, core_events) == 176);          // minor 4
 static_assert(offsetof(traceprism_host_api_v1, gpu_events) == 184);
 static_assert(offsetof(traceprism_host_api_v1, op_metrics) == 192);           // minor 5
+static_assert(offsetof(traceprism_host_api_v1, idle_attribution) == 200);     // minor 6
+
+// traceprism_idle_attribution_v1 (minor 6)
+static_assert(sizeof(traceprism_idle_attribution_v1) == 264);
+static_assert(offsetof(traceprism_idle_attribution_v1, window_start_ns) == 8);
+static_assert(offsetof(traceprism_idle_attribution_v1, window_end_ns) == 16);
+static_assert(offsetof(traceprism_idle_attribution_v1, idle_us) == 24);
+static_assert(offsetof(traceprism_idle_attribution_v1, launch_delay_median_us) == 88);
+static_assert(offsetof(traceprism_idle_attribution_v1, launch_delay_p95_us) == 96);
+static_assert(offsetof(traceprism_idle_attribution_v1, launch_call_mean_us) == 104);
+static_assert(offsetof(traceprism_idle_attribution_v1, gap_count) == 112);
+static_assert(offsetof(traceprism_idle_attribution_v1, gap_start_ns) == 120);
+static_assert(offsetof(traceprism_idle_attribution_v1, gap_part_count) == 160);
+static_assert(offsetof(traceprism_idle_attribution_v1, part_count) == 168);
+static_assert(offsetof(traceprism_idle_attribution_v1, part_cause) == 192);
+static_assert(offsetof(traceprism_idle_attribution_v1, part_frame) == 216);
+static_assert(offsetof(traceprism_idle_attribution_v1, stream_count) == 224);
+static_assert(offsetof(traceprism_idle_attribution_v1, queue_max) == 256);
 
 // traceprism_gpu_events_v1 (minor 4)
 static_assert(sizeof(traceprism_gpu_events_v1) == 48);
@@ -413,6 +432,11 @@ TEST(AbiLayoutV1, CAndCppCompilersAgree) {
       sizeof(traceprism_op_metrics_v1),
       offsetof(traceprism_op_metrics_v1, gpu_total_ms),
       offsetof(traceprism_op_metrics_v1, extra_value),
+      offsetof(traceprism_finding_v1, cause),
+      offsetof(traceprism_host_api_v1, idle_attribution),
+      sizeof(traceprism_idle_attribution_v1),
+      offsetof(traceprism_idle_attribution_v1, idle_us),
+      offsetof(traceprism_idle_attribution_v1, queue_max),
   };
   ASSERT_EQ(traceprism_c_size_count, std::size(cpp));
   for (std::size_t i = 0; i < std::size(cpp); ++i) EXPECT_EQ(traceprism_c_sizes[i], cpp[i]) << i;

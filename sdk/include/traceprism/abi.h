@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #define TRACEPRISM_ABI_MAJOR 1
-#define TRACEPRISM_ABI_MINOR 5
+#define TRACEPRISM_ABI_MINOR 6
 
 #if defined(_WIN32)
 #define TRACEPRISM_EXPORT __declspec(dllexport)
@@ -103,6 +103,18 @@ extern "C" {
 #define TRACEPRISM_IMPACT_NOT_QUANTIFIABLE 0 /* impact_* fields are ignored                   */
 #define TRACEPRISM_IMPACT_QUANTIFIED 1       /* projected from a model (roofline gap, ...)    */
 #define TRACEPRISM_IMPACT_HEURISTIC 2        /* derived from a time share, no model           */
+
+/* ---- causes of GPU idle time (traceprism_idle_attribution_v1.part_cause, minor 6+) -------- */
+/* The closed vocabulary of diagnosis.md §2.2-§2.3; findings.json writes the lower-case keys. */
+#define TRACEPRISM_CAUSE_DATALOADER 0      /* the host waits in the DataLoader iterator        */
+#define TRACEPRISM_CAUSE_BLOCKING_COPY 1   /* a synchronous copy, or one whose call blocks     */
+#define TRACEPRISM_CAUSE_SYNC 2            /* device / stream / event synchronize              */
+#define TRACEPRISM_CAUSE_ALLOCATOR 3       /* cudaMalloc / cudaFree / pinned host allocation   */
+#define TRACEPRISM_CAUSE_LAUNCH_OVERHEAD 4 /* the host issues launches back to back            */
+#define TRACEPRISM_CAUSE_HOST_COMPUTE 5    /* any other host work                              */
+#define TRACEPRISM_CAUSE_DEPENDENCY 6      /* the work was queued: a device-side wait          */
+#define TRACEPRISM_CAUSE_UNTRACED 7        /* no host event of any thread covers the time      */
+#define TRACEPRISM_CAUSE_COUNT 8
 
 #define TRACEPRISM_LOG_DEBUG 0
 #define TRACEPRISM_LOG_INFO 1
@@ -243,6 +255,11 @@ typedef struct traceprism_finding_v1 {
   uint32_t table_count;
   uint32_t reserved;
   const traceprism_table_v1* tables;
+  /* ---- minor 6+ ---- */
+  /* What the finding is about, from findings.json's closed vocabulary: an idle cause
+   * ("dataloader", "sync", ...), "exposed_comm", "memcpy", "precision", "roofline", "fusion",
+   * "recompute", "layout" or "unmodeled"; data == NULL when none fits. */
+  traceprism_str cause;
 } traceprism_finding_v1;
 
 /* Minor 1: the shape args of one op call (host API op_call), as canonical JSON text exactly as
@@ -349,6 +366,46 @@ typedef struct traceprism_op_metrics_v1 {
   const traceprism_str* extra_value;     /* Python repr of the value                          */
 } traceprism_op_metrics_v1;
 
+/* Minor 6: every GPU idle microsecond of the timeline's window with its cause (diagnosis.md §2).
+ * A gap is a maximal interval of the window in which no GPU event of the timeline's set runs on
+ * any stream; gaps are in time order and sum to the timeline's idle time (in integer ns). Each
+ * gap is cut into parts of one cause and one holding stack, in time order; a part's holder is
+ * the host event whose match gave the cause (the innermost op, call or frame that holds the
+ * time), its top the outermost host event of that stack and its frame the innermost python
+ * frame (NO_ROW when none, and for untraced and dependency time). Queue length is HTA's: per
+ * stream, the number of launched, unfinished GPU operations sampled at every launch and
+ * completion. Launch delay is GPU start minus the end of the launching call, over non-graph
+ * launches; NaN when the trace has none. */
+typedef struct traceprism_idle_attribution_v1 {
+  uint32_t struct_size;
+  uint32_t reserved;
+  int64_t window_start_ns;        /* the timeline's end-to-end window                          */
+  int64_t window_end_ns;
+  double idle_us[TRACEPRISM_CAUSE_COUNT]; /* per cause: its parts' durations / 1000             */
+  double launch_delay_median_us;
+  double launch_delay_p95_us;
+  double launch_call_mean_us;     /* mean duration of the non-graph launch calls; NaN: none    */
+  uint64_t gap_count;
+  const int64_t* gap_start_ns;
+  const int64_t* gap_dur_ns;
+  const uint32_t* gap_next;       /* the GPU event that ends the gap                           */
+  const uint32_t* gap_launch;     /* its launching call; NO_ROW when it has none               */
+  const uint32_t* gap_part_begin; /* range into the part_* columns                             */
+  const uint32_t* gap_part_count;
+  uint64_t part_count;
+  const int64_t* part_start_ns;
+  const int64_t* part_dur_ns;
+  const uint8_t* part_cause;      /* TRACEPRISM_CAUSE_*                                        */
+  const uint32_t* part_holder;
+  const uint32_t* part_top;
+  const uint32_t* part_frame;
+  uint64_t stream_count;          /* GPU streams of the timeline's event set, by (device, id) */
+  const int32_t* stream_device;
+  const int32_t* stream_id;
+  const double* queue_mean;       /* mean of the samples in the window                         */
+  const uint32_t* queue_max;
+} traceprism_idle_attribution_v1;
+
 /* Functions the host offers to plugins; host-owned, valid for the whole process. */
 typedef struct traceprism_host_api_v1 {
   uint32_t struct_size;
@@ -412,6 +469,10 @@ typedef struct traceprism_host_api_v1 {
   /* The unified_perf_summary sheet as typed columns; NULL when the run has no such sheet.
    * Valid for the whole run. */
   const traceprism_op_metrics_v1* (*op_metrics)(const traceprism_run_ctx* ctx);
+  /* ---- minor 6+ ---- */
+  /* GPU idle time attributed to its causes; NULL when the trace has no GPU events. Valid for
+   * the whole run. */
+  const traceprism_idle_attribution_v1* (*idle_attribution)(const traceprism_run_ctx* ctx);
 } traceprism_host_api_v1;
 
 typedef struct traceprism_option_v1 {

@@ -325,6 +325,91 @@ class OpMetrics {
   const traceprism_op_metrics_v1* t_;
 };
 
+// Why the GPU sat idle (ABI 1.6, diagnosis.md §2): the closed vocabulary of causes.
+enum class IdleCause : std::uint8_t {
+  kDataloader = TRACEPRISM_CAUSE_DATALOADER,
+  kBlockingCopy = TRACEPRISM_CAUSE_BLOCKING_COPY,
+  kSync = TRACEPRISM_CAUSE_SYNC,
+  kAllocator = TRACEPRISM_CAUSE_ALLOCATOR,
+  kLaunchOverhead = TRACEPRISM_CAUSE_LAUNCH_OVERHEAD,
+  kHostCompute = TRACEPRISM_CAUSE_HOST_COMPUTE,
+  kDependency = TRACEPRISM_CAUSE_DEPENDENCY,
+  kUntraced = TRACEPRISM_CAUSE_UNTRACED,
+};
+inline constexpr std::size_t kIdleCauseCount = TRACEPRISM_CAUSE_COUNT;
+
+// The findings.json key of a cause: "dataloader", "blocking_copy", ...
+inline const char* idle_cause_key(IdleCause c) {
+  static const char* const keys[kIdleCauseCount] = {
+      "dataloader",      "blocking_copy", "sync",       "allocator",
+      "launch_overhead", "host_compute",  "dependency", "untraced"};
+  const auto i = static_cast<std::size_t>(c);
+  return i < kIdleCauseCount ? keys[i] : "untraced";
+}
+
+// Every GPU idle microsecond of the timeline's window with its cause (Context::idle_attribution,
+// hosts from ABI 1.6). Gaps in time order; each gap's parts in time order.
+class IdleAttribution {
+ public:
+  struct Gap {
+    std::int64_t start_ns, dur_ns;
+    Row next;    // the GPU event that ends the gap
+    Row launch;  // its launching call, or kNoRow
+    std::size_t part_begin, part_count;
+  };
+  struct Part {
+    std::int64_t start_ns, dur_ns;
+    IdleCause cause;
+    Row holder;  // the host event whose match gave the cause, or kNoRow
+    Row top;     // the outermost host event of that stack, or kNoRow
+    Row frame;   // the innermost python frame of that stack, or kNoRow
+  };
+  struct StreamQueue {
+    std::int32_t device, stream;
+    double mean;
+    std::uint32_t max;
+  };
+
+  explicit IdleAttribution(const traceprism_idle_attribution_v1* t) : t_(t) {}
+  std::int64_t window_start_ns() const { return t_->window_start_ns; }
+  std::int64_t window_end_ns() const { return t_->window_end_ns; }
+  double window_us() const {
+    return static_cast<double>(t_->window_end_ns - t_->window_start_ns) / 1000.0;
+  }
+  double idle_us(IdleCause c) const { return t_->idle_us[static_cast<std::size_t>(c)]; }
+  double idle_us() const {
+    double sum = 0;
+    for (double v : t_->idle_us) sum += v;
+    return sum;
+  }
+  double launch_delay_median_us() const { return t_->launch_delay_median_us; }
+  double launch_delay_p95_us() const { return t_->launch_delay_p95_us; }
+  double launch_call_mean_us() const { return t_->launch_call_mean_us; }
+
+  std::size_t gap_count() const { return static_cast<std::size_t>(t_->gap_count); }
+  Gap gap(std::size_t i) const {
+    return {t_->gap_start_ns[i], t_->gap_dur_ns[i], t_->gap_next[i], t_->gap_launch[i],
+            t_->gap_part_begin[i], t_->gap_part_count[i]};
+  }
+  std::size_t part_count() const { return static_cast<std::size_t>(t_->part_count); }
+  Part part(std::size_t p) const {
+    return {t_->part_start_ns[p],
+            t_->part_dur_ns[p],
+            static_cast<IdleCause>(t_->part_cause[p]),
+            t_->part_holder[p],
+            t_->part_top[p],
+            t_->part_frame[p]};
+  }
+  std::size_t stream_count() const { return static_cast<std::size_t>(t_->stream_count); }
+  StreamQueue stream(std::size_t i) const {
+    return {t_->stream_device[i], t_->stream_id[i], t_->queue_mean[i], t_->queue_max[i]};
+  }
+  const traceprism_idle_attribution_v1* raw() const { return t_; }
+
+ private:
+  const traceprism_idle_attribution_v1* t_;
+};
+
 // A data table for a finding; cells are copied by the host on emit.
 class Table {
  public:
@@ -424,6 +509,13 @@ class FindingBuilder {
     low_ = low, mid_ = mid, high_ = high;
     return *this;
   }
+  // The findings.json cause key ("dataloader", "exposed_comm", "roofline", ...); hosts from
+  // ABI 1.6 record it, older ones ignore it.
+  FindingBuilder& cause(std::string v) {
+    cause_ = std::move(v);
+    return *this;
+  }
+  FindingBuilder& cause(IdleCause c) { return cause(std::string(idle_cause_key(c))); }
   FindingBuilder& share_percent(double v) {
     share_ = v;
     return *this;
@@ -458,7 +550,7 @@ class FindingBuilder {
   Severity severity_ = Severity::kWarning;
   std::int32_t impact_kind_ = TRACEPRISM_IMPACT_NOT_QUANTIFIABLE;
   std::string category_, key_, title_, insight_, action_, identification_, reasoning_, resolution_,
-      library_;
+      library_, cause_;
   double low_ = 0, mid_ = 0, high_ = 0, share_ = -1, confidence_ = -1;
   std::vector<Row> rows_;
   std::vector<std::pair<std::string, double>> metrics_;
@@ -513,6 +605,17 @@ class Context {
     const traceprism_op_metrics_v1* t = api_->op_metrics(ctx_);
     if (!t || t->struct_size < sizeof(traceprism_op_metrics_v1)) return std::nullopt;
     return OpMetrics(t);
+  }
+#endif
+
+#if TRACEPRISM_PLUGIN_ABI_MINOR >= 6
+  // GPU idle time attributed to its causes (hosts from ABI 1.6); nullopt on older hosts and
+  // traces without GPU events.
+  std::optional<IdleAttribution> idle_attribution() const {
+    if (!has_minor6()) return std::nullopt;
+    const traceprism_idle_attribution_v1* t = api_->idle_attribution(ctx_);
+    if (!t || t->struct_size < sizeof(traceprism_idle_attribution_v1)) return std::nullopt;
+    return IdleAttribution(t);
   }
 #endif
 
@@ -651,6 +754,9 @@ class Context {
   bool has_minor5() const {
     return TRACEPRISM_HOST_HAS_(api_, op_metrics);
   }
+  bool has_minor6() const {
+    return TRACEPRISM_HOST_HAS_(api_, idle_attribution);
+  }
   const traceprism_host_api_v1* api() const {
     return api_;
   }
@@ -742,6 +848,7 @@ inline bool FindingBuilder::emit() {
   f.metrics = metrics.data();
   f.table_count = static_cast<std::uint32_t>(tables.size());
   f.tables = tables.data();
+  f.cause = cause_.empty() ? traceprism_str{nullptr, 0} : to_str(cause_);
   return ctx_.api()->emit(ctx_.raw(), &f) == TRACEPRISM_OK;
 }
 

@@ -38,6 +38,7 @@ struct Finding {
   Severity severity = Severity::kInfo;
   std::int32_t impact_kind = TRACEPRISM_IMPACT_NOT_QUANTIFIABLE;
   std::string category, key, title, insight, action, identification, reasoning, resolution, library;
+  std::string cause;  // ABI 1.6; empty when the finding names none
   double impact_low = 0, impact_mid = 0, impact_high = 0, share_percent = -1, confidence = -1;
   std::vector<Row> rows;
   std::vector<std::pair<std::string, double>> metrics;
@@ -140,6 +141,11 @@ class FakeTrace {
   // host's own columns, e.g. built by traceprism's OpMetricsTable, or hand-made ones). Null:
   // the run has no unified_perf_summary.
   void set_op_metrics(const traceprism_op_metrics_v1* table) { op_metrics_ = table; }
+  // The idle attribution Context::idle_attribution reads (ABI 1.6); the caller keeps it alive
+  // (hand-made columns, or the host's). Null: none, as for a trace without GPU events.
+  void set_idle_attribution(const traceprism_idle_attribution_v1* table) {
+    idle_attribution_ = table;
+  }
 
   std::size_t size() const { return events_.size(); }
   // The id of a string, added to the trace's string table if new.
@@ -175,6 +181,7 @@ class FakeTrace {
   std::vector<Product> products_;
   std::vector<Row> unified_perf_events_;
   const traceprism_op_metrics_v1* op_metrics_ = nullptr;
+  const traceprism_idle_attribution_v1* idle_attribution_ = nullptr;
 };
 
 // A handle on an added event, to set its other columns; converts to its Row.
@@ -351,7 +358,7 @@ class Session {
         &rows_of_kind, &gpu_args, &timeline, &op_instances, &option, &platform_number,
         &trace_info, &emit, &record, &log, &set_error, &op_call, nullptr,
         &python_tree_parents, &publish, &product, &unified_perf_events, &core_events,
-        &gpu_events, &op_metrics};
+        &gpu_events, &op_metrics, &idle_attribution};
     // clang-format on
     return &table;
   }
@@ -399,6 +406,9 @@ class Session {
   }
   static const traceprism_op_metrics_v1* op_metrics(const traceprism_run_ctx* c) {
     return self(c).t_.op_metrics_;
+  }
+  static const traceprism_idle_attribution_v1* idle_attribution(const traceprism_run_ctx* c) {
+    return self(c).t_.idle_attribution_;
   }
   static std::int32_t publish(traceprism_run_ctx* c, traceprism_str name,
                               const traceprism_table_v1* t) {
@@ -626,6 +636,8 @@ inline std::int32_t Session::emit(traceprism_run_ctx* c, const traceprism_findin
   out.insight = text(f->insight), out.action = text(f->action);
   out.identification = text(f->identification), out.reasoning = text(f->reasoning);
   out.resolution = text(f->resolution), out.library = text(f->library);
+  if (f->struct_size >= offsetof(traceprism_finding_v1, cause) + sizeof(f->cause))
+    out.cause = text(f->cause);
   out.impact_low = f->impact_low, out.impact_mid = f->impact_mid, out.impact_high = f->impact_high;
   out.share_percent = f->share_percent, out.confidence = f->confidence;
   out.rows.assign(f->rows, f->rows + f->row_count);
