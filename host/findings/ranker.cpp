@@ -12,14 +12,16 @@ bool quantified(const Finding& f) {
 }
 
 bool ranks_before(const Finding& a, const Finding& b) {
-  if (a.tier == Tier::kSystem) {
-    if (a.share_percent != b.share_percent) return a.share_percent > b.share_percent;
-    if (a.severity != b.severity) return a.severity > b.severity;
-  } else {
-    if (quantified(a) != quantified(b)) return quantified(a);
+  if (quantified(a) != quantified(b)) return quantified(a);
+  if (quantified(a)) {
     if (a.impact_mid != b.impact_mid) return a.impact_mid > b.impact_mid;
+    if (a.tier == Tier::kSystem && a.impact_low != b.impact_low)
+      return a.impact_low > b.impact_low;
     if ((a.impact_kind == ImpactKind::kQuantified) != (b.impact_kind == ImpactKind::kQuantified))
       return a.impact_kind == ImpactKind::kQuantified;
+  } else if (a.tier == Tier::kSystem) {
+    if (a.share_percent != b.share_percent) return a.share_percent > b.share_percent;
+    if (a.severity != b.severity) return a.severity > b.severity;
   }
   return std::tie(a.analyzer, a.key, a.first_evidence_ts_ns, a.title) <
          std::tie(b.analyzer, b.key, b.first_evidence_ts_ns, b.title);
@@ -61,6 +63,21 @@ RankedFindings rank_findings(const std::vector<AnalyzerOutcome>& outcomes) {
     *tier = std::move(kept);
   }
   return out;
+}
+
+std::vector<const Finding*> cross_tier_order(const RankedFindings& ranked) {
+  std::vector<const Finding*> all;
+  for (Tier t : {Tier::kCompute, Tier::kFusion, Tier::kSystem})
+    for (const Finding& f : ranked.tier(t)) all.push_back(&f);
+  std::stable_sort(all.begin(), all.end(), [](const Finding* a, const Finding* b) {
+    if (quantified(*a) != quantified(*b)) return quantified(*a);
+    if (quantified(*a)) {
+      if (a->impact_mid != b->impact_mid) return a->impact_mid > b->impact_mid;
+      if (a->impact_low != b->impact_low) return a->impact_low > b->impact_low;
+    }
+    return std::tie(a->tier, a->rank) < std::tie(b->tier, b->rank);
+  });
+  return all;
 }
 
 }  // namespace traceprism::findings

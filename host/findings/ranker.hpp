@@ -15,12 +15,19 @@ struct RankedFindings {
   }
 };
 
-// The one ranking function (architecture §7, plugin-sdk.md §6.8):
-//  - quantified tiers (compute, fusion): impact_mid desc, quantified before heuristic on ties;
-//  - system tier (not quantifiable): share of end-to-end time desc (unknown last), then severity;
+// The one ranking function (architecture §7, plugin-sdk.md §6.8, diagnosis.md §7):
+//  - every tier: quantified findings first, by impact_mid desc, then impact_low desc,
+//    model-quantified before heuristic on ties;
+//  - then the unquantified ones: in the system tier by share of end-to-end time desc (unknown
+//    last), then severity;
 //  - ties: analyzer name, finding key, first evidence timestamp, title.
 // Duplicates are dropped: a second finding with the same (analyzer, key), or one in the same
 // tier whose evidence rows equal an earlier (higher-ranked) finding's.
 RankedFindings rank_findings(const std::vector<AnalyzerOutcome>& outcomes);
+
+// Every ranked finding on one scale (diagnosis.md §7): quantified before unquantified, then
+// impact_mid desc, impact_low desc, tier order (compute, fusion, system), rank. The first is the
+// report's "Start with".
+std::vector<const Finding*> cross_tier_order(const RankedFindings& ranked);
 
 }  // namespace traceprism::findings

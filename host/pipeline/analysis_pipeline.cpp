@@ -4,6 +4,7 @@
 #include <map>
 #include <vector>
 
+#include "findings/diagnosis.hpp"
 #include "findings/model_identification.hpp"
 #include "findings/ranker.hpp"
 #include "findings/top_category.hpp"
@@ -67,6 +68,17 @@ void build_perf_report(PipelineRun& run, const PipelineOptions& o) {
   run.products->set_op_metrics(std::move(unified_table));
 }
 
+// Every idle microsecond with its host cause, for the analyzers (ABI 1.6) and the diagnosis.
+void attribute_idle(PipelineRun& run, const PipelineOptions& o) {
+  const index::EventIndex& index = run.trace.file.index;
+  run.idle = model::attribute_idle(
+      {index, run.trace.links, run.trace.tree.parent_column(), o.load.include_unlinked});
+  run.steps = model::profiler_steps(index, run.idle);
+  if (run.idle.empty()) return;
+  run.idle_table = std::make_unique<plugins::IdleAttributionTable>(run.idle);
+  run.products->set_idle_attribution(run.idle_table->table());
+}
+
 void run_analyzers(PipelineRun& run, const PipelineOptions& o) {
   AnalysisReport& r = run.report;
   const schedule::GraphInputs inputs{o.registry,
@@ -93,6 +105,7 @@ void decide_summary(PipelineRun& run) {
   r.top_category_percent = top.percent;
   r.unified = run.products->unified_perf_table();
   r.model = findings::identify_model(findings::gather_model_evidence(r.index, r.unified));
+  r.diagnosis = findings::diagnose({*r.index, run.idle, run.steps, {}, r.unified, r.findings});
 }
 
 }  // namespace
@@ -117,6 +130,7 @@ std::unique_ptr<PipelineRun> run_pipeline(const PipelineOptions& o) {
   run_op_models(*run, o);
   build_perf_report(*run, o);
   if (o.last_stage == LastStage::kRanking) {
+    attribute_idle(*run, o);
     run_analyzers(*run, o);
     decide_summary(*run);
   }

@@ -8,11 +8,14 @@
 #include <string>
 
 #include "config/run_config.hpp"
+#include "model/idle_attribution.hpp"
 #include "model/kernel_launchers.hpp"
+#include "model/profiler_steps.hpp"
 #include "perf_report/perf_report.hpp"
 #include "pipeline/analysis_report.hpp"
 #include "pipeline/platform_choice.hpp"
 #include "pipeline/trace_load.hpp"
+#include "plugins/idle_attribution_table.hpp"
 #include "plugins/op_model_runner.hpp"
 #include "plugins/plugin_registry.hpp"
 #include "plugins/run_products.hpp"
@@ -51,6 +54,9 @@ struct PipelineRun {
   model::KernelLaunchers launchers;
   std::unique_ptr<plugins::RunProducts> products;
   plugins::OpModelRun op_models;  // phase 1; the products point into its table
+  model::IdleAttribution idle;    // GPU idle by cause; the products point into idle_table
+  std::unique_ptr<plugins::IdleAttributionTable> idle_table;
+  std::vector<model::StepFigures> steps;
   AnalysisReport report;
   StageSeconds seconds;
 };

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "findings/diagnosis.hpp"
 #include "findings/model_identification.hpp"
 #include "findings/ranker.hpp"
 #include "index/event_index.hpp"
@@ -34,6 +35,7 @@ struct AnalysisReport {
   std::string top_category;
   double top_category_percent = 0;
   findings::ModelInfo model;  // every field "Cannot be inferred from trace" unless identified
+  findings::Diagnosis diagnosis;  // causes, steps, collectives and the cross-tier order
 };
 
 }  // namespace traceprism::pipeline

@@ -326,29 +326,45 @@ std::string impact_phrase(const findings::Finding& f) {
   return s;
 }
 
-// One sentence that says what to do first: the quantified item (compute or fusion) with the
-// largest mid estimate, unless the GPU sits idle longer than that item could recover, when the
-// first system item (the idle GPU's cause) comes first.
+// What to do first (diagnosis.md §7): the top of the one cross-tier ranking by impact, with
+// its cause, then the next two.
+std::string cause_label(const findings::Finding& f) {
+  return f.cause.empty() ? std::string() : " (cause: " + f.cause + ")";
+}
+
+std::string item_label(const findings::Finding& f) {
+  return std::string(findings::tier_name(f.tier)) + " P" + std::to_string(f.rank) + ", \"" +
+         f.title + "\"";
+}
+
 void write_where_to_start(std::ostringstream& md, const AnalysisReport& r) {
-  const auto& f = r.findings;
-  const findings::Finding* best = nullptr;
-  for (const auto* tier : {&f.compute, &f.fusion})
-    for (const findings::Finding& x : *tier)
-      if (x.impact_kind == findings::ImpactKind::kQuantified &&
-          (!best || x.impact_mid > best->impact_mid))
-        best = &x;
-  const model::GpuTimeline& t = r.timeline;
-  const double idle_percent = t.total_us > 0 ? t.idle_us / t.total_us * 100 : 0.0;
-  if (!f.system.empty() && idle_percent > 15 && (!best || idle_percent > best->impact_mid)) {
-    md << " Start with the system item \"" << f.system.front().title << "\": the idle "
-       << fixed(idle_percent, 1) << "% of the run is more than any kernel-level estimate "
-       << "recovers.";
-    return;
+  const auto& order = r.diagnosis.order;
+  if (order.empty()) return;
+  const findings::Finding& first = findings::resolve(r.findings, order.front());
+  md << " Start with " << item_label(first) << cause_label(first) << ": "
+     << impact_phrase(first) << ".";
+  if (order.size() < 2) return;
+  md << " Then ";
+  for (std::size_t i = 1; i < order.size() && i < 3; ++i) {
+    const findings::Finding& next = findings::resolve(r.findings, order[i]);
+    if (i == 2) md << " and ";
+    md << item_label(next) << " (" << impact_phrase(next) << ")";
   }
-  if (!best) return;
-  md << " Start with " << findings::tier_name(best->tier) << " P" << best->rank << ", \""
-     << best->title << "\": at impact_score " << fixed(best->impact_mid)
-     << " it is the largest estimated gain.";
+  md << ".";
+}
+
+// "Idle time: 45.6% DataLoader waits, 2.1% launch overhead": the causes of the idle time, as %
+// of the run, largest first.
+void write_idle_causes(std::ostringstream& md, const AnalysisReport& r) {
+  const auto& causes = r.diagnosis.idle_by_cause;
+  if (causes.empty()) return;
+  md << " The idle time is ";
+  for (std::size_t i = 0; i < causes.size() && i < 3; ++i) {
+    if (i) md << (i + 1 == std::min<std::size_t>(causes.size(), 3) ? " and " : ", ");
+    md << fixed(causes[i].percent_of_e2e) << "% " << causes[i].cause;
+  }
+  if (causes.size() > 3) md << " (and " << causes.size() - 3 << " smaller causes)";
+  md << " (% of the run).";
 }
 
 void write_narrative(std::ostringstream& md, const AnalysisReport& r) {
@@ -366,9 +382,7 @@ void write_narrative(std::ostringstream& md, const AnalysisReport& r) {
        << percent_of_total(t, t.exposed_memcpy_us) << "%.";
     const std::string largest = largest_categories(r);
     if (!largest.empty()) md << " Kernel time is dominated by " << largest << ".";
-    if (t.total_us > 0 && t.idle_us / t.total_us > 0.15)
-      md << " With the GPU idle more than 15% of the time, host-side launch overhead and "
-            "synchronization limit the run as much as kernel speed does.";
+    write_idle_causes(md, r);
   }
   if (!f.compute.empty())
     md << " The top compute item is \"" << f.compute.front().title << "\" with "
@@ -486,9 +500,64 @@ void write_appendix(std::ostringstream& md, const AnalysisReport& r) {
     md << "- Peak numbers: none loaded (no platform file selected).\n";
 }
 
-constexpr const char* kNoComputeItems =
-    "✅ No compute kernel optimization opportunities identified. All categories are within "
-    "target performance bounds.\n\n";
+// diagnosis.md §3: how many steps, how long, which stand out, and what cannot be judged.
+void write_steps(std::ostringstream& md, const AnalysisReport& r) {
+  const auto& steps = r.diagnosis.steps;
+  if (steps.empty()) return;
+  md << "### Steps\n\n";
+  if (steps.size() == 1) {
+    md << "The trace holds a single step (" << steps.front().name << ", "
+       << fixed(steps.front().dur_us / 1e3) << " ms, GPU idle " << fixed(steps.front().idle_us / 1e3)
+       << " ms of it): step-to-step variation cannot be judged.\n\n";
+    return;
+  }
+  std::vector<double> durations;
+  for (const auto& s : steps) durations.push_back(s.dur_us);
+  std::sort(durations.begin(), durations.end());
+  const std::size_t n = durations.size();
+  const double median = n % 2 ? durations[n / 2] : (durations[n / 2 - 1] + durations[n / 2]) / 2;
+  md << "The trace holds " << n << " steps; the median step takes " << fixed(median / 1e3)
+     << " ms.";
+  std::vector<const findings::StepRow*> outliers;
+  for (const auto& s : steps)
+    if (s.outlier) outliers.push_back(&s);
+  if (outliers.empty()) {
+    md << " No step is longer than 1.25x the median.\n\n";
+  } else {
+    md << " " << outliers.size() << (outliers.size() == 1 ? " step is" : " steps are")
+       << " longer than 1.25x the median";
+    if (outliers.front() == &steps.front())
+      md << ", the first of them the first step (a warm-up outlier: judge the others)";
+    md << ".\n\n";
+  }
+  constexpr std::size_t kListedSteps = 12;
+  const bool all = n <= kListedSteps;
+  if (!all && outliers.empty()) return;
+  if (!all) md << "The outlier steps:\n\n";
+  md << "| Step | Duration (ms) | GPU busy (ms) | GPU idle (ms) | Outlier |\n"
+     << "|------|---------------|---------------|---------------|---------|\n";
+  std::size_t listed = 0;
+  for (const auto& s : steps) {
+    if (!all && (!s.outlier || ++listed > kListedSteps)) continue;
+    md << "| " << cell(s.name) << " | " << fixed(s.dur_us / 1e3) << " | "
+       << fixed(s.gpu_busy_us / 1e3) << " | " << fixed(s.idle_us / 1e3) << " | "
+       << (s.outlier ? "yes" : "no") << " |\n";
+  }
+  md << "\n";
+}
+
+// diagnosis.md §1.4: "within target" only when the perf models cover at least 90 % of the
+// computation time; otherwise say how much was assessed and how much was not.
+std::string no_compute_items(const AnalysisReport& r) {
+  const std::string head = "✅ No compute kernel optimization opportunities identified.";
+  const std::optional<double> covered = r.diagnosis.compute_coverage_percent;
+  if (covered && *covered >= 90.0)
+    return head + " All categories are within target performance bounds.\n\n";
+  if (!covered) return head + " No computation time is covered by a perf model.\n\n";
+  return head + " No opportunity found in the " + fixed(*covered, 1) +
+         "% of computation time that the perf models cover; " + fixed(100.0 - *covered, 1) +
+         "% is unassessed.\n\n";
+}
 
 }  // namespace
 
@@ -503,7 +572,7 @@ std::string analysis_markdown(const AnalysisReport& r) {
      << "Findings from per-category kernel analysis (GEMM, SDPA, elementwise, etc.), focused on "
         "individual kernel efficiency.\n\n";
   write_top_operations(md, r, top_ops);
-  if (f.compute.empty()) md << kNoComputeItems;
+  if (f.compute.empty()) md << no_compute_items(r);
   write_cards(md, f.compute);
 
   md << "---\n\n## Kernel Fusion Opportunities (Experimental)\n\n"
@@ -525,9 +594,10 @@ std::string analysis_markdown(const AnalysisReport& r) {
        << percent_of_total(r.timeline, r.timeline.computation_us)
        << "% computation, with negligible memcpy and communication overhead.\n\n";
   write_cards(md, f.system);
+  write_steps(md, r);
 
   md << "---\n\n## Detailed Analysis\n\n### Compute Kernel Insights\n\n";
-  if (f.compute.empty()) md << kNoComputeItems;
+  if (f.compute.empty()) md << no_compute_items(r);
   for (const findings::Finding& x : f.compute) write_detail(md, x);
   md << "### Kernel Fusion Insights\n\n";
   if (f.fusion.empty()) md << "No fusion impact estimates available.\n\n";

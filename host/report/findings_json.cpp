@@ -75,7 +75,7 @@ void write_evidence(text::JsonWriter& w, const findings::Finding& f,
 void write_finding(text::JsonWriter& w, const findings::Finding& f,
                    const index::EventIndex& index) {
   w.begin_object();
-  w.key("id").value(std::string(findings::tier_name(f.tier)) + "-p" + std::to_string(f.rank));
+  w.key("id").value(findings::finding_id(f));
   w.key("tier").value(findings::tier_name(f.tier));
   w.key("rank").value(f.rank);
   w.key("analyzer").value(f.analyzer);
@@ -91,6 +91,10 @@ void write_finding(text::JsonWriter& w, const findings::Finding& f,
   w.key("reasoning").value(f.reasoning);
   w.key("resolution").value(f.resolution);
   w.key("library").value(f.library);
+  if (f.cause.empty())
+    w.key("cause").null();
+  else
+    w.key("cause").value(f.cause);
   write_impact(w, f);
   if (f.share_percent >= 0)
     w.key("share_percent").value(f.share_percent);
@@ -125,6 +129,103 @@ void write_finding(text::JsonWriter& w, const findings::Finding& f,
   w.end_object();
 }
 
+void write_idle_by_cause(text::JsonWriter& w, const findings::Diagnosis& d) {
+  w.key("idle_by_cause").begin_array();
+  for (const findings::CauseIdle& c : d.idle_by_cause) {
+    w.begin_object();
+    w.key("cause").value(c.cause);
+    w.key("idle_us").value(c.idle_us);
+    w.key("percent_of_idle").value(c.percent_of_idle);
+    w.key("percent_of_e2e").value(c.percent_of_e2e);
+    w.key("gaps").value(c.gaps);
+    w.key("longest_gap_us").value(c.longest_gap_us);
+    w.key("host_ops").begin_array();
+    for (const findings::IdleHolder& h : c.host_ops) {
+      w.begin_object();
+      w.key("name").value(h.name);
+      w.key("idle_us").value(h.idle_us);
+      if (h.frame.empty())
+        w.key("frame").null();
+      else
+        w.key("frame").value(h.frame);
+      w.end_object();
+    }
+    w.end_array();
+    w.end_object();
+  }
+  w.end_array();
+}
+
+void write_steps(text::JsonWriter& w, const findings::Diagnosis& d) {
+  w.key("steps").begin_array();
+  for (const findings::StepRow& s : d.steps) {
+    w.begin_object();
+    w.key("name").value(s.name);
+    w.key("start_us").value(s.start_us);
+    w.key("dur_us").value(s.dur_us);
+    w.key("gpu_busy_us").value(s.gpu_busy_us);
+    w.key("idle_us").value(s.idle_us);
+    w.key("outlier").value(s.outlier);
+    w.end_object();
+  }
+  w.end_array();
+}
+
+// diagnosis.md §8; null when the trace has no GPU timeline.
+void write_diagnosis(text::JsonWriter& w, const AnalysisReport& r) {
+  const findings::Diagnosis& d = r.diagnosis;
+  if (!d.present) {
+    w.key("diagnosis").null();
+    return;
+  }
+  w.key("diagnosis").begin_object();
+  w.key("window_us").value(d.window_us);
+  w.key("idle_us").value(d.idle_us);
+  write_idle_by_cause(w, d);
+  w.key("queue").begin_array();
+  for (const model::StreamQueue& q : d.queue) {
+    w.begin_object();
+    w.key("device").value(q.device);
+    w.key("stream").value(q.stream);
+    w.key("mean").value(q.mean);
+    w.key("max").value(static_cast<std::uint64_t>(q.max));
+    w.end_object();
+  }
+  w.end_array();
+  w.key("launch_delay_us").begin_object();
+  w.key("median").value(d.launch_delay_median_us);
+  w.key("p95").value(d.launch_delay_p95_us);
+  w.end_object();
+  write_steps(w, d);
+  w.key("collectives").begin_array();
+  for (const findings::CollectiveRow& c : d.collectives) {
+    w.begin_object();
+    w.key("type").value(c.type);
+    w.key("count").value(c.count);
+    w.key("time_us").value(c.time_us);
+    w.key("exposed_us").value(c.exposed_us);
+    w.end_object();
+  }
+  w.end_array();
+  if (d.compute_coverage_percent)
+    w.key("compute_coverage_percent").value(*d.compute_coverage_percent);
+  else
+    w.key("compute_coverage_percent").null();
+  if (d.order.empty()) {
+    w.key("first").null();
+  } else {
+    const findings::Finding& first = findings::resolve(r.findings, d.order.front());
+    w.key("first").begin_object();
+    w.key("finding").value(findings::finding_id(first));
+    if (first.cause.empty())
+      w.key("cause").null();
+    else
+      w.key("cause").value(first.cause);
+    w.end_object();
+  }
+  w.end_object();
+}
+
 }  // namespace
 
 std::string findings_json(const AnalysisReport& r) {
@@ -152,6 +253,7 @@ std::string findings_json(const AnalysisReport& r) {
   w.end_object();
   write_data_quality(w, *r.index);
   write_gpu_utilization(w, r.timeline);
+  write_diagnosis(w, r);
 
   w.key("plugins_refused").begin_array();
   for (const auto& p : r.refused_plugins) {

@@ -15,7 +15,7 @@ std::string model_label(const AnalysisReport& report);
 std::string platform_label(const AnalysisReport& report);
 
 // findings.json (schema documented in docs/report-format.md).
-inline constexpr int kFindingsSchemaVersion = 1;
+inline constexpr int kFindingsSchemaVersion = 2;  // 2: diagnosis, cause
 std::string findings_json(const AnalysisReport& report);
 
 // analysis.md, with the structure and markers of analysis-rules.md §10.

@@ -89,7 +89,7 @@ void encode_finding(Writer& w, const Finding& f) {
   w.i64(static_cast<std::int64_t>(f.impact_kind));
   for (const std::string* s :
        {&f.analyzer, &f.plugin, &f.plugin_version, &f.category, &f.key, &f.title, &f.insight,
-        &f.action, &f.identification, &f.reasoning, &f.resolution, &f.library})
+        &f.action, &f.identification, &f.reasoning, &f.resolution, &f.library, &f.cause})
     w.str(*s);
   for (double d : {f.impact_low, f.impact_mid, f.impact_high, f.share_percent, f.confidence})
     w.f64(d);
@@ -110,7 +110,7 @@ bool decode_finding(Reader& r, Finding& f) {
   f.impact_kind = static_cast<findings::ImpactKind>(impact);
   for (std::string* s :
        {&f.analyzer, &f.plugin, &f.plugin_version, &f.category, &f.key, &f.title, &f.insight,
-        &f.action, &f.identification, &f.reasoning, &f.resolution, &f.library})
+        &f.action, &f.identification, &f.reasoning, &f.resolution, &f.library, &f.cause})
     if (!r.str(*s)) return false;
   for (double* d : {&f.impact_low, &f.impact_mid, &f.impact_high, &f.share_percent, &f.confidence})
     if (!r.f64(*d)) return false;

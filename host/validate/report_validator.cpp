@@ -13,6 +13,7 @@
 
 #include <traceprism/shape_args.hpp>
 #include "text/csv_parse.hpp"
+#include "validate/findings_invariants.hpp"
 #include "validate/markdown_lines.hpp"
 
 namespace traceprism::validate {
@@ -487,6 +488,8 @@ class Validator {
       file_problem("findings.json", "not a findings.json object with a `findings` array");
       return std::nullopt;
     }
+    for (std::string& p : findings_invariant_problems(root.as_object()))
+      file_problem("findings.json", std::move(p));
     std::map<std::string, std::vector<std::pair<std::int64_t, ExpectedItem>>> ranked;
     for (const json::value& v : root.at("findings").as_array()) {
       if (!v.is_object()) continue;

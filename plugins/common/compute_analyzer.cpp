@@ -71,6 +71,7 @@ void emit_finding(Context& ctx, const CategoryMetrics& m, const CategoryFinding&
       .resolution(text.resolution)
       .library(f.library)
       .impact(f.low, f.impact, f.high, f.heuristic)
+      .cause(f.heuristic ? "unmodeled" : "roofline")
       .share_percent(support::py_round(share, 2))
       .evidence_rows(evidence_of(ctx, m, f))
       .metric("category_rank", f.rank)

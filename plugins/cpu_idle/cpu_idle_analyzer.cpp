@@ -16,14 +16,7 @@
 namespace traceprism::plugins::cpu_idle {
 namespace {
 
-using support::count_of;
-using support::fixed;
-using support::ms;
-using support::percent;
-using support::plain;
 using support::py_round;
-using support::shorten;
-using support::us;
 
 // The reference's D2H flag (multi-kernel memcpy_assessment): > 5% of E2E or > 10 copies.
 constexpr double kD2hPercent = 5.0;
@@ -80,20 +73,8 @@ std::string key_segment(std::string_view text) {
   return out.empty() ? std::string("other") : out;
 }
 
-std::string stream_label(std::int32_t device, std::int32_t stream) {
-  return "stream " + std::to_string(stream) + " (GPU " + std::to_string(device) + ")";
-}
-
-std::string yes_no(bool flagged) {
-  return flagged ? "true" : "false";
-}
-
 double share(double part, double whole) {
   return whole > 0 ? part / whole * 100.0 : 0.0;
-}
-
-double ns_to_ms(std::int64_t ns) {
-  return static_cast<double>(ns) / 1e6;
 }
 
 // Every kernel, memcpy and memset, linked to a launch or not.
@@ -172,10 +153,6 @@ struct CpuIdleAnalyzer::Measures {
   IdleGaps gaps;
 };
 
-struct CpuIdleAnalyzer::Advice {
-  std::string action, resolution;
-};
-
 CpuIdleAnalyzer::CpuIdleAnalyzer(Context& ctx)
     : idle_threshold_percent_(ctx.declared_option<double>("IdleThresholdPercent", kOptions)),
       short_kernel_us_(ctx.declared_option<double>("ShortKernelUs", kOptions)),
@@ -186,7 +163,11 @@ CpuIdleAnalyzer::CpuIdleAnalyzer(Context& ctx)
       sync_ratio_(ctx.declared_option<double>("SyncRatio", kOptions)),
       sync_min_ms_(ctx.declared_option<double>("SyncMinMs", kOptions)),
       sync_share_of_gpu_(ctx.declared_option<double>("SyncShareOfGpu", kOptions)),
-      evidence_gaps_(ctx.declared_option<std::int64_t>("EvidenceGaps", kOptions)) {}
+      evidence_gaps_(ctx.declared_option<std::int64_t>("EvidenceGaps", kOptions)) {
+  cause_options_.min_percent = ctx.declared_option<double>("MinCausePercent", kOptions);
+  cause_options_.evidence_gaps = evidence_gaps_;
+  cause_options_.host_op_rows = ctx.declared_option<std::int64_t>("HostOpRows", kOptions);
+}
 
 Status CpuIdleAnalyzer::run(Context& ctx) {
   const std::optional<Timeline> timeline = ctx.timeline();
@@ -205,7 +186,12 @@ Status CpuIdleAnalyzer::run(Context& ctx) {
   m.streams = split_idle_per_stream(ctx, gpu_rows);
   m.launches = measure_launches(ctx, linked);
   m.gaps = find_idle_gaps(ctx, linked);
-  if (m.util.flagged) report(ctx, m);
+  const std::optional<IdleAttribution> idle = ctx.idle_attribution();
+  if (!idle) {
+    ctx.warn("the host gives no idle attribution (ABI 1.6): idle time is not reported by cause");
+    return Status::kOk;
+  }
+  IdleCauseFindings(ctx, *idle, trace_facts(ctx, m.kernels), cause_options_).emit_all();
   return Status::kOk;
 }
 
@@ -425,236 +411,23 @@ CpuIdleAnalyzer::IdleGaps CpuIdleAnalyzer::find_idle_gaps(Context& ctx,
   return gaps;
 }
 
-// One card, its action chosen by the evidence (analysis spec §7.3).
-void CpuIdleAnalyzer::report(Context& ctx, const Measures& m) const {
-  const Advice advice = advise(m);
-  std::vector<Row> evidence;  // the GPU events after the largest gaps
-  Table gaps = gap_table(ctx.events(), m.gaps, evidence);
-  FindingBuilder builder = ctx.report(
-      Tier::kSystem, "cpu_idle", "GPU idle " + percent(m.util.idle_pct) + " of end-to-end time");
-  builder.key("gpu-idle")
-      .severity(m.util.idle_pct >= 50.0 ? Severity::kCritical : Severity::kWarning)
-      .insight(insight(m))
-      .action(advice.action)
-      .identification(identification(m))
-      .reasoning(reasoning(m))
-      .resolution(advice.resolution)
-      .share_percent(m.util.idle_pct)
-      .evidence_rows(evidence)
-      .metric("idle_time_percent", m.util.idle_pct)
-      .metric("idle_time_ms", m.util.idle_ms)
-      .metric("total_time_ms", m.util.total_ms)
-      .metric("host_wait_ms", ns_to_ms(m.gaps.ns[kHostWait]))
-      .metric("kernel_wait_ms", ns_to_ms(m.gaps.ns[kKernelWait]))
-      .metric("other_idle_ms", ns_to_ms(m.gaps.ns[kOther]))
-      .metric("short_kernel_share_percent", m.kernels.short_share)
-      .metric("avg_kernel_time_us", m.kernels.avg_us)
-      .table(utilization_table(m))
-      .table(std::move(gaps))
-      .table(stream_table(m.streams));
-  if (!m.sync.by_category.empty()) builder.table(sync_table(m.sync));
-  builder.emit();
-}
-
-std::string CpuIdleAnalyzer::insight(const Measures& m) const {
-  const IdleGaps& gaps = m.gaps;
-  std::string text = "The GPU is idle for " + percent(m.util.idle_pct) + " of the " +
-                     ms(m.util.total_ms) + " end-to-end span (" + ms(m.util.idle_ms) + ")";
-  if (gaps.total_us > 0) {
-    const double dominant_share =
-        share(static_cast<double>(gaps.ns[gaps.dominant]) / 1000.0, gaps.total_us);
-    std::string cause_clause;
-    switch (gaps.dominant) {
-      case kHostWait:
-        cause_clause = "precedes GPU work that the host launched only after the GPU had gone idle";
-        break;
-      case kKernelWait:
-        cause_clause = "is in gaps shorter than " + us(consecutive_kernel_delay_us_) +
-                       " between back-to-back GPU work (launch latency)";
-        break;
-      default:
-        cause_clause =
-            "is in longer gaps before GPU work that was already queued (waits on synchronization "
-            "or dependencies)";
-        break;
-    }
-    text += ", and " + percent(dominant_share) + " of that idle time " + cause_clause;
+// The facts the idle findings' actions depend on.
+TraceFacts CpuIdleAnalyzer::trace_facts(Context& ctx, const Kernels& kernels) {
+  const EventView ev = ctx.events();
+  TraceFacts facts;
+  facts.kernels = kernels.count;
+  for (Kind kind : {Kind::kRuntime, Kind::kDriver})
+    for (Row r : ctx.rows(kind))
+      if (system::contains(ev.name(r), "GraphLaunch")) ++facts.graph_launches;
+  for (Row r : ctx.rows(Kind::kMemcpy)) {
+    const std::optional<GpuArgs> args = ctx.gpu_args(r);
+    if (args && (args->copy_source == TRACEPRISM_MEMORY_PAGEABLE ||
+                 args->copy_destination == TRACEPRISM_MEMORY_PAGEABLE))
+      ++facts.pageable_host_copies;
   }
-  return text + ".";
-}
-
-// Many short kernels call for graphs and fusion; evidence of synchronization for removing it;
-// otherwise the host is simply late, and overlapping its work is the fix.
-CpuIdleAnalyzer::Advice CpuIdleAnalyzer::advise(const Measures& m) const {
-  const Kernels& k = m.kernels;
-  const bool many_short = k.count > 0 && (k.short_share > 50.0 || k.avg_us < short_kernel_us_);
-  const bool sync_evidence = m.sync.any_bottleneck || m.d2h.flagged;
-  const std::string sync_sentence =
-      "Remove host-device synchronizations from the step: avoid .item(), .cpu() and printing "
-      "GPU tensors in the hot path, and copy results to pinned host memory with "
-      "non_blocking=True.";
-  Advice a;
-  if (many_short) {
-    a.action =
-        "Capture the repeated step as a GPU graph (for example torch.compile with "
-        "mode=\"reduce-overhead\") so that one launch replays its " +
-        std::to_string(k.count) +
-        " kernels, and fuse chains of small kernels to cut the launch count.";
-    a.resolution =
-        "A GPU graph records the kernel sequence once and replays it with a single launch, so "
-        "the host no longer pays a launch call per kernel. Fusing small kernels removes launches "
-        "and memory round trips at the same time.";
-    if (sync_evidence) {
-      a.action += " " + sync_sentence;
-      a.resolution +=
-          " Without synchronizations the host can queue the next kernels while the GPU is still "
-          "busy, so the launch queue stays ahead of the GPU.";
-    }
-  } else if (sync_evidence) {
-    a.action = sync_sentence;
-    a.resolution =
-        "Each synchronization stops the host until the GPU drains its queue, so the GPU then "
-        "waits for the host to queue new work. Asynchronous copies and deferred reads let the "
-        "host keep the launch queue ahead of the GPU.";
-  } else {
-    a.action =
-        "Overlap host work with GPU execution: prepare inputs in background data-loader workers "
-        "with prefetching and pinned memory, and compile or graph-capture the step to cut "
-        "per-launch host overhead.";
-    a.resolution =
-        "When the host queues work ahead of the GPU, each kernel starts as soon as the previous "
-        "one ends. Moving host work off the launching thread and prefetching inputs keeps that "
-        "queue full.";
-  }
-  return a;
-}
-
-std::string CpuIdleAnalyzer::identification(const Measures& m) const {
-  return "GPU idle time is " + percent(m.util.idle_pct) + " of the end-to-end span, above the " +
-         percent(idle_threshold_percent_) +
-         " threshold; the span runs from the first to the last GPU event that has a host launch, "
-         "and idle time is the part of it with no GPU event running. (source: `findings.json` -> "
-         "`figures.cpu-idle.gpu_utilization`, `figures.cpu-idle.gaps`)";
-}
-
-std::string CpuIdleAnalyzer::reasoning(const Measures& m) const {
-  const IdleGaps& gaps = m.gaps;
-  std::string text = "The GPU has " + count_of(gaps.list.size(), "idle gap") + ": " +
-                     ms(ns_to_ms(gaps.ns[kHostWait])) + " host wait, " +
-                     ms(ns_to_ms(gaps.ns[kKernelWait])) + " launch latency and " +
-                     ms(ns_to_ms(gaps.ns[kOther])) + " other.";
-  const Kernels& k = m.kernels;
-  if (k.count > 0) {
-    text += " The trace runs " + count_of(k.count, "kernel") + "; " +
-            std::to_string(k.short_count) + " of them (" + percent(k.short_share) +
-            ") are shorter than " + us(short_kernel_us_) + ", and the average kernel takes " +
-            us(k.avg_us) + ".";
-  }
-  const Launches& l = m.launches;
-  if (l.count > 0) {
-    text += " GPU work starts on average " + us(l.mean_delay_us) +
-            " after its launch call returns, and the launch delay exceeds " +
-            us(launch_delay_outlier_us_) + " for " + std::to_string(l.delay_outliers) + " of " +
-            count_of(l.count, "launch", "launches") + ".";
-  }
-  if (m.sync.any_bottleneck) {
-    std::string names;
-    for (const auto& [category, s] : m.sync.by_category) {
-      if (!s.bottleneck) continue;
-      if (!names.empty()) names += ", ";
-      names += category + " (" + ms(s.sync_ms) + ")";
-    }
-    text +=
-        " Host time exceeds " + plain(sync_ratio_) +
-        "x the GPU kernel time in these op categories, a sign of host synchronization: " + names +
-        ".";
-  }
-  if (m.d2h.flagged) {
-    text += " The trace has " +
-            count_of(m.d2h.count, "device-to-host copy", "device-to-host copies") +
-            "; a copy the host waits on stalls the launch queue.";
-  }
-  return text;
-}
-
-// The system block of the report (analysis spec §10.6).
-Table CpuIdleAnalyzer::utilization_table(const Measures& m) const {
-  const Utilization& u = m.util;
-  const Kernels& k = m.kernels;
-  const IdleGaps& gaps = m.gaps;
-  Table table("Utilization", {"Metric", "Value", "Flagged"});
-  table.row({"GPU idle time", ms(u.idle_ms) + " (" + percent(u.idle_pct) + ")", yes_no(u.flagged)});
-  table.row({"Computation", percent(u.comp_pct), "false"});
-  table.row({"Exposed communication", percent(u.comm_pct), "false"});
-  table.row({"Exposed memory copy", percent(u.memcpy_pct), "false"});
-  table.row({"End-to-end span", ms(u.total_ms), "false"});
-  // Idle time of one cause, flagged when that cause dominates.
-  auto cause_row = [&](const char* label, Cause c) {
-    table.row({label,
-               ms(ns_to_ms(gaps.ns[c])) + " (" +
-                   percent(share(static_cast<double>(gaps.ns[c]) / 1e3, u.total_us)) + ")",
-               yes_no(gaps.dominant == c && gaps.ns[c] > 0)});
-  };
-  cause_row("Idle before host-launched work (host wait)", kHostWait);
-  cause_row("Launch latency between kernels (kernel wait)", kKernelWait);
-  cause_row("Other idle gaps", kOther);
-  table.row({"GPU kernels", std::to_string(k.count), "false"});
-  table.row({"Short kernels (< " + us(short_kernel_us_) + ")",
-             std::to_string(k.short_count) + " (" + percent(k.short_share) + ")",
-             yes_no(k.short_share > 50.0)});
-  table.row(
-      {"Average kernel time", us(k.avg_us), yes_no(k.count > 0 && k.avg_us < short_kernel_us_)});
-  table.row({"Mean launch delay", us(m.launches.mean_delay_us),
-             yes_no(m.launches.mean_delay_us > launch_delay_outlier_us_)});
-  table.row({"Device-to-host copies", std::to_string(m.d2h.count) + " (" + us(m.d2h.us) + ")",
-             yes_no(m.d2h.flagged)});
-  table.row({"Host sync bottleneck", m.sync.any_bottleneck ? "yes" : "no",
-             yes_no(m.sync.any_bottleneck)});
-  return table;
-}
-
-// The largest gaps, longest first (ties: earlier next event), up to EvidenceGaps; `evidence`
-// gets the GPU event after each.
-Table CpuIdleAnalyzer::gap_table(const EventView& ev, const IdleGaps& gaps,
-                                 std::vector<Row>& evidence) const {
-  std::vector<Gap> largest = gaps.list;
-  std::sort(largest.begin(), largest.end(), [](const Gap& a, const Gap& b) {
-    return a.length_ns != b.length_ns ? a.length_ns > b.length_ns : a.next < b.next;
-  });
-  if (evidence_gaps_ >= 0 && largest.size() > static_cast<std::size_t>(evidence_gaps_)) {
-    largest.resize(static_cast<std::size_t>(evidence_gaps_));
-  }
-  Table table("Largest idle gaps",
-              {"Gap start (ms)", "Gap (\xC2\xB5s)", "Next GPU event", "Stream", "Cause"});
-  for (const Gap& g : largest) {
-    table.row({fixed(ns_to_ms(g.start_ns - gaps.span_start_ns), 3),
-               fixed(static_cast<double>(g.length_ns) / 1e3, 1), shorten(ev.name(g.next)),
-               stream_label(ev.device(g.next), ev.stream(g.next)), kCauseNames[g.cause]});
-    evidence.push_back(g.next);
-  }
-  return table;
-}
-
-Table CpuIdleAnalyzer::stream_table(const std::vector<StreamSplit>& streams) {
-  Table table("Idle time per stream",
-              {"Stream", "GPU events", "Host wait (ms)", "Kernel wait (ms)", "Other (ms)"});
-  for (const StreamSplit& s : streams) {
-    table.row({stream_label(s.device, s.stream), std::to_string(s.events),
-               fixed(ns_to_ms(s.ns[kHostWait]), 3), fixed(ns_to_ms(s.ns[kKernelWait]), 3),
-               fixed(ns_to_ms(s.ns[kOther]), 3)});
-  }
-  return table;
-}
-
-Table CpuIdleAnalyzer::sync_table(const SyncSignals& sync) {
-  Table table("Host time against GPU kernel time per op category",
-              {"Category", "GPU kernel time (ms)", "Host duration (ms)", "Sync time (ms)",
-               "Sync op groups", "Flagged"});
-  for (const auto& [category, s] : sync.by_category) {
-    table.row({category, fixed(s.gpu_kernel_ms, 3), fixed(s.cpu_duration_ms, 3),
-               fixed(s.sync_ms, 3), std::to_string(s.sync_ops), yes_no(s.bottleneck)});
-  }
-  return table;
+  for (Row r : ctx.rows(Kind::kUserAnnotation))
+    if (system::starts_with(ev.name(r), "ProfilerStep#")) facts.steps.push_back(r);
+  return facts;
 }
 
 }  // namespace traceprism::plugins::cpu_idle

@@ -1,9 +1,11 @@
-// cpu-idle: how much of the end-to-end GPU span the GPU sits idle, why (host late, launch
-// latency, other), and a recommendation chosen from the evidence. Page:
-// docs/analyzers/cpu_idle/cpu-idle.md.
+// cpu-idle: how much of the end-to-end GPU span the GPU sits idle and why: one finding per
+// cause of the host's idle attribution (diagnosis.md §2), with the cause's action, and HTA's
+// launch and idle-split figures. Page: docs/analyzers/cpu_idle/cpu-idle.md.
 #pragma once
 
 #include <traceprism/sdk.hpp>
+
+#include "idle_cause_findings.hpp"
 
 #include <cstdint>
 #include <string>
@@ -13,7 +15,11 @@ namespace traceprism::plugins::cpu_idle {
 
 inline constexpr traceprism_option_v1 kOptions[] = {
     {"IdleThresholdPercent", "15",
-     "Report a finding when GPU idle time is above this percent of the end-to-end span."},
+     "The figure idle_flagged is 1 when GPU idle time is above this percent of the end-to-end "
+     "span (the reference's flag; findings are per cause, see MinCausePercent)."},
+    {"MinCausePercent", "2",
+     "Report a cause of idle time when it holds at least this percent of the end-to-end span."},
+    {"HostOpRows", "5", "How many host events holding a cause's idle time its finding lists."},
     {"ShortKernelUs", "10", "Kernels shorter than this (microseconds) count as short."},
     {"ConsecutiveKernelDelayUs", "30",
      "Gaps below this (microseconds) that the host did not cause count as kernel-to-kernel "
@@ -47,7 +53,6 @@ class CpuIdleAnalyzer : public Analyzer {
   struct Launches;     // HTA's kernel launch statistics
   struct IdleGaps;     // the device-level idle gaps, classified by cause
   struct Measures;     // all of the above
-  struct Advice;       // the action and why it works
 
   // The measuring steps of run(), in order; each records its figures.
   static Utilization measure_utilization(Context& ctx, const Timeline& t, double threshold);
@@ -58,16 +63,7 @@ class CpuIdleAnalyzer : public Analyzer {
   Launches measure_launches(Context& ctx, const std::vector<Row>& linked) const;
   IdleGaps find_idle_gaps(Context& ctx, const std::vector<Row>& linked) const;
 
-  // The finding, when the GPU idles above the threshold.
-  void report(Context& ctx, const Measures& m) const;
-  std::string insight(const Measures& m) const;
-  Advice advise(const Measures& m) const;
-  std::string identification(const Measures& m) const;
-  std::string reasoning(const Measures& m) const;
-  Table utilization_table(const Measures& m) const;
-  Table gap_table(const EventView& ev, const IdleGaps& gaps, std::vector<Row>& evidence) const;
-  static Table stream_table(const std::vector<StreamSplit>& streams);
-  static Table sync_table(const SyncSignals& sync);
+  static TraceFacts trace_facts(Context& ctx, const Kernels& kernels);
 
   double idle_threshold_percent_;
   double short_kernel_us_;
@@ -78,6 +74,7 @@ class CpuIdleAnalyzer : public Analyzer {
   double sync_min_ms_;
   double sync_share_of_gpu_;
   std::int64_t evidence_gaps_;
+  CauseReportOptions cause_options_;
 };
 
 }  // namespace traceprism::plugins::cpu_idle

@@ -99,6 +99,7 @@ Status KernelFusionAnalyzer::run(Context& ctx) {
         .action(text.action)
         .identification(text.identification)
         .impact(e.impact_score_low, e.impact_score, e.impact_score_high)
+        .cause("fusion")
         .metric("time_ms", e.time_ms)
         .metric("instance_count", e.instance_count)
         .metric("kernel_count", e.kernel_count)

@@ -17,16 +17,9 @@
 namespace traceprism::plugins::host_sync {
 namespace {
 
-using support::count_of;
-using support::fixed;
-using support::ms;
-using support::percent_adaptive;
-
 enum SyncKind { kDevice = 0, kStream = 1, kEvent = 2, kScalarRead = 3, kSyncKindCount = 4 };
 constexpr const char* kKindKeys[kSyncKindCount] = {"device_synchronize", "stream_synchronize",
                                                    "event_synchronize", "item"};
-constexpr const char* kKindProse[kSyncKindCount] = {"device synchronize", "stream synchronize",
-                                                    "event synchronize", "scalar reads"};
 
 struct SyncName {
   const char* name;
@@ -53,8 +46,6 @@ constexpr SyncName kSyncNames[] = {
 constexpr Kind kHostKinds[] = {Kind::kCpuOp, Kind::kPythonFunction, Kind::kUserAnnotation,
                                Kind::kRuntime, Kind::kDriver};
 
-// Evidence rows the finding keeps at most.
-constexpr std::size_t kMaxEvidenceRows = 200;
 
 // Which rows are blocking synchronization, by interned name and event kind.
 class SyncMatcher {
@@ -150,11 +141,6 @@ struct HostSyncAnalyzer::EndToEnd {
   Intervals busy;    // the launched GPU events' union
 };
 
-struct HostSyncAnalyzer::CallSite {
-  const std::pair<std::string, std::string>* key;  // (sync call, triggering op)
-  const Group* group;
-};
-
 struct HostSyncAnalyzer::Tally {
   // A wait's stall is the part of it inside the span during which no GPU event runs: host and
   // GPU both wait.
@@ -167,23 +153,14 @@ struct HostSyncAnalyzer::Tally {
   double percent_of_span = 0, stall_percent = 0;
 };
 
-HostSyncAnalyzer::HostSyncAnalyzer(Context& ctx)
-    : threshold_percent_(ctx.declared_option<double>("StallThresholdPercent", kOptions)),
-      repeated_count_(ctx.declared_option<std::int64_t>("RepeatedSyncCount", kOptions)),
-      max_table_rows_(ctx.declared_option<std::int64_t>("MaxTableRows", kOptions)) {}
-
+// Measures only: the GPU idle time these waits cause is reported once, by cpu-idle's findings
+// for the idle causes "sync" and "blocking_copy" (diagnosis.md §1.5); a wait while the GPU
+// stays busy costs nothing, so it is no finding.
 Status HostSyncAnalyzer::run(Context& ctx) {
   const Waits waits = find_waits(ctx);
   const EndToEnd span = end_to_end(ctx);
   const Tally t = tally(ctx.events(), waits, span);
   record(ctx, waits, span, t);
-
-  const bool stalls = t.stall_percent > threshold_percent_;
-  const bool repeated =
-      repeated_count_ > 0 && waits.list.size() >= static_cast<std::size_t>(repeated_count_);
-  // Without the GPU timeline there is no GPU idle time to weigh the waits against.
-  if (!span.gpu || waits.list.empty() || !(stalls || repeated)) return Status::kOk;
-  report(ctx, waits, span, t, stalls);
   return Status::kOk;
 }
 
@@ -303,138 +280,6 @@ void HostSyncAnalyzer::record(Context& ctx, const Waits& waits, const EndToEnd& 
     ctx.record(prefix + "total_ms", ns_to_ms(t.kind_ns[k]));
     ctx.record(prefix + "stall_ms", ns_to_ms(t.kind_stall_ns[k]));
   }
-}
-
-void HostSyncAnalyzer::report(Context& ctx, const Waits& waits, const EndToEnd& span,
-                              const Tally& t, bool stalls) const {
-  const EventView ev = ctx.events();
-  const std::vector<CallSite> ranked = ranked_call_sites(t);
-  ctx.report(Tier::kSystem, "host_sync", title(waits, t, stalls))
-      .key("device-sync")
-      .severity(!stalls                   ? Severity::kInfo
-                : t.stall_percent >= 10.0 ? Severity::kCritical
-                                          : Severity::kWarning)
-      .insight(insight(waits, span, t, ranked.front()))
-      .action(
-          "Keep device synchronization out of the hot path: avoid .item(), .cpu(), .tolist() and "
-          "printing GPU tensors inside the step, and check values on the GPU or read them one "
-          "step later. Where the host needs a result, copy it with non_blocking=True into pinned "
-          "memory and wait on an event recorded after the copy, and order streams with event "
-          "waits instead of device-wide synchronization.")
-      .identification(identification(waits, t, stalls))
-      .reasoning(reasoning(t))
-      .resolution(
-          "Without a blocking wait the host keeps launching while the GPU works, so the launch "
-          "queue never drains. An event wait blocks only the stream that needs the result, not "
-          "the host.")
-      .share_percent(std::min(t.stall_percent, 100.0))
-      .evidence_rows(longest_waits(ev, waits))
-      .metric("sync_count", static_cast<double>(waits.list.size()))
-      .metric("sync_total_ms", ns_to_ms(t.total_ns))
-      .metric("sync_in_span_ms", t.in_span_ms)
-      .metric("sync_percent_of_span", t.percent_of_span)
-      .metric("sync_stall_ms", t.stall_ms)
-      .metric("sync_stall_percent_of_span", t.stall_percent)
-      .table(call_site_table(ranked))
-      .table(kind_table(t))
-      .emit();
-}
-
-// Most total wait first; ties by (sync call, triggering op).
-std::vector<HostSyncAnalyzer::CallSite> HostSyncAnalyzer::ranked_call_sites(const Tally& t) {
-  std::vector<CallSite> ranked;
-  for (const auto& [key, g] : t.groups) ranked.push_back({&key, &g});
-  std::sort(ranked.begin(), ranked.end(), [](const CallSite& a, const CallSite& b) {
-    if (a.group->total_ns != b.group->total_ns) return a.group->total_ns > b.group->total_ns;
-    return *a.key < *b.key;
-  });
-  return ranked;
-}
-
-Table HostSyncAnalyzer::call_site_table(std::vector<CallSite> ranked) const {
-  if (max_table_rows_ >= 1 && ranked.size() > static_cast<std::size_t>(max_table_rows_)) {
-    ranked.resize(static_cast<std::size_t>(max_table_rows_));
-  }
-  Table table("Blocking synchronization by call site",
-              {"Sync call", "Triggering op", "Calls", "Total (ms)", "Max (ms)", "GPU idle (ms)",
-               "Example row"});
-  for (const CallSite& c : ranked) {
-    table.row({c.key->first, c.key->second, std::to_string(c.group->calls),
-               fixed(ns_to_ms(c.group->total_ns), 3), fixed(ns_to_ms(c.group->max_ns), 3),
-               fixed(ns_to_ms(c.group->stall_ns), 3), std::to_string(c.group->example)});
-  }
-  return table;
-}
-
-Table HostSyncAnalyzer::kind_table(const Tally& t) {
-  Table kinds("Blocking synchronization by kind", {"Kind", "Calls", "Total (ms)", "GPU idle (ms)"});
-  for (int k = 0; k < kSyncKindCount; ++k) {
-    kinds.row({kKindProse[k], std::to_string(t.kind_calls[k]), fixed(ns_to_ms(t.kind_ns[k]), 3),
-               fixed(ns_to_ms(t.kind_stall_ns[k]), 3)});
-  }
-  return kinds;
-}
-
-// Every blocking wait, longest first (ties: earlier row), up to kMaxEvidenceRows.
-std::vector<Row> HostSyncAnalyzer::longest_waits(const EventView& ev, const Waits& waits) {
-  std::vector<Row> rows;
-  for (const Wait& w : waits.list) rows.push_back(w.row);
-  system::sort_longest_first(ev, rows);
-  if (rows.size() > kMaxEvidenceRows) rows.resize(kMaxEvidenceRows);
-  return rows;
-}
-
-std::string HostSyncAnalyzer::insight(const Waits& waits, const EndToEnd& span, const Tally& t,
-                                      const CallSite& top) {
-  return "The host waits in " + count_of(waits.list.size(), "blocking synchronization call") +
-         " for " + ms(t.in_span_ms) + " of the " + ms(span.us / 1e3) +
-         " end-to-end span, and during " + ms(t.stall_ms) + " of those waits (" +
-         percent_adaptive(t.stall_percent) +
-         " of the span) the GPU has no work either; the largest caller is `" + top.key->first +
-         "` under `" + top.key->second + "` (" + count_of(top.group->calls, "call") + ", " +
-         ms(ns_to_ms(top.group->total_ns)) + ").";
-}
-
-std::string HostSyncAnalyzer::identification(const Waits& waits, const Tally& t,
-                                             bool stalls) const {
-  const std::string why =
-      stalls ? "keeps the host waiting while the GPU is idle for " +
-                   percent_adaptive(t.stall_percent) + " of the end-to-end span, above the " +
-                   percent_adaptive(threshold_percent_) +
-                   " threshold; waits while the GPU is busy do not count toward it"
-             : "occurs " + count_of(waits.list.size(), "time") + ", at least the " +
-                   std::to_string(repeated_count_) +
-                   " repeated waits reported whatever their share (" +
-                   percent_adaptive(t.stall_percent) + " of the span with the GPU idle too)";
-  return "Blocking synchronization (device, stream and event synchronize calls, and the scalar "
-         "reads aten::item and aten::_local_scalar_dense) " +
-         why +
-         "; a synchronize call nested in a scalar read counts once. (source: `findings.json` -> "
-         "`figures.host-sync.sync`)";
-}
-
-std::string HostSyncAnalyzer::reasoning(const Tally& t) {
-  std::string per_kind;
-  for (int k = 0; k < kSyncKindCount; ++k) {
-    if (t.kind_calls[k] == 0) continue;
-    if (!per_kind.empty()) per_kind += ", ";
-    per_kind += std::string(kKindProse[k]) + " " + count_of(t.kind_calls[k], "call") + " (" +
-                ms(ns_to_ms(t.kind_ns[k])) + ")";
-  }
-  return "A blocking call returns only when the GPU has finished the awaited work, so the host "
-         "queues nothing while it waits. Once the GPU drains its queue, both sides wait: the GPU "
-         "for new work, the host for the call to return. After the call the GPU stays idle until "
-         "the host launches again. The waits split into " +
-         per_kind + ".";
-}
-
-std::string HostSyncAnalyzer::title(const Waits& waits, const Tally& t, bool stalls) {
-  if (stalls) {
-    return "Host synchronization leaves the GPU idle for " + percent_adaptive(t.stall_percent) +
-           " of end-to-end time";
-  }
-  return "Repeated host-device synchronization: " + count_of(waits.list.size(), "blocking wait") +
-         " (" + ms(t.in_span_ms) + ")";
 }
 
 }  // namespace traceprism::plugins::host_sync

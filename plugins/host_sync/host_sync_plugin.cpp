@@ -3,6 +3,6 @@
 
 TRACEPRISM_ANALYZERS(traceprism::analyzer<traceprism::plugins::host_sync::HostSyncAnalyzer>(
     "host-sync",
-    "Host time blocked in device synchronization, grouped by the op that triggered it.",
-    traceprism::plugins::host_sync::kOptions));
+    "Host time blocked in device synchronization, grouped by the op that triggered it "
+    "(figures; cpu-idle reports the idle time it causes)."));
 TRACEPRISM_PLUGIN("host_sync", "1.0.0");

@@ -73,7 +73,7 @@ TEST_F(Analyze, WritesTheThreeOutputs) {
   EXPECT_TRUE(fs::exists(dir_.path() / "out" / "analysis.md"));
   EXPECT_TRUE(fs::exists(dir_.path() / "out" / "perf_report_csvs" / "gpu_timeline.csv"));
   auto f = findings(dir_.path() / "out");
-  EXPECT_EQ(f.at("schema_version").as_int64(), 1);
+  EXPECT_EQ(f.at("schema_version").as_int64(), 2);
   for (const char* name : {"cpu-idle", "memcpy", "comm", "host-sync"}) {
     const auto* a = analyzer(f, name);
     ASSERT_NE(a, nullptr) << name << " is not loaded";
@@ -100,8 +100,8 @@ TEST_F(Analyze, IdleGpuGivesTheSystemItemWithMarkers) {
         "## Detailed Analysis", "## Appendix"})
     EXPECT_NE(md.find(header), std::string::npos) << header;
   EXPECT_NE(md.find("### 🔴 P1: "), std::string::npos);
-  EXPECT_NE(md.find("<!-- impact-begin kind=p_item low=null mid=null high=null -->"),
-            std::string::npos);
+  // Idle causes carry a quantified impact (diagnosis.md §2.5).
+  EXPECT_NE(md.find("<!-- impact-begin kind=p_item low="), std::string::npos);
   EXPECT_NE(md.find("<a id=\"detailed-analysis-system-p1\"></a>"), std::string::npos);
   EXPECT_NE(md.find("<!-- reasoning-candidate tier=system rank=1 -->"), std::string::npos);
   EXPECT_NE(md.find("(#detailed-analysis-system-p1)"), std::string::npos);
@@ -150,9 +150,9 @@ TEST_F(Analyze, DisableAndConfigOptions) {
   auto none = findings(dir_.path() / "none");
   EXPECT_EQ(analyzer(none, "cpu-idle")->at("status").as_string(), "disabled");
 
-  // An idle threshold above the trace's idle share silences the idle item.
+  // A cause threshold above the trace's idle share silences the idle items.
   auto config = dir_.path() / "config.json";
-  write(config, R"({"options": {"cpu-idle.IdleThresholdPercent": "99"}})");
+  write(config, R"({"options": {"cpu-idle.MinCausePercent": "99"}})");
   ASSERT_EQ(analyze(t, dir_.path() / "out2", "--config " + shell_quote(config.string())), 0);
   auto quiet = findings(dir_.path() / "out2");  // keep the document alive while iterating
   for (const auto& x : quiet.at("findings").as_array())

@@ -16,6 +16,7 @@ findings::AnalyzerOutcome sample() {
   f.severity = findings::Severity::kCritical;
   f.impact_kind = findings::ImpactKind::kHeuristic;
   f.title = "t";
+  f.cause = "dataloader";
   f.insight = std::string("with\0nul", 8);
   f.impact_low = 1.25, f.impact_mid = 2.5, f.impact_high = 3.75, f.share_percent = -1;
   f.first_evidence_ts_ns = -7;
@@ -42,6 +43,7 @@ TEST(OutcomeCodec, RoundTripsEveryField) {
   EXPECT_EQ(f.impact_kind, findings::ImpactKind::kHeuristic);
   EXPECT_EQ(f.insight, std::string("with\0nul", 8));
   EXPECT_EQ(f.impact_mid, 2.5);
+  EXPECT_EQ(f.cause, "dataloader");
   EXPECT_EQ(f.first_evidence_ts_ns, -7);
   EXPECT_EQ(f.rows, in.findings[0].rows);
   EXPECT_EQ(f.metrics, in.findings[0].metrics);

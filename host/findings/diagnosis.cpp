@@ -1,0 +1,128 @@
+#include "findings/diagnosis.hpp"
+
+#include <algorithm>
+#include <map>
+
+namespace traceprism::findings {
+
+namespace {
+
+constexpr std::size_t kHostOpsPerCause = 5;
+
+double us(std::int64_t ns) {
+  return static_cast<double>(ns) / 1000.0;
+}
+
+double share(double part, double whole) {
+  return whole > 0 ? part / whole * 100.0 : 0.0;
+}
+
+struct HolderTotal {
+  std::int64_t ns = 0;
+  std::int64_t largest_part_ns = 0;
+  std::int32_t frame = model::kNoEvent;
+};
+
+std::vector<IdleHolder> top_holders(const index::EventIndex& ix,
+                                    const std::map<std::string, HolderTotal>& totals) {
+  std::vector<IdleHolder> out;
+  for (const auto& [name, t] : totals)
+    out.push_back({name, t.frame >= 0 ? std::string(ix.name(static_cast<index::Row>(t.frame))) : "",
+                   us(t.ns)});
+  std::stable_sort(out.begin(), out.end(),
+                   [](const IdleHolder& a, const IdleHolder& b) { return a.idle_us > b.idle_us; });
+  if (out.size() > kHostOpsPerCause) out.resize(kHostOpsPerCause);
+  return out;
+}
+
+std::vector<CauseIdle> idle_by_cause(const index::EventIndex& ix, const model::IdleAttribution& a,
+                                     double window_us, double idle_us) {
+  struct Tally {
+    std::uint64_t gaps = 0;
+    std::int64_t longest_ns = 0;
+    std::map<std::string, HolderTotal> holders;
+  };
+  std::vector<Tally> tally(model::kIdleCauseCount);
+  for (const model::IdleGap& g : a.gaps) {
+    std::vector<bool> seen(model::kIdleCauseCount, false);
+    for (std::uint32_t p = g.part_begin; p < g.part_begin + g.part_count; ++p) {
+      const model::IdlePart& part = a.parts[p];
+      const auto c = static_cast<std::size_t>(part.cause);
+      if (!seen[c]) {
+        seen[c] = true;
+        ++tally[c].gaps;
+        tally[c].longest_ns = std::max(tally[c].longest_ns, g.dur_ns);
+      }
+      if (part.holder < 0) continue;
+      HolderTotal& h = tally[c].holders[std::string(ix.name(static_cast<index::Row>(part.holder)))];
+      h.ns += part.dur_ns;
+      if (part.dur_ns > h.largest_part_ns) h.largest_part_ns = part.dur_ns, h.frame = part.frame;
+    }
+  }
+  std::vector<CauseIdle> out;
+  for (std::size_t c = 0; c < model::kIdleCauseCount; ++c) {
+    if (a.idle_ns[c] == 0) continue;
+    CauseIdle row;
+    row.cause = std::string(model::idle_cause_key(static_cast<model::IdleCause>(c)));
+    row.idle_us = us(a.idle_ns[c]);
+    row.percent_of_idle = share(row.idle_us, idle_us);
+    row.percent_of_e2e = share(row.idle_us, window_us);
+    row.gaps = tally[c].gaps;
+    row.longest_gap_us = us(tally[c].longest_ns);
+    row.host_ops = top_holders(ix, tally[c].holders);
+    out.push_back(std::move(row));
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const CauseIdle& a, const CauseIdle& b) { return a.idle_us > b.idle_us; });
+  return out;
+}
+
+std::vector<StepRow> step_rows(const index::EventIndex& ix,
+                               const std::vector<model::StepFigures>& steps) {
+  std::vector<StepRow> out;
+  for (const model::StepFigures& s : steps)
+    out.push_back({std::string(ix.name(s.row)), ix.ts_us(s.row), us(s.dur_ns), us(s.gpu_busy_ns),
+                   us(s.idle_ns), false});
+  for (std::size_t i : model::outlier_steps(steps)) out[i].outlier = true;
+  return out;
+}
+
+std::optional<double> compute_coverage(const perf_report::UnifiedPerfTable* unified) {
+  if (!unified || unified->groups.empty()) return std::nullopt;
+  double all = 0, covered = 0;
+  for (const perf_report::UnifiedGroup& g : unified->groups) {
+    all += g.kernel_time_sum_us;
+    if (g.has_perf_model) covered += g.kernel_time_sum_us;
+  }
+  if (all <= 0) return std::nullopt;
+  return covered / all * 100.0;
+}
+
+}  // namespace
+
+std::string finding_id(const Finding& f) {
+  return std::string(tier_name(f.tier)) + "-p" + std::to_string(f.rank);
+}
+
+const Finding& resolve(const RankedFindings& ranked, FindingRef ref) {
+  return ranked.tier(ref.tier).at(static_cast<std::size_t>(ref.rank - 1));
+}
+
+Diagnosis diagnose(const DiagnosisInputs& in) {
+  Diagnosis d;
+  for (const Finding* f : cross_tier_order(in.findings)) d.order.push_back({f->tier, f->rank});
+  d.compute_coverage_percent = compute_coverage(in.unified);
+  if (in.idle.empty()) return d;
+  d.present = true;
+  d.window_us = us(in.idle.window_end_ns - in.idle.window_start_ns);
+  d.idle_us = us(in.idle.idle_total_ns());
+  d.idle_by_cause = idle_by_cause(in.index, in.idle, d.window_us, d.idle_us);
+  d.queue = in.idle.queues;
+  d.launch_delay_median_us = in.idle.launch_delay_median_us;
+  d.launch_delay_p95_us = in.idle.launch_delay_p95_us;
+  d.steps = step_rows(in.index, in.steps);
+  d.collectives = in.collectives;
+  return d;
+}
+
+}  // namespace traceprism::findings

@@ -1,0 +1,81 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "findings/ranker.hpp"
+#include "index/event_index.hpp"
+#include "model/idle_attribution.hpp"
+#include "model/profiler_steps.hpp"
+#include "perf_report/unified_perf_table.hpp"
+
+namespace traceprism::findings {
+
+// A host op that holds idle time of one cause.
+struct IdleHolder {
+  std::string name;
+  std::string frame;  // the innermost python frame of its largest part; empty when none
+  double idle_us = 0;
+};
+
+struct CauseIdle {
+  std::string cause;
+  double idle_us = 0;
+  double percent_of_idle = 0;
+  double percent_of_e2e = 0;
+  std::uint64_t gaps = 0;  // gaps with time of this cause
+  double longest_gap_us = 0;
+  std::vector<IdleHolder> host_ops;  // most idle first
+};
+
+struct StepRow {
+  std::string name;
+  double start_us = 0, dur_us = 0, gpu_busy_us = 0, idle_us = 0;
+  bool outlier = false;  // longer than 1.25 x the median step
+};
+
+struct CollectiveRow {
+  std::string type;
+  std::uint64_t count = 0;
+  double time_us = 0, exposed_us = 0;
+};
+
+// A finding by its place in the ranking (stays valid when the report is copied).
+struct FindingRef {
+  Tier tier = Tier::kSystem;
+  int rank = 0;
+};
+const Finding& resolve(const RankedFindings& ranked, FindingRef ref);
+
+// findings.json's "diagnosis" (diagnosis.md §8): where the window's time goes by cause, the
+// GPU-bound evidence, the steps and collectives, and the first item of the cross-tier ranking.
+struct Diagnosis {
+  bool present = false;  // false: the trace has no GPU timeline
+  double window_us = 0;
+  double idle_us = 0;  // the sum of idle_by_cause
+  std::vector<CauseIdle> idle_by_cause;  // idle_us desc, causes with time only
+  std::vector<model::StreamQueue> queue;
+  double launch_delay_median_us = 0, launch_delay_p95_us = 0;  // NaN: no launches
+  std::vector<StepRow> steps;
+  std::vector<CollectiveRow> collectives;
+  std::optional<double> compute_coverage_percent;  // computation time a perf model covers
+  std::vector<FindingRef> order;                   // every finding, cross-tier ranking
+};
+
+struct DiagnosisInputs {
+  const index::EventIndex& index;
+  const model::IdleAttribution& idle;
+  const std::vector<model::StepFigures>& steps;
+  std::vector<CollectiveRow> collectives;
+  const perf_report::UnifiedPerfTable* unified = nullptr;
+  const RankedFindings& findings;
+};
+
+Diagnosis diagnose(const DiagnosisInputs& inputs);
+
+// "system-p1": the id findings.json gives a finding.
+std::string finding_id(const Finding& f);
+
+}  // namespace traceprism::findings

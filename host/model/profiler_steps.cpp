@@ -1,0 +1,73 @@
+#include "model/profiler_steps.hpp"
+
+#include <algorithm>
+#include <set>
+#include <string>
+
+namespace traceprism::model {
+
+namespace {
+
+std::int64_t overlap(std::int64_t a0, std::int64_t a1, std::int64_t b0, std::int64_t b1) {
+  return std::max<std::int64_t>(0, std::min(a1, b1) - std::max(a0, b0));
+}
+
+void add_idle(StepFigures& step, const IdleAttribution& idle) {
+  const std::int64_t begin = step.start_ns, end = step.start_ns + step.dur_ns;
+  // Parts are in time order: skip those that end before the step, stop after it.
+  auto first = std::lower_bound(idle.parts.begin(), idle.parts.end(), begin,
+                                [](const IdlePart& p, std::int64_t t) {
+                                  return p.start_ns + p.dur_ns <= t;
+                                });
+  for (auto it = first; it != idle.parts.end() && it->start_ns < end; ++it) {
+    const std::int64_t ns = overlap(it->start_ns, it->start_ns + it->dur_ns, begin, end);
+    step.idle_by_cause_ns[static_cast<std::size_t>(it->cause)] += ns;
+    step.idle_ns += ns;
+  }
+  const std::int64_t in_window =
+      overlap(begin, end, idle.window_start_ns, idle.window_end_ns);
+  step.gpu_busy_ns = in_window - step.idle_ns;
+}
+
+}  // namespace
+
+std::vector<StepFigures> profiler_steps(const index::EventIndex& index,
+                                        const IdleAttribution& idle) {
+  std::vector<StepFigures> steps;
+  std::set<std::string_view> seen;
+  std::vector<Row> rows(index.rows_of_kind(index::EventKind::kUserAnnotation).begin(),
+                        index.rows_of_kind(index::EventKind::kUserAnnotation).end());
+  std::sort(rows.begin(), rows.end(), [&](Row a, Row b) {
+    return index.ts_ns(a) != index.ts_ns(b) ? index.ts_ns(a) < index.ts_ns(b) : a < b;
+  });
+  for (Row r : rows) {
+    const std::string_view name = index.name(r);
+    if (!index.valid(r) || name.substr(0, 13) != "ProfilerStep#" || !seen.insert(name).second)
+      continue;
+    StepFigures step;
+    step.row = r;
+    step.start_ns = index.ts_ns(r);
+    step.dur_ns = index.dur_ns(r);
+    add_idle(step, idle);
+    steps.push_back(step);
+  }
+  return steps;
+}
+
+std::vector<std::size_t> outlier_steps(const std::vector<StepFigures>& steps, double factor) {
+  if (steps.size() < 2) return {};
+  std::vector<std::int64_t> durations;
+  for (const StepFigures& s : steps) durations.push_back(s.dur_ns);
+  std::sort(durations.begin(), durations.end());
+  const std::size_t n = durations.size();
+  const double median = n % 2 ? static_cast<double>(durations[n / 2])
+                              : (static_cast<double>(durations[n / 2 - 1]) +
+                                 static_cast<double>(durations[n / 2])) /
+                                    2.0;
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < steps.size(); ++i)
+    if (static_cast<double>(steps[i].dur_ns) > factor * median) out.push_back(i);
+  return out;
+}
+
+}  // namespace traceprism::model

@@ -1,0 +1,58 @@
+#include "plugins/idle_attribution_table.hpp"
+
+namespace traceprism::plugins {
+
+IdleAttributionTable::IdleAttributionTable(const model::IdleAttribution& a) {
+  for (const model::IdleGap& g : a.gaps) {
+    gap_start_.push_back(g.start_ns);
+    gap_dur_.push_back(g.dur_ns);
+    gap_next_.push_back(g.next);
+    gap_launch_.push_back(row_or_none(g.launch));
+    gap_part_begin_.push_back(g.part_begin);
+    gap_part_count_.push_back(g.part_count);
+  }
+  for (const model::IdlePart& p : a.parts) {
+    part_start_.push_back(p.start_ns);
+    part_dur_.push_back(p.dur_ns);
+    part_cause_.push_back(static_cast<std::uint8_t>(p.cause));
+    part_holder_.push_back(row_or_none(p.holder));
+    part_top_.push_back(row_or_none(p.top));
+    part_frame_.push_back(row_or_none(p.frame));
+  }
+  for (const model::StreamQueue& q : a.queues) {
+    stream_device_.push_back(q.device);
+    stream_id_.push_back(q.stream);
+    queue_mean_.push_back(q.mean);
+    queue_max_.push_back(q.max);
+  }
+  traceprism_idle_attribution_v1& t = table_;
+  t.struct_size = sizeof t;
+  t.window_start_ns = a.window_start_ns;
+  t.window_end_ns = a.window_end_ns;
+  for (std::size_t c = 0; c < model::kIdleCauseCount; ++c)
+    t.idle_us[c] = static_cast<double>(a.idle_ns[c]) / 1000.0;
+  t.launch_delay_median_us = a.launch_delay_median_us;
+  t.launch_delay_p95_us = a.launch_delay_p95_us;
+  t.launch_call_mean_us = a.launch_call_mean_us;
+  t.gap_count = a.gaps.size();
+  t.gap_start_ns = gap_start_.data();
+  t.gap_dur_ns = gap_dur_.data();
+  t.gap_next = gap_next_.data();
+  t.gap_launch = gap_launch_.data();
+  t.gap_part_begin = gap_part_begin_.data();
+  t.gap_part_count = gap_part_count_.data();
+  t.part_count = a.parts.size();
+  t.part_start_ns = part_start_.data();
+  t.part_dur_ns = part_dur_.data();
+  t.part_cause = part_cause_.data();
+  t.part_holder = part_holder_.data();
+  t.part_top = part_top_.data();
+  t.part_frame = part_frame_.data();
+  t.stream_count = a.queues.size();
+  t.stream_device = stream_device_.data();
+  t.stream_id = stream_id_.data();
+  t.queue_mean = queue_mean_.data();
+  t.queue_max = queue_max_.data();
+}
+
+}  // namespace traceprism::plugins

@@ -1,0 +1,37 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <traceprism/abi.h>
+
+#include "model/idle_attribution.hpp"
+
+namespace traceprism::plugins {
+
+// model::IdleAttribution as the ABI 1.6 columns (traceprism_idle_attribution_v1), built once;
+// the columns point into this object, which must outlive the run.
+class IdleAttributionTable {
+ public:
+  explicit IdleAttributionTable(const model::IdleAttribution& attribution);
+  IdleAttributionTable(const IdleAttributionTable&) = delete;
+  IdleAttributionTable& operator=(const IdleAttributionTable&) = delete;
+
+  const traceprism_idle_attribution_v1* table() const { return &table_; }
+
+ private:
+  static std::uint32_t row_or_none(std::int32_t row) {
+    return row < 0 ? TRACEPRISM_NO_ROW : static_cast<std::uint32_t>(row);
+  }
+
+  std::vector<std::int64_t> gap_start_, gap_dur_, part_start_, part_dur_;
+  std::vector<std::uint32_t> gap_next_, gap_launch_, gap_part_begin_, gap_part_count_;
+  std::vector<std::uint8_t> part_cause_;
+  std::vector<std::uint32_t> part_holder_, part_top_, part_frame_;
+  std::vector<std::int32_t> stream_device_, stream_id_;
+  std::vector<double> queue_mean_;
+  std::vector<std::uint32_t> queue_max_;
+  traceprism_idle_attribution_v1 table_{};
+};
+
+}  // namespace traceprism::plugins

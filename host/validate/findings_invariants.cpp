@@ -1,0 +1,197 @@
+#include "validate/findings_invariants.hpp"
+
+#include <boost/json.hpp>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <string_view>
+
+#include "findings/cause.hpp"
+
+namespace traceprism::validate {
+namespace {
+
+namespace json = boost::json;
+
+// Percentages are written unrounded; sums of them drift by float rounding only.
+constexpr double kPercentTolerance = 0.01;
+constexpr double kMicrosecondTolerance = 0.01;
+
+std::string number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+const json::object* object_at(const json::object& o, std::string_view key) {
+  const json::value* v = o.if_contains(key);
+  return v && v->is_object() ? &v->as_object() : nullptr;
+}
+
+const json::array* array_at(const json::object& o, std::string_view key) {
+  const json::value* v = o.if_contains(key);
+  return v && v->is_array() ? &v->as_array() : nullptr;
+}
+
+std::optional<double> number_at(const json::object& o, std::string_view key) {
+  const json::value* v = o.if_contains(key);
+  if (!v || !v->is_number()) return std::nullopt;
+  return v->to_number<double>();
+}
+
+std::string string_at(const json::object& o, std::string_view key) {
+  const json::value* v = o.if_contains(key);
+  return v && v->is_string() ? std::string(v->as_string()) : std::string();
+}
+
+bool is_idle_cause(std::string_view key) {
+  for (std::size_t i = 0; i < findings::kIdleCauseCount; ++i)
+    if (findings::kCauses[i] == key) return true;
+  return false;
+}
+
+class Checker {
+ public:
+  explicit Checker(const json::object& root) : root_(root) {}
+
+  std::vector<std::string> run() {
+    check_gpu_split();
+    check_findings();
+    if (const json::object* d = object_at(root_, "diagnosis")) check_diagnosis(*d);
+    return std::move(problems_);
+  }
+
+ private:
+  void problem(std::string text) { problems_.push_back(std::move(text)); }
+
+  // computation + exposed communication + exposed copies + idle: each µs of the window once.
+  void check_gpu_split() {
+    const json::object* u = object_at(root_, "gpu_utilization");
+    if (!u || number_at(*u, "gpu_events").value_or(0) == 0) return;
+    double sum = 0;
+    for (const char* key : {"computation_time_percent", "exposed_comm_time_percent",
+                            "exposed_memcpy_time_percent", "idle_time_percent"}) {
+      const double v = number_at(*u, key).value_or(0);
+      if (v < -kPercentTolerance || v > 100 + kPercentTolerance)
+        problem(std::string("gpu_utilization.") + key + " is " + number(v) +
+                ", outside 0..100 %");
+      sum += v;
+    }
+    if (std::fabs(sum - 100) > kPercentTolerance)
+      problem("gpu_utilization's computation, exposed communication, exposed copy and idle "
+              "shares sum to " +
+              number(sum) + " %, not 100 %");
+  }
+
+  void check_findings() {
+    const json::array* list = array_at(root_, "findings");
+    if (!list) return;
+    for (const json::value& v : *list) {
+      if (!v.is_object()) continue;
+      const json::object& f = v.as_object();
+      const std::string id = string_at(f, "id");
+      ids_[id] = string_at(f, "cause");
+      const json::value* cause = f.if_contains("cause");
+      if (cause && !cause->is_null() &&
+          (!cause->is_string() || !findings::is_known_cause(cause->as_string())))
+        problem("finding " + id + " has a cause outside the vocabulary of docs/report-format.md");
+      check_impact(id, f);
+      const auto share = number_at(f, "share_percent");
+      if (share && *share > 100 + kPercentTolerance)
+        problem("finding " + id + " covers " + number(*share) + " % of the run, above 100 %");
+    }
+  }
+
+  void check_impact(const std::string& id, const json::object& f) {
+    const json::object* impact = object_at(f, "impact");
+    if (!impact || string_at(*impact, "kind") == "not_quantifiable") return;
+    const double low = number_at(*impact, "low").value_or(0);
+    const double mid = number_at(*impact, "mid").value_or(0);
+    const double high = number_at(*impact, "high").value_or(0);
+    if (!(low <= mid + 1e-9 && mid <= high + 1e-9))
+      problem("finding " + id + " has impact low " + number(low) + ", mid " + number(mid) +
+              ", high " + number(high) + ": not ordered");
+    if (low < -1e-9 || high > 100 + kPercentTolerance)
+      problem("finding " + id + " has an impact outside 0..100 % of the run");
+  }
+
+  void check_diagnosis(const json::object& d) {
+    const double window = number_at(d, "window_us").value_or(0);
+    const double idle = number_at(d, "idle_us").value_or(0);
+    if (idle > window + kMicrosecondTolerance)
+      problem("diagnosis.idle_us " + number(idle) + " exceeds window_us " + number(window));
+    check_idle_by_cause(d, window, idle);
+    check_steps(d);
+    check_first(d);
+  }
+
+  void check_idle_by_cause(const json::object& d, double window, double idle) {
+    const json::array* causes = array_at(d, "idle_by_cause");
+    if (!causes) return problem("diagnosis has no idle_by_cause array");
+    double sum = 0, of_idle = 0, previous = INFINITY;
+    for (const json::value& v : *causes) {
+      if (!v.is_object()) continue;
+      const json::object& c = v.as_object();
+      const std::string cause = string_at(c, "cause");
+      if (!is_idle_cause(cause))
+        problem("diagnosis.idle_by_cause has '" + cause + "', not an idle cause");
+      const double us = number_at(c, "idle_us").value_or(0);
+      if (us > previous) problem("diagnosis.idle_by_cause is not sorted by idle_us, largest first");
+      previous = us;
+      sum += us;
+      of_idle += number_at(c, "percent_of_idle").value_or(0);
+      const double e2e = number_at(c, "percent_of_e2e").value_or(0);
+      if (window > 0 && std::fabs(e2e - us / window * 100) > kPercentTolerance)
+        problem("diagnosis.idle_by_cause " + cause + ": percent_of_e2e " + number(e2e) +
+                " is not idle_us / window_us");
+    }
+    if (std::fabs(sum - idle) > kMicrosecondTolerance + 1e-9 * idle)
+      problem("diagnosis.idle_by_cause sums to " + number(sum) + " µs, but idle_us is " +
+              number(idle));
+    if (idle > 0 && std::fabs(of_idle - 100) > kPercentTolerance)
+      problem("diagnosis.idle_by_cause's percent_of_idle sum to " + number(of_idle) + ", not 100");
+  }
+
+  void check_steps(const json::object& d) {
+    const json::array* steps = array_at(d, "steps");
+    if (!steps) return;
+    for (const json::value& v : *steps) {
+      if (!v.is_object()) continue;
+      const json::object& s = v.as_object();
+      const double dur = number_at(s, "dur_us").value_or(0);
+      const double parts =
+          number_at(s, "gpu_busy_us").value_or(0) + number_at(s, "idle_us").value_or(0);
+      if (parts > dur + kMicrosecondTolerance)
+        problem("diagnosis step " + string_at(s, "name") +
+                ": GPU busy plus idle time exceeds the step's duration");
+    }
+  }
+
+  void check_first(const json::object& d) {
+    const json::value* first = d.if_contains("first");
+    if (!first || first->is_null()) {
+      if (!ids_.empty()) problem("diagnosis.first is null, but findings.json has findings");
+      return;
+    }
+    if (!first->is_object()) return problem("diagnosis.first is not an object");
+    const std::string id = string_at(first->as_object(), "finding");
+    const auto it = ids_.find(id);
+    if (it == ids_.end())
+      return problem("diagnosis.first names '" + id + "', which is no finding");
+    if (string_at(first->as_object(), "cause") != it->second)
+      problem("diagnosis.first's cause is not the cause of finding " + id);
+  }
+
+  const json::object& root_;
+  std::map<std::string, std::string> ids_;  // finding id -> cause ("" for null)
+  std::vector<std::string> problems_;
+};
+
+}  // namespace
+
+std::vector<std::string> findings_invariant_problems(const json::object& root) {
+  return Checker(root).run();
+}
+
+}  // namespace traceprism::validate

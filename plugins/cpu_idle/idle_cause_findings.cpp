@@ -1,0 +1,302 @@
+#include "idle_cause_findings.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include <traceprism/support.hpp>
+
+#include "../common/system_support.hpp"
+
+namespace traceprism::plugins::cpu_idle {
+namespace {
+
+using support::count_of;
+using support::fixed;
+using support::ms;
+using support::percent;
+using support::shorten;
+using system::contains;
+
+// Recoverable share of a cause's idle time (diagnosis.md §2.5): low, mid, high; negative: the
+// recovery cannot be bounded from the trace.
+struct Recovery {
+  double low, mid, high;
+};
+constexpr Recovery kRecovery[kIdleCauseCount] = {
+    {0.50, 0.75, 0.95},  // dataloader
+    {0.50, 0.75, 0.95},  // blocking_copy
+    {0.50, 0.75, 0.95},  // sync
+    {0.50, 0.75, 0.95},  // allocator
+    {0.30, 0.50, 0.70},  // launch_overhead
+    {0.20, 0.40, 0.60},  // host_compute
+    {-1, -1, -1},        // dependency
+    {-1, -1, -1},        // untraced
+};
+
+constexpr const char* kWhile[kIdleCauseCount] = {
+    "while the host waits in the DataLoader",
+    "while the host blocks in a copy",
+    "while the host waits in synchronize calls",
+    "while the host allocates or frees memory",
+    "while the host issues kernel launches",
+    "while the host runs other work",
+    "with work already queued (a device-side wait)",
+    "with no host event recorded",
+};
+
+double ns_to_ms(std::int64_t ns) {
+  return static_cast<double>(ns) / 1e6;
+}
+
+}  // namespace
+
+IdleCauseFindings::IdleCauseFindings(Context& ctx, const IdleAttribution& idle, TraceFacts facts,
+                                     CauseReportOptions options)
+    : ctx_(ctx),
+      ev_(ctx.events()),
+      idle_(idle),
+      facts_(std::move(facts)),
+      options_(options) {}
+
+void IdleCauseFindings::emit_all() {
+  tally();
+  for (std::size_t c = 0; c < kIdleCauseCount; ++c) {
+    const auto cause = static_cast<IdleCause>(c);
+    ctx_.record(std::string("idle.") + idle_cause_key(cause) + "_us",
+                static_cast<double>(tallies_[c].ns) / 1000.0);
+    if (tallies_[c].ns > 0 && percent_of_window(tallies_[c].ns) >= options_.min_percent)
+      emit(cause, tallies_[c]);
+  }
+}
+
+void IdleCauseFindings::tally() {
+  for (std::size_t g = 0; g < idle_.gap_count(); ++g) {
+    const IdleAttribution::Gap gap = idle_.gap(g);
+    std::array<bool, kIdleCauseCount> seen{};
+    for (std::size_t p = gap.part_begin; p < gap.part_begin + gap.part_count; ++p) {
+      const IdleAttribution::Part part = idle_.part(p);
+      const auto c = static_cast<std::size_t>(part.cause);
+      CauseTally& t = tallies_[c];
+      t.ns += part.dur_ns;
+      if (!seen[c]) {
+        seen[c] = true;
+        t.gaps.push_back(g);
+        t.longest_gap_ns = std::max(t.longest_gap_ns, gap.dur_ns);
+      }
+      if (part.holder == kNoRow) continue;
+      Holder& h = t.holders[part.holder];
+      h.ns += part.dur_ns;
+      if (part.dur_ns > h.largest_part_ns) {
+        h.largest_part_ns = part.dur_ns;
+        h.frame = part.frame;
+        h.top = part.top;
+      }
+    }
+  }
+}
+
+double IdleCauseFindings::percent_of_window(std::int64_t ns) const {
+  const double window_us = idle_.window_us();
+  return window_us > 0 ? static_cast<double>(ns) / 1000.0 / window_us * 100.0 : 0.0;
+}
+
+void IdleCauseFindings::emit(IdleCause cause, const CauseTally& t) {
+  const double pct = percent_of_window(t.ns);
+  // The holding host events first, then the GPU events that end the gaps: causes that share a
+  // gap still have evidence of their own (the ranker drops findings with equal evidence).
+  std::vector<Row> evidence;
+  const auto holders = ranked_holders(t);
+  for (std::size_t i = 0; i < system::capped(holders.size(), options_.host_op_rows); ++i)
+    evidence.push_back(holders[i].first);
+  Table gaps = gap_table(t, evidence);
+  FindingBuilder b = ctx_.report(Tier::kSystem, "cpu_idle", title(cause, t));
+  b.key(std::string("idle-") + idle_cause_key(cause))
+      .cause(cause)
+      .severity(pct >= 10.0 ? Severity::kCritical : Severity::kWarning)
+      .insight(insight(cause, t))
+      .action(action(cause, t))
+      .reasoning(reasoning(cause, t))
+      .share_percent(pct)
+      .evidence_rows(evidence)
+      .metric("idle_percent_of_e2e", pct)
+      .metric("idle_ms", ns_to_ms(t.ns))
+      .metric("gaps", static_cast<double>(t.gaps.size()))
+      .metric("longest_gap_ms", ns_to_ms(t.longest_gap_ns));
+  const Recovery& r = kRecovery[static_cast<std::size_t>(cause)];
+  if (r.mid >= 0) b.impact(pct * r.low, pct * r.mid, pct * r.high);
+  b.table(std::move(gaps));
+  if (!t.holders.empty()) b.table(holder_table(t));
+  b.emit();
+}
+
+std::string IdleCauseFindings::title(IdleCause cause, const CauseTally& t) const {
+  return "GPU idle " + percent(percent_of_window(t.ns)) + " of the run " +
+         kWhile[static_cast<std::size_t>(cause)] + " (" + count_of(t.gaps.size(), "gap") +
+         ", longest " + ms(ns_to_ms(t.longest_gap_ns)) + ")";
+}
+
+std::vector<std::pair<Row, IdleCauseFindings::Holder>> IdleCauseFindings::ranked_holders(
+    const CauseTally& t) const {
+  std::vector<std::pair<Row, Holder>> out(t.holders.begin(), t.holders.end());
+  std::stable_sort(out.begin(), out.end(),
+                   [](const auto& a, const auto& b) { return a.second.ns > b.second.ns; });
+  return out;
+}
+
+std::string IdleCauseFindings::holder_phrase(const CauseTally& t) const {
+  const auto ranked = ranked_holders(t);
+  if (ranked.empty()) return {};
+  const auto& [row, h] = ranked.front();
+  std::string text = shorten(ev_.name(row));
+  if (h.top != kNoRow && h.top != row) text += " under " + shorten(ev_.name(h.top));
+  if (h.frame != kNoRow) text += ", called from " + shorten(ev_.name(h.frame));
+  return text;
+}
+
+std::string IdleCauseFindings::insight(IdleCause cause, const CauseTally& t) const {
+  std::string text = "The GPU sits idle for " + ms(ns_to_ms(t.ns)) + " (" +
+                     percent(percent_of_window(t.ns)) + " of the " +
+                     ms(idle_.window_us() / 1e3) + " run) " +
+                     kWhile[static_cast<std::size_t>(cause)];
+  const std::string holder = holder_phrase(t);
+  if (!holder.empty()) text += "; most of it in " + holder;
+  return text + ".";
+}
+
+std::string IdleCauseFindings::action(IdleCause cause, const CauseTally& t) const {
+  const std::string holder = holder_phrase(t);
+  switch (cause) {
+    case IdleCause::kDataloader: {
+      const auto ranked = ranked_holders(t);
+      const std::string_view name = ranked.empty() ? "" : ev_.name(ranked.front().first);
+      std::string a;
+      if (contains(name, "_SingleProcessDataLoaderIter"))
+        a = "The DataLoader runs in the training process (the single-process iterator: "
+            "num_workers=0): set num_workers > 0 so that batches are prepared in worker "
+            "processes while the GPU computes, with persistent_workers=True and a "
+            "prefetch_factor of 2 or more.";
+      else if (contains(name, "_MultiProcessingDataLoaderIter"))
+        a = "The DataLoader already uses worker processes, and they still do not keep up: raise "
+            "num_workers or prefetch_factor, set persistent_workers=True, and check the storage "
+            "throughput and the cost of decoding and augmentation.";
+      else
+        a = "Prepare batches ahead of the GPU: DataLoader num_workers > 0 with "
+            "persistent_workers=True and prefetch_factor >= 2.";
+      if (facts_.pageable_host_copies > 0)
+        a += " The trace copies from pageable host memory (" +
+             count_of(facts_.pageable_host_copies, "copy", "copies") +
+             "): pin_memory=True lets those copies run asynchronously.";
+      return a + " Move decoding and augmentation to the GPU where the CPU is the limit.";
+    }
+    case IdleCause::kBlockingCopy: {
+      std::string a = "The host waits for a copy to finish in " + holder +
+                      ". Keep the value on the GPU, or read it every N steps instead of every "
+                      "step.";
+      if (facts_.pageable_host_copies > 0)
+        a += " The trace copies from or to pageable host memory (" +
+             count_of(facts_.pageable_host_copies, "copy", "copies") +
+             "): where the host needs the value, copy into pinned memory with "
+             "non_blocking=True and wait on an event recorded after the copy.";
+      return a;
+    }
+    case IdleCause::kSync:
+      return "Remove or defer the synchronization in " + holder +
+             ": order streams with event waits instead of a device or stream synchronize, and "
+             "check results one step later.";
+    case IdleCause::kAllocator: {
+      std::string a = "The host allocates or frees memory in " + holder +
+                      " while the GPU waits: keep the caching allocator warm (no "
+                      "torch.cuda.empty_cache() in the loop) and pre-allocate buffers of the "
+                      "largest shape.";
+      if (contains(holder, "Host")) a += " Allocate pinned host buffers once and reuse them.";
+      return a;
+    }
+    case IdleCause::kLaunchOverhead: {
+      std::string a;
+      if (facts_.graph_launches > 0)
+        a = "The trace already replays " + count_of(facts_.graph_launches, "graph launch",
+                                                     "graph launches") +
+            "; the idle time is in the part still launched kernel by kernel (" + holder +
+            "): capture that region too, or compile it with torch.compile(mode=\"max-autotune-"
+            "no-cudagraphs\") and fewer, larger kernels.";
+      else
+        a = "No kernel in the trace is replayed from a GPU graph: capture the step as a "
+            "CUDA/HIP graph (torch.compile(mode=\"reduce-overhead\") or torch.cuda.graphs) so "
+            "that one launch replays its kernels.";
+      return a + " Fusing small kernels or a larger batch also cuts launches per unit of work.";
+    }
+    case IdleCause::kHostCompute:
+      return "The host runs " + holder +
+             " while the GPU waits: move that work to the GPU, overlap it with GPU work "
+             "(a background thread or process), or cut its Python overhead.";
+    case IdleCause::kDependency:
+      return "The GPU work was queued before the gap and waited on a dependency (an event "
+             "wait, another stream, device or collective); host-side changes do not shorten it. "
+             "Look at what the stream that resumed waits on.";
+    case IdleCause::kUntraced:
+      return "No host event covers this idle time: widen the profiler schedule or annotate the "
+             "region with torch.profiler.record_function to see what the host does.";
+  }
+  return {};
+}
+
+std::string IdleCauseFindings::reasoning(IdleCause cause, const CauseTally& t) const {
+  std::string text = "A gap is an interval of the run in which no GPU event runs on any stream; "
+                     "its time is given to what the launching host thread was doing, from its "
+                     "innermost event outwards (diagnosis.md §2). ";
+  text += count_of(t.gaps.size(), "gap") + " hold " + ms(ns_to_ms(t.ns)) + " of this cause.";
+  const double median = idle_.launch_delay_median_us();
+  if (cause == IdleCause::kLaunchOverhead && median == median) {
+    text += " GPU work starts a median " + fixed(median, 1) + " \xC2\xB5s (p95 " +
+            fixed(idle_.launch_delay_p95_us(), 1) +
+            " \xC2\xB5s) after its launch call returns";
+    text += median > 2 * idle_.launch_call_mean_us()
+                ? ", so elsewhere the GPU is the bottleneck and the queue runs ahead."
+                : ": the queue rarely runs ahead of the GPU.";
+  }
+  return text;
+}
+
+std::string IdleCauseFindings::step_of(std::int64_t ns) const {
+  std::string name;
+  for (Row s : facts_.steps) {
+    if (ev_.ts_ns(s) > ns) break;
+    if (ev_.end_ns(s) > ns) name = std::string(ev_.name(s));
+  }
+  return name.empty() ? "—" : name;
+}
+
+// The longest gaps of the cause, longest first (ties: earlier); `evidence` gets the GPU event
+// that ends each.
+Table IdleCauseFindings::gap_table(const CauseTally& t, std::vector<Row>& evidence) const {
+  std::vector<std::size_t> gaps = t.gaps;
+  std::stable_sort(gaps.begin(), gaps.end(), [&](std::size_t a, std::size_t b) {
+    return idle_.gap(a).dur_ns > idle_.gap(b).dur_ns;
+  });
+  gaps.resize(system::capped(gaps.size(), options_.evidence_gaps));
+  Table table("Longest gaps",
+              {"Gap start (ms)", "Gap (ms)", "Step", "Next GPU event"});
+  for (std::size_t g : gaps) {
+    const IdleAttribution::Gap gap = idle_.gap(g);
+    table.row({fixed(ns_to_ms(gap.start_ns - idle_.window_start_ns()), 3),
+               fixed(ns_to_ms(gap.dur_ns), 3), step_of(gap.start_ns), shorten(ev_.name(gap.next))});
+    evidence.push_back(gap.next);
+  }
+  return table;
+}
+
+Table IdleCauseFindings::holder_table(const CauseTally& t) const {
+  Table table("Host events holding the idle time",
+              {"Host event", "Idle (ms)", "Top-level op", "Python frame"});
+  const auto ranked = ranked_holders(t);
+  const std::size_t n = system::capped(ranked.size(), options_.host_op_rows);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& [row, h] = ranked[i];
+    table.row({shorten(ev_.name(row)), fixed(ns_to_ms(h.ns), 3),
+               h.top != kNoRow ? shorten(ev_.name(h.top)) : "—",
+               h.frame != kNoRow ? shorten(ev_.name(h.frame)) : "—"});
+  }
+  return table;
+}
+
+}  // namespace traceprism::plugins::cpu_idle

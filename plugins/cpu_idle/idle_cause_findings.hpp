@@ -1,0 +1,71 @@
+// The findings of the cpu-idle analyzer: one per cause of GPU idle time (diagnosis.md §2.5),
+// built from the host's idle attribution (ABI 1.6), each with the action its evidence allows.
+#pragma once
+
+#include <traceprism/sdk.hpp>
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace traceprism::plugins::cpu_idle {
+
+struct CauseReportOptions {
+  double min_percent = 2.0;       // a cause is reported from this % of the window
+  std::int64_t evidence_gaps = 10;
+  std::int64_t host_op_rows = 5;
+};
+
+// What a cause's finding says: facts of the trace its actions depend on.
+struct TraceFacts {
+  std::uint64_t graph_launches = 0;      // cudaGraphLaunch / hipGraphLaunch calls
+  std::uint64_t pageable_host_copies = 0;  // host<->device copies from or to pageable memory
+  std::uint64_t kernels = 0;
+  std::vector<Row> steps;  // ProfilerStep#N annotations, by start
+};
+
+class IdleCauseFindings {
+ public:
+  IdleCauseFindings(Context& ctx, const IdleAttribution& idle, TraceFacts facts,
+                    CauseReportOptions options);
+  // Emits the findings and records the idle.<cause>_us figures.
+  void emit_all();
+
+ private:
+  struct Holder {
+    std::int64_t ns = 0;
+    std::int64_t largest_part_ns = 0;
+    Row frame = kNoRow;
+    Row top = kNoRow;
+  };
+  struct CauseTally {
+    std::int64_t ns = 0;
+    std::vector<std::size_t> gaps;  // gap indexes with time of this cause
+    std::int64_t longest_gap_ns = 0;
+    std::map<Row, Holder> holders;  // by holding event
+  };
+
+  void tally();
+  void emit(IdleCause cause, const CauseTally& t);
+  std::string title(IdleCause cause, const CauseTally& t) const;
+  std::string insight(IdleCause cause, const CauseTally& t) const;
+  std::string action(IdleCause cause, const CauseTally& t) const;
+  std::string reasoning(IdleCause cause, const CauseTally& t) const;
+  std::vector<std::pair<Row, Holder>> ranked_holders(const CauseTally& t) const;
+  std::string holder_phrase(const CauseTally& t) const;  // "aten::item (train.py(42): step)"
+  std::string step_of(std::int64_t ns) const;
+  Table gap_table(const CauseTally& t, std::vector<Row>& evidence) const;
+  Table holder_table(const CauseTally& t) const;
+  double percent_of_window(std::int64_t ns) const;
+
+  Context& ctx_;
+  EventView ev_;
+  IdleAttribution idle_;
+  TraceFacts facts_;
+  CauseReportOptions options_;
+  std::array<CauseTally, kIdleCauseCount> tallies_;
+};
+
+}  // namespace traceprism::plugins::cpu_idle

@@ -1,0 +1,156 @@
+// cpu-idle's findings per idle cause (docs/analyzers/cpu_idle/cpu-idle.md), from a hand-made
+// idle attribution: the threshold, the impact bounds, and actions only where their
+// precondition holds.
+#include <gtest/gtest.h>
+
+#include <traceprism/testing.hpp>
+
+#include <string>
+#include <vector>
+
+#include "cpu_idle/cpu_idle_analyzer.hpp"
+
+namespace {
+
+using traceprism::Kind;
+using traceprism::Row;
+using traceprism::plugins::cpu_idle::CpuIdleAnalyzer;
+namespace tt = traceprism::testing;
+
+// One gap per part, back to back after a 1 ms kernel; the window is 100 ms.
+class HandMadeIdle {
+ public:
+  void part(std::int64_t dur_ns, std::uint8_t cause, Row holder, Row next) {
+    const std::int64_t start = cursor_;
+    gap_start_.push_back(start);
+    gap_dur_.push_back(dur_ns);
+    gap_next_.push_back(next);
+    gap_launch_.push_back(TRACEPRISM_NO_ROW);
+    gap_part_begin_.push_back(static_cast<std::uint32_t>(part_start_.size()));
+    gap_part_count_.push_back(1);
+    part_start_.push_back(start);
+    part_dur_.push_back(dur_ns);
+    part_cause_.push_back(cause);
+    part_holder_.push_back(holder);
+    part_top_.push_back(TRACEPRISM_NO_ROW);
+    part_frame_.push_back(TRACEPRISM_NO_ROW);
+    idle_us_[cause] += static_cast<double>(dur_ns) / 1000.0;
+    cursor_ += dur_ns;
+  }
+  const traceprism_idle_attribution_v1* table() {
+    t_ = {};
+    t_.struct_size = sizeof t_;
+    t_.window_start_ns = 0;
+    t_.window_end_ns = 100'000'000;
+    for (int c = 0; c < TRACEPRISM_CAUSE_COUNT; ++c) t_.idle_us[c] = idle_us_[c];
+    t_.launch_delay_median_us = t_.launch_delay_p95_us = t_.launch_call_mean_us = 5;
+    t_.gap_count = gap_start_.size();
+    t_.gap_start_ns = gap_start_.data();
+    t_.gap_dur_ns = gap_dur_.data();
+    t_.gap_next = gap_next_.data();
+    t_.gap_launch = gap_launch_.data();
+    t_.gap_part_begin = gap_part_begin_.data();
+    t_.gap_part_count = gap_part_count_.data();
+    t_.part_count = part_start_.size();
+    t_.part_start_ns = part_start_.data();
+    t_.part_dur_ns = part_dur_.data();
+    t_.part_cause = part_cause_.data();
+    t_.part_holder = part_holder_.data();
+    t_.part_top = part_top_.data();
+    t_.part_frame = part_frame_.data();
+    return &t_;
+  }
+
+ private:
+  std::int64_t cursor_ = 1'000'000;
+  std::vector<std::int64_t> gap_start_, gap_dur_, part_start_, part_dur_;
+  std::vector<std::uint32_t> gap_next_, gap_launch_, gap_part_begin_, gap_part_count_;
+  std::vector<std::uint8_t> part_cause_;
+  std::vector<std::uint32_t> part_holder_, part_top_, part_frame_;
+  double idle_us_[TRACEPRISM_CAUSE_COUNT] = {};
+  traceprism_idle_attribution_v1 t_{};
+};
+
+class CpuIdleCauses : public ::testing::Test {
+ protected:
+  CpuIdleCauses() {
+    const Row call = trace_.runtime("cudaLaunchKernel", 0, 1);
+    kernel_ = trace_.kernel("k", 0, 1000).launcher(call).device(0).stream(7);
+    trace_.kernel("k2", 99'000, 1000).launcher(call).device(0).stream(7);
+  }
+  const tt::Finding* finding(const tt::RunResult& r, const std::string& cause) const {
+    for (const tt::Finding& f : r.findings)
+      if (f.cause == cause) return &f;
+    return nullptr;
+  }
+  tt::FakeTrace trace_;
+  Row kernel_ = 0;
+  HandMadeIdle idle_;
+};
+
+TEST_F(CpuIdleCauses, SingleProcessDataLoaderNamesNumWorkers) {
+  const Row loader =
+      trace_.user_annotation("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 1000, 30000);
+  idle_.part(30'000'000, TRACEPRISM_CAUSE_DATALOADER, loader, kernel_);  // 30 % of the window
+  trace_.set_idle_attribution(idle_.table());
+  const tt::RunResult r = tt::run<CpuIdleAnalyzer>(trace_, "cpu-idle");
+  const tt::Finding* f = finding(r, "dataloader");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->title.find("30.0% of the run while the host waits in the DataLoader"),
+            std::string::npos)
+      << f->title;
+  EXPECT_NE(f->action.find("num_workers=0"), std::string::npos) << f->action;
+  EXPECT_EQ(f->action.find("pin_memory"), std::string::npos) << "no pageable copy: " << f->action;
+  EXPECT_NEAR(f->impact_low, 15.0, 1e-9);
+  EXPECT_NEAR(f->impact_mid, 22.5, 1e-9);
+  EXPECT_NEAR(f->impact_high, 28.5, 1e-9);
+  EXPECT_EQ(f->severity, traceprism::Severity::kCritical);
+}
+
+TEST_F(CpuIdleCauses, PinMemoryOnlyWithPageableCopies) {
+  trace_.memcpy("Memcpy HtoD (Pageable -> Device)", 500, 10)
+      .copy(TRACEPRISM_COPY_HTOD, TRACEPRISM_MEMORY_PAGEABLE, TRACEPRISM_MEMORY_DEVICE);
+  const Row loader = trace_.user_annotation(
+      "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", 1000, 30000);
+  idle_.part(10'000'000, TRACEPRISM_CAUSE_DATALOADER, loader, kernel_);
+  trace_.set_idle_attribution(idle_.table());
+  const tt::RunResult r = tt::run<CpuIdleAnalyzer>(trace_, "cpu-idle");
+  const tt::Finding* f = finding(r, "dataloader");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->action.find("already uses worker processes"), std::string::npos) << f->action;
+  EXPECT_NE(f->action.find("pin_memory=True"), std::string::npos) << f->action;
+}
+
+TEST_F(CpuIdleCauses, CausesUnderTwoPercentAreNotReported) {
+  const Row call = trace_.runtime("cudaStreamSynchronize", 1000, 1900);
+  idle_.part(1'900'000, TRACEPRISM_CAUSE_SYNC, call, kernel_);  // 1.9 %
+  trace_.set_idle_attribution(idle_.table());
+  const tt::RunResult r = tt::run<CpuIdleAnalyzer>(trace_, "cpu-idle");
+  EXPECT_TRUE(r.findings.empty());
+  EXPECT_DOUBLE_EQ(r.figure("idle.sync_us"), 1900.0);
+}
+
+TEST_F(CpuIdleCauses, LaunchOverheadSaysHowManyGraphLaunchesExist) {
+  trace_.runtime("cudaGraphLaunch", 200, 5);
+  trace_.runtime("cudaGraphLaunch", 300, 5);
+  const Row op = trace_.cpu_op("aten::add", 1000, 5000);
+  idle_.part(5'000'000, TRACEPRISM_CAUSE_LAUNCH_OVERHEAD, op, kernel_);
+  trace_.set_idle_attribution(idle_.table());
+  const tt::RunResult r = tt::run<CpuIdleAnalyzer>(trace_, "cpu-idle");
+  const tt::Finding* f = finding(r, "launch_overhead");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->action.find("already replays 2 graph launches"), std::string::npos) << f->action;
+  EXPECT_NEAR(f->impact_mid, 2.5, 1e-9);  // 5 % x 50 %
+}
+
+TEST_F(CpuIdleCauses, DependencyIsNotQuantified) {
+  idle_.part(20'000'000, TRACEPRISM_CAUSE_DEPENDENCY, TRACEPRISM_NO_ROW, kernel_);
+  trace_.set_idle_attribution(idle_.table());
+  const tt::RunResult r = tt::run<CpuIdleAnalyzer>(trace_, "cpu-idle");
+  const tt::Finding* f = finding(r, "dependency");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->impact_kind, TRACEPRISM_IMPACT_NOT_QUANTIFIABLE);
+  EXPECT_NEAR(f->share_percent, 20.0, 1e-9);
+}
+
+}  // namespace

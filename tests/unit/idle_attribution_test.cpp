@@ -1,0 +1,136 @@
+#include "model/idle_attribution.hpp"
+
+#include <gtest/gtest.h>
+
+#include "ingest/trace_reader.hpp"
+#include "model/call_tree.hpp"
+#include "model/profiler_steps.hpp"
+#include "support/temp_dir.hpp"
+#include "support/trace_builder.hpp"
+
+using traceprism::model::IdleAttribution;
+using traceprism::model::IdleCause;
+
+namespace {
+
+struct Attributed {
+  traceprism::index::EventIndex index;
+  IdleAttribution idle;
+};
+
+Attributed attribute(const traceprism::testing::TraceText& t) {
+  traceprism::testing::TempDir dir;
+  Attributed a{traceprism::ingest::read_trace(dir.write("t.json", t.str())).index, {}};
+  const auto links = traceprism::model::LaunchLinks::build(a.index);
+  const auto tree = traceprism::model::CallTree::build(a.index);
+  a.idle = traceprism::model::attribute_idle({a.index, links, tree.parent_column()});
+  return a;
+}
+
+std::int64_t idle_us(const IdleAttribution& a, IdleCause c) {
+  return a.idle_ns[static_cast<std::size_t>(c)] / 1000;
+}
+
+// A kernel launched by `call` (cudaLaunchKernel or another runtime name) at `call_ts`.
+void launched(traceprism::testing::TraceText& t, const std::string& call, double call_ts,
+              double call_dur, const std::string& cat, const std::string& gpu_name, double gpu_ts,
+              double gpu_dur, int correlation) {
+  auto num = [](double v) { return std::to_string(v); };
+  t.x("cuda_runtime", call, num(call_ts), num(call_dur),
+      "{\"correlation\":" + std::to_string(correlation) + "}");
+  t.x(cat, gpu_name, num(gpu_ts), num(gpu_dur),
+      "{\"correlation\":" + std::to_string(correlation) + ",\"stream\":7,\"device\":0}", "0", "7");
+  t.flow(correlation, num(call_ts), num(gpu_ts), 7);
+}
+
+// The GPU waits 5 ms while the host is inside the DataLoader's __next__: those microseconds
+// are the DataLoader's, with the annotation as holder; the rest of the gap goes elsewhere.
+TEST(IdleAttribution, DataLoaderAnnotationHoldsTheGap) {
+  traceprism::testing::TraceText t;
+  t.x("cpu_op", "aten::mm", "90", "20");
+  launched(t, "cudaLaunchKernel", 95, 1, "kernel", "k1", 100, 10, 1);
+  t.x("user_annotation", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", "120",
+      "5000");
+  t.x("python_function", "torch/utils/data/dataloader.py(631): __next__", "121", "4998");
+  t.x("cpu_op", "aten::mm", "5125", "20");
+  launched(t, "cudaLaunchKernel", 5130, 1, "kernel", "k2", 5140, 10, 2);
+  const Attributed a = attribute(t);
+  ASSERT_EQ(a.idle.gaps.size(), 1u);
+  EXPECT_EQ(a.idle.gaps[0].dur_ns, 5030'000);
+  EXPECT_EQ(idle_us(a.idle, IdleCause::kDataloader), 5000);
+  EXPECT_EQ(a.idle.idle_total_ns(), a.idle.gaps[0].dur_ns);
+  bool named = false;
+  for (const auto& p : a.idle.parts)
+    if (p.cause == IdleCause::kDataloader)
+      named = a.index.name(static_cast<traceprism::index::Row>(p.holder)) ==
+              "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__";
+  EXPECT_TRUE(named);
+  // Before the annotation the thread holds nothing: untraced.
+  EXPECT_EQ(idle_us(a.idle, IdleCause::kUntraced), 10 + 5);
+}
+
+// .item(): the host sits in cudaMemcpyAsync until the GPU has drained, and the copy runs at
+// the end of the call. The gap is the scalar read's, named by the outermost copy op.
+TEST(IdleAttribution, ScalarReadIsABlockingCopy) {
+  traceprism::testing::TraceText t;
+  t.x("cpu_op", "aten::mm", "90", "20");
+  launched(t, "cudaLaunchKernel", 95, 1, "kernel", "k1", 100, 110, 1);
+  t.x("cpu_op", "aten::item", "150", "1100");
+  t.x("cpu_op", "aten::_local_scalar_dense", "151", "1098");
+  launched(t, "cudaMemcpyAsync", 152, 1096, "gpu_memcpy", "Memcpy DtoH (Device -> Pageable)",
+           1240, 2, 2);
+  const Attributed a = attribute(t);
+  ASSERT_EQ(a.idle.gaps.size(), 1u);
+  EXPECT_EQ(a.idle.gaps[0].dur_ns, 1030'000);  // 210 .. 1240
+  EXPECT_EQ(idle_us(a.idle, IdleCause::kBlockingCopy), 1030);
+  ASSERT_EQ(a.idle.parts.size(), 1u);
+  EXPECT_EQ(a.index.name(static_cast<traceprism::index::Row>(a.idle.parts[0].holder)),
+            "aten::item");
+}
+
+// Work queued long before the gap: the GPU waited on something else, not on the host.
+TEST(IdleAttribution, QueuedWorkIsADependency) {
+  traceprism::testing::TraceText t;
+  t.x("cpu_op", "aten::mm", "10", "20");
+  launched(t, "cudaLaunchKernel", 12, 2, "kernel", "k1", 100, 10, 1);
+  launched(t, "cudaLaunchKernel", 20, 2, "kernel", "k2", 400, 10, 2);
+  const Attributed a = attribute(t);
+  ASSERT_EQ(a.idle.gaps.size(), 1u);
+  EXPECT_EQ(idle_us(a.idle, IdleCause::kDependency), 290);
+  EXPECT_EQ(a.idle.idle_total_ns(), 290'000);
+}
+
+// The launching thread holds nothing, another thread waits in a synchronize: the sync's.
+TEST(IdleAttribution, OtherThreadsSynchronizeCounts) {
+  traceprism::testing::TraceText t;
+  t.x("cpu_op", "aten::mm", "90", "20");
+  launched(t, "cudaLaunchKernel", 95, 1, "kernel", "k1", 100, 10, 1);
+  t.x("cuda_runtime", "cudaStreamSynchronize", "105", "900", "{}", "100", "200");
+  launched(t, "cudaLaunchKernel", 1010, 1, "kernel", "k2", 1012, 10, 2);
+  const Attributed a = attribute(t);
+  ASSERT_EQ(a.idle.gaps.size(), 1u);
+  EXPECT_EQ(idle_us(a.idle, IdleCause::kSync), 1005 - 110);
+  EXPECT_EQ(a.idle.idle_total_ns(), a.idle.gaps[0].dur_ns);
+}
+
+// Steps: each step's idle and busy time partition its part of the window.
+TEST(IdleAttribution, StepsSplitTheWindow) {
+  traceprism::testing::TraceText t;
+  t.x("user_annotation", "ProfilerStep#1", "0", "500");
+  t.x("user_annotation", "ProfilerStep#2", "500", "1000");
+  t.x("cpu_op", "aten::mm", "90", "20");
+  launched(t, "cudaLaunchKernel", 95, 1, "kernel", "k1", 100, 100, 1);
+  t.x("cpu_op", "aten::add", "690", "20");
+  launched(t, "cudaLaunchKernel", 700, 1, "kernel", "k2", 705, 100, 2);
+  const Attributed a = attribute(t);
+  const auto steps = traceprism::model::profiler_steps(a.index, a.idle);
+  ASSERT_EQ(steps.size(), 2u);
+  EXPECT_EQ(steps[0].idle_ns + steps[1].idle_ns, a.idle.idle_total_ns());
+  EXPECT_EQ(steps[0].gpu_busy_ns + steps[0].idle_ns, (500 - 100) * 1000);  // window from 100
+  EXPECT_EQ(steps[1].gpu_busy_ns + steps[1].idle_ns, (805 - 500) * 1000);  // window to 805
+  std::int64_t by_cause = 0;
+  for (auto ns : steps[1].idle_by_cause_ns) by_cause += ns;
+  EXPECT_EQ(by_cause, steps[1].idle_ns);
+}
+
+}  // namespace
