@@ -3,10 +3,13 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "cli/commands.hpp"
 #include "io/output_file.hpp"
+#include "synth/injected_problems.hpp"
 #include "synth/synthetic_trace.hpp"
 
 namespace traceprism::cli {
@@ -19,6 +22,7 @@ struct SynthArgs {
   std::string vendor = "nvidia";
   std::string compression = "auto";
   bool inference = false;
+  std::vector<std::string> inject;
 };
 
 // `auto` follows the extension, so `-o trace.json.gz` does what it says.
@@ -38,10 +42,46 @@ std::string megabytes(double bytes) {
   return text;
 }
 
+// "30ms", "1.5ms", "500us": the shortest exact spelling of a default.
+std::string default_amount(std::int64_t ns) {
+  char text[32];
+  if (ns % 1'000'000 == 0 || ns >= 1'000'000) {
+    std::snprintf(text, sizeof text, "%gms", static_cast<double>(ns) / 1e6);
+  } else {
+    std::snprintf(text, sizeof text, "%gus", static_cast<double>(ns) / 1e3);
+  }
+  return text;
+}
+
+// One line per kind for --help: "  dataloader          30ms  a single-process DataLoader ...".
+std::string inject_help() {
+  std::string text =
+      "Write a problem into every step; repeatable. AMOUNT is per step: the GPU idle it adds "
+      "(the first six kinds) or the GPU time of its kind (the others); a number with ns, us, "
+      "ms or s, the default below when omitted. KIND is one of:";
+  for (const synth::ProblemInfo& info : synth::problem_catalog()) {
+    std::string name(info.name);
+    name.resize(18, ' ');
+    char amount[16];
+    std::snprintf(amount, sizeof amount, "%-6s", default_amount(info.default_ns).c_str());
+    text += "\n  " + name + " " + amount + "  " + std::string(info.meaning);
+  }
+  return text;
+}
+
 void run_synth(const SynthArgs& args) {
   synth::SynthOptions options = args.options;
   options.vendor = args.vendor == "amd" ? synth::Vendor::kAmd : synth::Vendor::kNvidia;
   options.training = !args.inference;
+  // A wrong --inject is a usage error: main prints the sentence and exits with kExitUsage.
+  try {
+    for (const std::string& text : args.inject) {
+      options.inject.push_back(synth::parse_injection(text));
+    }
+    synth::check_injections(options);
+  } catch (const std::invalid_argument& e) {
+    throw CLI::ValidationError(e.what());
+  }
   try {
     io::OutputFile out(args.output, pick_compression(args.compression, args.output));
     const synth::SynthSummary summary = synth::write_synthetic_trace(options, out);
@@ -91,6 +131,10 @@ void add_synth_command(CLI::App& app) {
                 "Add data-parallel all-reduce kernels on a communication stream");
   cmd->add_flag("--inference", args->inference,
                 "Trace forward passes only (no backward pass, no optimizer)");
+  cmd->add_option("--inject", args->inject, inject_help())
+      ->type_name("KIND[=AMOUNT]")
+      ->take_all()
+      ->allow_extra_args(false);
   cmd->add_option("--compression", args->compression,
                   "Output compression; auto follows the extension (.gz, .zst)")
       ->check(CLI::IsMember({"auto", "gzip", "zstd", "none"}))
@@ -99,7 +143,8 @@ void add_synth_command(CLI::App& app) {
       "Examples:\n"
       "  traceprism synth -o sample.json.gz --layers 4 --steps 3 --seed 7\n"
       "  traceprism synth -o big.json.zst --target-mb 1100 --layers 24 --seed 1\n"
-      "  traceprism synth -o amd.json --vendor amd --nccl");
+      "  traceprism synth -o amd.json --vendor amd --nccl\n"
+      "  traceprism synth -o stall.json --steps 3 --inject dataloader=30ms --inject sync");
   cmd->callback([args] { run_synth(*args); });
 }
 

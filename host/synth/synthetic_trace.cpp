@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -11,139 +10,13 @@
 #include <string_view>
 #include <vector>
 
+#include "synth/synthesizer.hpp"
+
 namespace traceprism::synth {
 
+namespace detail {
+
 namespace {
-
-using i64 = std::int64_t;
-
-constexpr i64 kHostPid = 19392;
-constexpr i64 kMainTid = 19392;
-constexpr i64 kAutogradTid = 19460;  // backward runs on the autograd engine's device thread
-constexpr i64 kTraceStartNs = 1'419'247'332'500'000;
-constexpr int kFirstStep = 2;  // what a wait=1, warmup=1 profiler schedule records first
-constexpr i64 kVocab = 32000;
-constexpr i64 kNoSeq = -1;
-
-// splitmix64: std:: distributions are implementation-defined, and the output must be
-// byte-identical for a seed whatever the standard library.
-class Rng {
- public:
-  explicit Rng(std::uint64_t seed) : state_(seed) {}
-  std::uint64_t next() {
-    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  // Uniform in [lo, hi]; the modulo bias is far below anything visible in a trace.
-  i64 between(i64 lo, i64 hi) {
-    return lo + static_cast<i64>(next() % static_cast<std::uint64_t>(hi - lo + 1));
-  }
-  i64 jitter(i64 value, i64 percent) {
-    i64 span = value * percent / 100;
-    return value + between(-span, span);
-  }
-
- private:
-  std::uint64_t state_;
-};
-
-// ---- JSON text. Numbers go through std::to_chars and integer fixed point, never a double, so
-// the text is exact and identical everywhere.
-
-void append_int(std::string& s, i64 v) {
-  char buf[24];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
-  s.append(buf, r.ptr);
-}
-
-// `scaled` / 10^decimals, e.g. (984848, 6) -> "0.984848"; timestamps are (ns, 3) -> microseconds.
-void append_fixed(std::string& s, i64 scaled, int decimals) {
-  if (scaled < 0) {
-    s += '-';
-    scaled = -scaled;
-  }
-  i64 unit = 1;
-  for (int i = 0; i < decimals; ++i) unit *= 10;
-  append_int(s, scaled / unit);
-  s += '.';
-  char digits[18];
-  i64 frac = scaled % unit;
-  for (int i = decimals - 1; i >= 0; --i, frac /= 10)
-    digits[i] = static_cast<char>('0' + frac % 10);
-  s.append(digits, static_cast<std::size_t>(decimals));
-}
-
-// Writes one JSON object into a reused buffer: '{' on construction, '}' on close(). Keys and
-// string values are trusted literals from this file, so nothing needs escaping.
-class Fields {
- public:
-  explicit Fields(std::string& s) : s_(s) { s_ += '{'; }
-  Fields& num(std::string_view key, i64 v) {
-    write_key(key);
-    append_int(s_, v);
-    return *this;
-  }
-  Fields& fixed(std::string_view key, i64 scaled, int decimals) {
-    write_key(key);
-    append_fixed(s_, scaled, decimals);
-    return *this;
-  }
-  Fields& time(std::string_view key, i64 ns) { return fixed(key, ns, 3); }
-  Fields& str(std::string_view key, std::string_view v, int suffix = -1) {
-    write_key(key);
-    s_ += '"';
-    s_ += v;
-    if (suffix >= 0) append_int(s_, suffix);
-    s_ += '"';
-    return *this;
-  }
-  Fields& raw(std::string_view key, std::string_view json) {
-    write_key(key);
-    s_ += json;
-    return *this;
-  }
-  template <std::size_t N>
-  Fields& list(std::string_view key, const std::array<i64, N>& values, std::size_t size = N) {
-    write_key(key);
-    s_ += '[';
-    for (std::size_t i = 0; i < size; ++i) {
-      if (i > 0) s_ += ',';
-      append_int(s_, values[i]);
-    }
-    s_ += ']';
-    return *this;
-  }
-  Fields object(std::string_view key) {
-    write_key(key);
-    return Fields(s_);
-  }
-  void close() { s_ += '}'; }
-
- private:
-  void write_key(std::string_view key) {
-    if (!first_) s_ += ',';
-    first_ = false;
-    s_ += '"';
-    s_ += key;
-    s_ += "\":";
-  }
-  std::string& s_;
-  bool first_ = true;
-};
-
-// ---- What differs between vendors. Throughputs are sustained rates, not datasheet peaks.
-
-struct VendorSpec {
-  std::string_view device_properties;
-  std::string_view runtime_version;  // the top-level key and value, as JSON
-  i64 gpu_pid, compute_stream, comm_stream;
-  std::string_view launch, library_launch, comm_launch, memcpy, memset, stream_sync, device_sync;
-  i64 gemm_tflops, attention_tflops, hbm_gbps, pageable_gbps, busbw_gbps;
-  i64 sms, max_warps_per_sm, warp_size;
-  bool amd;
-};
 
 // clang-format off
 constexpr VendorSpec kNvidia{
@@ -151,26 +24,16 @@ constexpr VendorSpec kNvidia{
     R"("cuda_runtime_version":12040)", 0, 7, 20,
     "cudaLaunchKernel", "cudaLaunchKernel", "cudaLaunchKernelExC", "cudaMemcpyAsync",
     "cudaMemsetAsync", "cudaStreamSynchronize", "cudaDeviceSynchronize",
-    600, 420, 2600, 10, 360, 132, 64, 32, false};
+    "cudaMalloc", "cudaFree", "cudaEventRecord", "cudaStreamWaitEvent",
+    600, 45, 420, 2600, 10, 360, 132, 64, 32, 300, 1000, false};
 
 constexpr VendorSpec kAmd{
     R"({"id":0,"name":"AMD Instinct MI300X","totalGlobalMem":205822885888,"computeMajor":9,"computeMinor":4,"maxThreadsPerBlock":1024,"maxThreadsPerMultiprocessor":2048,"regsPerBlock":65536,"warpSize":64,"sharedMemPerBlock":65536,"numSms":304,"regsPerMultiprocessor":65536,"sharedMemPerBlockOptin":65536,"sharedMemPerMultiprocessor":65536})",
     R"("hip_runtime_version":60241134)", 2, 0, 1,
     "hipLaunchKernel", "hipExtModuleLaunchKernel", "hipExtLaunchKernel", "hipMemcpyAsync",
     "hipMemsetAsync", "hipStreamSynchronize", "hipDeviceSynchronize",
-    520, 330, 3700, 12, 300, 304, 32, 64, true};
-// clang-format on
-
-// CUPTI callback ids, as Kineto reports them in args.cbid.
-constexpr int kCbidLaunch = 211, kCbidLaunchEx = 430, kCbidMemcpy = 41, kCbidMemset = 51,
-              kCbidStreamSync = 131, kCbidDeviceSync = 165;
-
-// clang-format off
-enum class K : std::uint8_t {
-  kGemmFwd, kGemmDgrad, kGemmWgrad, kAdd, kMul, kGelu, kGeluBackward, kLayerNorm,
-  kLayerNormBackward, kGammaBeta, kFlashFwd, kFlashBwd, kEmbedding, kEmbeddingBackward,
-  kSoftmax, kLogSoftmax, kLogSoftmaxBackward, kNllLoss, kNllLossBackward, kAdamW, kAllReduce,
-};
+    "hipMalloc", "hipFree", "hipEventRecord", "hipStreamWaitEvent",
+    520, 80, 330, 3700, 12, 300, 304, 32, 64, 50, 400, true};
 // clang-format on
 
 struct KernelSpec {
@@ -188,7 +51,7 @@ struct KernelSpec {
   "at::native::Gelu" lambda "CUDAKernelImpl(at::TensorIteratorBase&, at::native::GeluType)" \
   "::{lambda()#2}::operator()() const::{lambda()#4}::operator()() const"
 
-constexpr std::array<KernelSpec, 21> kKernels{{
+constexpr std::array<KernelSpec, 29> kKernels{{
     {"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas",
      "Cijk_Alik_Bljk_BBS_BH_MT128x128x64_MI32x32x8x1_SN_1LDSB1_GRVW8_ISA942_K1_PGR2_PLR1_SU32_TT4_64_WG32_4_1_WGM8",
      168, 213248, 384, 19, true},
@@ -232,45 +95,35 @@ constexpr std::array<KernelSpec, 21> kKernels{{
      "", 72, 0, 512, 42, false},
     {"ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevComm*, unsigned long, ncclWork*)",
      "ncclDevKernel_Generic(ncclDevComm*, unsigned long, ncclWork*)", 96, 8272, 640, 8, true},
+    // FP32 GEMMs: cuBLAS picks CUTLASS SIMT kernels on H100 (no TF32 unless allowed), Tensile
+    // its single-precision (_S_B_) kernels on MI300X.
+    {"void cutlass::Kernel2<cutlass_80_simt_sgemm_128x128_8x4_tn_align1>(cutlass_80_simt_sgemm_128x128_8x4_tn_align1::Params)",
+     "Cijk_Alik_Bljk_S_B_Bias_HA_S_SAV_UserArgs_MT128x128x16_MI16x16x1_SN_LDSB1_GRVWA4_GRVWB4_ISA942_K1_PGR2_PLR1_SU32_TT4_4_WG32_8_1_WGM8",
+     122, 33280, 256, 25, true},
+    {"void cutlass::Kernel2<cutlass_80_simt_sgemm_128x128_8x4_nn_align1>(cutlass_80_simt_sgemm_128x128_8x4_nn_align1::Params)",
+     "Cijk_Ailk_Bljk_S_B_Bias_HA_S_SAV_UserArgs_MT128x128x16_MI16x16x1_SN_LDSB1_GRVWA4_GRVWB4_ISA942_K1_PGR2_PLR1_SU32_TT4_4_WG32_8_1_WGM8",
+     122, 33280, 256, 25, true},
+    {"void cutlass::Kernel2<cutlass_80_simt_sgemm_128x128_8x4_nt_align1>(cutlass_80_simt_sgemm_128x128_8x4_nt_align1::Params)",
+     "Cijk_Ailk_Bjlk_S_B_Bias_HA_S_SAV_UserArgs_MT128x128x16_MI16x16x1_SN_LDSB1_GRVWA4_GRVWB4_ISA942_K1_PGR2_PLR1_SU32_TT4_4_WG32_8_1_WGM8",
+     122, 33280, 256, 25, true},
+    // RCCL builds one generic kernel; the collective is in the launching op's args.
+    {"ncclDevKernel_AllReduce_Sum_bf16_RING_LL128(ncclDevComm*, unsigned long, ncclWork*)",
+     "ncclDevKernel_Generic(ncclDevComm*, unsigned long, ncclWork*)", 96, 8272, 640, 8, true},
+    {"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)",
+     "ncclDevKernel_Generic(ncclDevComm*, unsigned long, ncclWork*)", 96, 8272, 640, 8, true},
+    {"void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::NormTwoOps<c10::BFloat16, float, float>, unsigned int, float, 4> >(at::native::ReduceOp<float, at::native::NormTwoOps<c10::BFloat16, float, float>, unsigned int, float, 4>)",
+     "", 32, 16, 512, 50, false},
+    // Layout transposes: cuDNN's and MIOpen's.
+    {"void cudnn::ops::nchwToNhwcKernel<__nv_bfloat16, __nv_bfloat16, float, false, true, (cudnnKernelDataType_t)2>(cudnn::ops::nchw2nhwc_params_t<float>, __nv_bfloat16 const*, __nv_bfloat16*)",
+     "batched_transpose_32x32_half", 32, 4224, 256, 100, true},
+    {"void cudnn::ops::nhwcToNchwKernel<__nv_bfloat16, __nv_bfloat16, float, true, false, (cudnnKernelDataType_t)2>(cudnn::ops::nhwc2nchw_params_t<float>, __nv_bfloat16 const*, __nv_bfloat16*)",
+     "batched_transpose_16x32_half", 32, 4224, 256, 100, true},
 }};
 
 // clang-format on
 #undef TP_GELU
 #undef TP_ELEMENTWISE
 
-// One input of a cpu_op, as "Input Dims" / "Input type" / "Input Strides" / "Concrete Inputs".
-struct In {
-  std::array<i64, 4> dims{};
-  int rank = 0;
-  std::string_view type;
-  std::string_view concrete;
-  bool transposed = false;  // a .t() view of a 2-D tensor: the strides of the transpose
-};
-
-In tensor(std::string_view type, std::initializer_list<i64> dims, bool transposed = false) {
-  In in;
-  in.type = type;
-  in.transposed = transposed;
-  for (i64 d : dims) in.dims[in.rank++] = d;
-  return in;
-}
-In bf16(std::initializer_list<i64> dims, bool transposed = false) {
-  return tensor("c10::BFloat16", dims, transposed);
-}
-In f32(std::initializer_list<i64> dims) {
-  return tensor("float", dims);
-}
-In i64t(std::initializer_list<i64> dims) {
-  return tensor("long int", dims);
-}
-In scalar(std::string_view value, std::string_view type = "Scalar") {
-  In in;
-  in.type = type;
-  in.concrete = value;
-  return in;
-}
-
-// `"key":[...]` with one item per input, written by `item`.
 template <class Item>
 void input_list(Fields& args, std::string& s, std::string_view key,
                 std::initializer_list<In> inputs, Item item) {
@@ -308,175 +161,47 @@ void append_inputs(Fields& args, std::initializer_list<In> inputs, std::string& 
   input_list(args, s, "Concrete Inputs", inputs, [&](const In& in) { quoted(in.concrete); });
 }
 
-struct Grid {
-  i64 x, y, z;
-};
+}  // namespace
 
-i64 ceil_div(i64 a, i64 b) {
-  return (a + b - 1) / b;
+const VendorSpec& vendor_spec(Vendor vendor) {
+  return vendor == Vendor::kAmd ? kAmd : kNvidia;
 }
 
-// An autograd node as the backward thread records it: the engine's wrapper and the node itself.
-struct GradNode {
-  std::string_view evaluate, node;
-};
-#define TP_GRAD_NODE(n)                          \
-  GradNode {                                     \
-    "autograd::engine::evaluate_function: " n, n \
+// The host runs at most this many activities ahead of each stream; a launch into a full queue
+// blocks until the oldest one finishes. CUDA's own limit is about 1024, but a shallow queue
+// bounds the run-ahead, so that an injected stall drains the GPU soon after it begins.
+constexpr std::size_t kLaunchQueueDepth = 32;
+constexpr i64 kWarmupTailNs = 400'000;
+
+Synthesizer::Synthesizer(const SynthOptions& o, io::OutputFile& out)
+    : o_(o),
+      v_(vendor_spec(o.vendor)),
+      out_(out),
+      rng_(o.seed),
+      B(o.batch),
+      S(o.sequence),
+      H(o.hidden),
+      T(B * S),
+      heads_(std::max<i64>(1, H / 128)),
+      hidden_list_("[" + std::to_string(H) + "]"),
+      flat_shape_("[" + std::to_string(T) + ", " + std::to_string(H) + "]"),
+      // The profiler starts recording while the GPU still runs the warm-up step's queue (whose
+      // launches it did not record), so the first recorded step finds the host ahead, as in
+      // the steady state, instead of a GPU that waits for every early launch.
+      compute_{v_.compute_stream, kTraceStartNs + kWarmupTailNs, {}},
+      comm_{v_.comm_stream, kTraceStartNs, {}} {
+  for (const Injection& injection : o.inject) {
+    inject_ns_[static_cast<std::size_t>(injection.problem)] = injection.amount_ns;
   }
-
-class Synthesizer {
- public:
-  Synthesizer(const SynthOptions& o, io::OutputFile& out)
-      : o_(o),
-        v_(o.vendor == Vendor::kAmd ? kAmd : kNvidia),
-        out_(out),
-        rng_(o.seed),
-        B(o.batch),
-        S(o.sequence),
-        H(o.hidden),
-        T(B * S),
-        heads_(std::max<i64>(1, H / 128)),
-        hidden_list_("[" + std::to_string(H) + "]"),
-        flat_shape_("[" + std::to_string(T) + ", " + std::to_string(H) + "]"),
-        compute_{v_.compute_stream, kTraceStartNs},
-        comm_{v_.comm_stream, kTraceStartNs} {}
-
-  SynthSummary run();
-
- private:
-  enum class Kind : std::uint8_t { kAnnotation, kPython, kOp, kRuntime, kInstant };
-  // A host event of the current step. Host events are kept until the step ends because a
-  // parent's duration is only known after its children, and Kineto lists parents first.
-  struct HostEvent {
-    Kind kind;
-    std::string_view cat, name;
-    int suffix;
-    i64 tid, start, end;
-    std::size_t args_begin, args_end;  // its "args" object, in args_
-    i64 flow;                          // ac2g flow id started at this runtime call, or -1
-  };
-  struct Stream {
-    i64 id, free_at;
-  };
-  // Closes the spans it was opened with when it leaves scope, which keeps the op tree's shape
-  // visible in the code that builds it.
-  class [[nodiscard]] Scope {
-   public:
-    Scope(Synthesizer& s, int spans) : s_(s), spans_(spans) {}
-    ~Scope() {
-      for (int i = 0; i < spans_; ++i) s_.close();
-    }
-    Scope(const Scope&) = delete;
-    Scope& operator=(const Scope&) = delete;
-
-   private:
-    Synthesizer& s_;
-    int spans_;
-  };
-
-  // -- document
-  void write_header();
-  void write_metadata();
-  Fields begin_event(std::string& buf, std::string_view ph, std::string_view cat,
-                     std::string_view name, int suffix, i64 pid, i64 tid, i64 ts);
-  void emit(std::string& buf);
-  void flush_step();
-
-  // -- host timeline
-  void work(i64 lo_ns, i64 hi_ns) { now_ += rng_.between(lo_ns, hi_ns); }
-  std::size_t open(Kind kind, std::string_view cat, std::string_view name, int suffix);
-  void close();
-  void open_annotation(std::string_view name, int suffix);
-  void open_python(std::string_view name, int suffix);
-  void open_op(std::string_view name, std::initializer_list<In> inputs, i64 seq);
-  Scope annotation(std::string_view name, int suffix = -1) {
-    open_annotation(name, suffix);
-    return Scope(*this, 1);
-  }
-  Scope python(std::string_view name, int suffix = -1) {
-    open_python(name, suffix);
-    return Scope(*this, 1);
-  }
-  Scope op(std::string_view name, std::initializer_list<In> inputs, i64 seq = kNoSeq) {
-    open_op(name, inputs, seq);
-    return Scope(*this, 1);
-  }
-  Scope module(std::string_view name, int index, std::string_view forward);
-  void leaf(std::string_view name, std::initializer_list<In> inputs) {
-    open_op(name, inputs, kNoSeq);
-    close();
-  }
-  Scope grad_node(GradNode node);
-  void memory(i64 bytes);
-  i64 take_seq();
-  i64 pop_seq();
-
-  // -- GPU
-  struct Call {
-    i64 correlation, start;
-  };
-  i64 current_ext() const { return ext_stack_.empty() ? 0 : ext_stack_.back(); }
-  Call runtime_call(std::string_view name, int cbid, i64 wait_until = 0);
-  i64 place(Stream& stream, i64 launch_start, i64 duration);
-  template <class ExtraArgs>
-  void launch(std::string_view api, int cbid, std::string_view cat, std::string_view name,
-              Stream& stream, i64 duration, ExtraArgs&& extra_args);
-  void kernel(K k, i64 duration, Grid grid, Stream& stream);
-  void kernel(K k, i64 duration, Grid grid) { kernel(k, duration, grid, compute_); }
-  void memcpy(bool to_device, i64 bytes);
-  void memset(i64 bytes);
-  void synchronize(bool whole_device);
-  i64 gemm_ns(i64 m, i64 n, i64 k) const { return 2 * m * n * k / (v_.gemm_tflops * 1000) + 3000; }
-  i64 memory_ns(i64 bytes) const { return bytes / v_.hbm_gbps + 2000; }
-  i64 attention_ns(bool backward) const {
-    i64 flops = 2 * B * S * S * H;  // causal: half of the 4*B*S*S*H of full attention
-    if (backward) flops = flops * 5 / 2;
-    return flops / (v_.attention_tflops * 1000) + 5000;
-  }
-  static Grid gemm_grid(i64 m, i64 n) { return {ceil_div(n, 128), ceil_div(m, 128), 1}; }
-  static Grid flat_grid(i64 numel) { return {ceil_div(numel, 512), 1, 1}; }
-
-  // -- the workload
-  void step(int number);
-  void forward();
-  void layer_forward(int layer);
-  void linear(int index, i64 in, i64 out);
-  void layer_norm(int index);
-  void elementwise(std::string_view name, K k, std::initializer_list<In> inputs, i64 numel);
-  void loss();
-  void backward();
-  void layer_backward();
-  void linear_backward(i64 in, i64 out, bool bias);
-  void layer_norm_backward();
-  void accumulate_grad(i64 numel);
-  void all_reduce(i64 bytes);
-  void optimizer_step();
-
-  const SynthOptions& o_;
-  const VendorSpec& v_;
-  io::OutputFile& out_;
-  Rng rng_;
-  const i64 B, S, H, T, heads_;
-  const std::string hidden_list_;  // the normalized_shape argument of layer_norm, "[1024]"
-  const std::string flat_shape_;   // [tokens, hidden], the LM head's view of its input
-
-  i64 now_ = kTraceStartNs;  // host clock
-  i64 tid_ = kMainTid;       // the host thread recording now
-  Stream compute_, comm_;
-  i64 step_gpu_begin_ = 0, step_gpu_end_ = 0, step_ext_ = 0;
-
-  std::vector<HostEvent> events_;
-  std::vector<std::size_t> open_;  // indexes in events_ of the spans still open
-  std::vector<i64> ext_stack_, python_stack_, seqs_;
-  std::string args_, host_buf_, gpu_buf_;  // reused every step: no allocation after the first
-  i64 next_ext_ = 1, next_correlation_ = 1, next_python_id_ = 1, next_seq_ = 1, ev_idx_ = 0;
-  i64 allocated_ = 0, next_addr_ = 0;
-  bool first_event_ = true;
-  SynthSummary summary_;
-};
+}
 
 // ---- document
+
+// Communication appears with --nccl and with the injected all-reduces.
+bool Synthesizer::distributed() const {
+  return o_.nccl || injected(Problem::kExposedAllreduce) > 0 ||
+         injected(Problem::kSmallAllreduce) > 0;
+}
 
 void Synthesizer::write_header() {
   std::string h;
@@ -486,7 +211,8 @@ void Synthesizer::write_header() {
   h += v_.runtime_version;
   h += ",\n\"record_shapes\":1,\n\"with_stack\":1,\n\"displayTimeUnit\":\"ms\",\n";
   h += "\"baseTimeNanoseconds\":1700000000000000000,\n";
-  if (o_.nccl) h += "\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":0,\"world_size\":8},\n";
+  if (distributed())
+    h += "\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":0,\"world_size\":8},\n";
   h += "\"traceEvents\":[";
   out_.write(h);
 }
@@ -522,7 +248,7 @@ void Synthesizer::write_metadata() {
     thread(kHostPid, kAutogradTid, "thread " + std::to_string(kAutogradTid) + " (pt_autograd_0)");
   }
   thread(gpu, compute_.id, "stream " + std::to_string(compute_.id) + " ");
-  if (o_.nccl) thread(gpu, comm_.id, "stream " + std::to_string(comm_.id) + " ");
+  if (distributed()) thread(gpu, comm_.id, "stream " + std::to_string(comm_.id) + " ");
   emit(host_buf_);
 }
 
@@ -592,11 +318,12 @@ void Synthesizer::close() {
   if (e.kind == Kind::kPython) python_stack_.pop_back();
 }
 
-void Synthesizer::open_annotation(std::string_view name, int suffix) {
+void Synthesizer::open_annotation(std::string_view name, int suffix, bool own_ext) {
   std::size_t i = open(Kind::kAnnotation, "user_annotation", name, suffix);
-  ext_stack_.push_back(next_ext_++);
+  const i64 ext = next_ext_++;
+  ext_stack_.push_back(own_ext ? ext : current_ext());
   Fields args(args_);
-  args.num("External id", ext_stack_.back()).num("Record function id", 0).num("Ev Idx", ev_idx_++);
+  args.num("External id", ext).num("Record function id", 0).num("Ev Idx", ev_idx_++);
   args.close();
   events_[i].args_end = args_.size();
 }
@@ -624,6 +351,29 @@ void Synthesizer::open_op(std::string_view name, std::initializer_list<In> input
   args.num("Ev Idx", ev_idx_++).close();
   events_[i].args_end = args_.size();
   work(1200, 3500);  // dispatcher and argument handling
+}
+
+// The args PyTorch's record_param_comms writes for a collective of the default process group.
+void Synthesizer::open_comm_op(const Collective& c) {
+  std::size_t i = open(Kind::kOp, "cpu_op", "record_param_comms", -1);
+  ext_stack_.push_back(next_ext_++);
+  Fields args(args_);
+  args.num("External id", ext_stack_.back()).num("Record function id", 0);
+  args.str("Collective name", "allreduce")
+      .num("In msg nelems", c.nelems)
+      .num("Out msg nelems", c.nelems)
+      .num("Group size", 8)
+      .str("dtype", c.dtype)
+      .str("In split size", "[]")
+      .str("Out split size", "[]")
+      .str("Process Group Name", "0")
+      .str("Process Group Description", "default_pg")
+      .str("Process Group Ranks", "[0, 1, 2, 3, 4, 5, 6, 7]")
+      .num("Global rank start", 0)
+      .num("Global rank stride", 1);
+  args.num("Ev Idx", ev_idx_++).close();
+  events_[i].args_end = args_.size();
+  work(1200, 3500);
 }
 
 // An nn.Module call: the module frame and its forward() frame.
@@ -659,7 +409,9 @@ void Synthesizer::memory(i64 bytes) {
 // Forward ops that record an autograd node carry its sequence number; backward pops them in
 // reverse, which is the order the autograd engine runs the nodes in.
 i64 Synthesizer::take_seq() {
-  if (!o_.training) return kNoSeq;
+  // A checkpointed block's rerun is backpropagated inside its backward node (see
+  // recompute_checkpointed), so its nodes never reach the outer engine.
+  if (!o_.training || recomputing_) return kNoSeq;
   seqs_.push_back(next_seq_++);
   return seqs_.back();
 }
@@ -672,31 +424,51 @@ i64 Synthesizer::pop_seq() {
 
 // ---- GPU
 
-// The call's flow start is recorded for every call; syncs get no flow end, as in real traces.
-Synthesizer::Call Synthesizer::runtime_call(std::string_view name, int cbid, i64 wait_until) {
+std::size_t Synthesizer::open_runtime(std::string_view name, int cbid) {
   const std::size_t i = open(Kind::kRuntime, "cuda_runtime", name, -1);
   const i64 correlation = next_correlation_++;
   Fields args(args_);
   args.num("External id", current_ext()).num("cbid", cbid).num("correlation", correlation).close();
   events_[i].args_end = args_.size();
   events_[i].flow = correlation;
+  return i;
+}
+
+// The call's flow start is recorded for every call; calls that launch nothing (syncs, events,
+// allocations) get no flow end, as in real traces.
+Synthesizer::Call Synthesizer::runtime_call(std::string_view name, int cbid, i64 wait_until) {
+  const std::size_t i = open_runtime(name, cbid);
   work(2000, 6000);
-  if (wait_until > 0) now_ = std::max(now_, wait_until + rng_.between(1000, 3000));
-  const Call call{correlation, events_[i].start};
+  if (wait_until > 0) hold_until(wait_until + rng_.between(1000, 3000));
+  const Call call{events_[i].flow, events_[i].start};
   close();
   return call;
 }
 
+// When the stream already holds kLaunchQueueDepth unfinished activities at the host's time, the
+// time the oldest of them finishes; otherwise 0.
+i64 Synthesizer::queue_slot(Stream& stream) const {
+  std::deque<i64>& pending = stream.pending;
+  while (!pending.empty() && pending.front() <= now_) pending.pop_front();
+  if (pending.size() < kLaunchQueueDepth) return 0;
+  return pending[pending.size() - kLaunchQueueDepth];
+}
+
 // Each stream runs its work in order: an activity starts once the stream is free and the launch
 // has reached the device. When the host is the slower side this leaves idle gaps on the GPU.
-i64 Synthesizer::place(Stream& stream, i64 launch_start, i64 duration) {
-  const i64 start =
-      std::max(stream.free_at + rng_.between(700, 2000), launch_start + rng_.between(4000, 9000));
-  stream.free_at = start + duration;
+i64 Synthesizer::place(Stream& stream, i64 launch_start, i64 duration, i64 not_before) {
+  const i64 start = std::max({stream.free_at + rng_.between(v_.queued_gap_lo, v_.queued_gap_hi),
+                              launch_start + rng_.between(4000, 9000), not_before});
   if (&stream == &compute_) {
+    // Device-wide idle: the part of the gap that the communication stream does not cover
+    // (its activities run back to back up to comm_.free_at).
+    compute_idle_ns_ += std::max<i64>(0, start - std::max(stream.free_at, comm_.free_at));
+    compute_busy_ns_ += duration;
     if (step_gpu_begin_ == 0) step_gpu_begin_ = start;
-    step_gpu_end_ = stream.free_at;
+    step_gpu_end_ = start + duration;
   }
+  stream.free_at = start + duration;
+  stream.pending.push_back(stream.free_at);
   return start;
 }
 
@@ -705,10 +477,15 @@ i64 Synthesizer::place(Stream& stream, i64 launch_start, i64 duration) {
 template <class ExtraArgs>
 void Synthesizer::launch(std::string_view api, int cbid, std::string_view cat,
                          std::string_view name, Stream& stream, i64 duration,
-                         ExtraArgs&& extra_args) {
+                         const Placement& placement, ExtraArgs&& extra_args) {
   const i64 ext = current_ext();
-  const Call call = runtime_call(api, cbid);
-  const i64 start = place(stream, call.start, duration);
+  const std::size_t i = open_runtime(api, cbid);
+  const Call call{events_[i].flow, events_[i].start};
+  work(2000, 6000);
+  if (const i64 slot = queue_slot(stream); slot > 0) hold_until(slot + rng_.between(500, 1500));
+  const i64 start = place(stream, call.start, duration, placement.not_before);
+  if (placement.blocking) hold_until(start + duration + rng_.between(1000, 3000));
+  close();
   ++summary_.gpu_events;
   Fields ev = begin_event(gpu_buf_, "X", cat, name, -1, v_.gpu_pid, stream.id, start);
   ev.time("dur", duration);
@@ -727,48 +504,63 @@ void Synthesizer::launch(std::string_view api, int cbid, std::string_view cat,
   flow.time("ts", start).str("cat", "ac2g").str("name", "ac2g").str("bp", "e").close();
 }
 
-void Synthesizer::kernel(K k, i64 duration, Grid grid, Stream& stream) {
+void Synthesizer::kernel(K k, i64 duration, Grid grid, Stream& stream, const Placement& placement) {
   const KernelSpec& spec = kKernels[static_cast<std::size_t>(k)];
-  const bool comm = k == K::kAllReduce;
-  const std::string_view api = comm ? v_.comm_launch : spec.library ? v_.library_launch : v_.launch;
+  const Collective* c = placement.collective;
+  const std::string_view api = c ? v_.comm_launch : spec.library ? v_.library_launch : v_.launch;
   const std::string_view name = v_.amd && !spec.amd.empty() ? spec.amd : spec.nvidia;
   const i64 blocks = grid.x * grid.y * grid.z;
   const i64 warps = blocks * ceil_div(spec.block, v_.warp_size);
   const i64 occupancy =
       std::clamp<i64>(warps * 100 / (v_.sms * v_.max_warps_per_sm), 1, spec.occupancy);
+  if (recomputing_) duration = duration * recompute_scale_num_ / recompute_scale_den_;
   launch(
-      api, comm ? kCbidLaunchEx : kCbidLaunch, "kernel", name, stream, rng_.jitter(duration, 4),
-      [&](Fields& args) {
+      api, c ? kCbidLaunchEx : kCbidLaunch, "kernel", name, stream, rng_.jitter(duration, 4),
+      placement, [&](Fields& args) {
         args.num("registers per thread", spec.registers).num("shared memory", spec.shared_memory);
         args.fixed("blocks per SM", blocks * 1'000'000 / v_.sms, 6);
         args.fixed("warps per SM", warps * 1'000'000 / v_.sms, 6);
         args.list("grid", std::array<i64, 3>{grid.x, grid.y, grid.z});
         args.list("block", std::array<i64, 3>{spec.block, 1, 1});
         args.num("est. achieved occupancy %", occupancy);
+        if (!c) return;
+        // Kineto copies the collective's record_param_comms args onto its kernel.
+        args.str("Collective name", "allreduce")
+            .num("In msg nelems", c->nelems)
+            .num("Out msg nelems", c->nelems)
+            .num("Group size", 8)
+            .str("dtype", c->dtype)
+            .str("In split size", "[]")
+            .str("Out split size", "[]")
+            .str("Process Group Name", "0")
+            .str("Process Group Description", "default_pg")
+            .str("Process Group Ranks", "[0, 1, 2, 3, 4, 5, 6, 7]");
       });
 }
 
-void Synthesizer::memcpy(bool to_device, i64 bytes) {
-  // Pageable host memory goes through a staging buffer, hence the low bandwidth.
-  const i64 dur = rng_.jitter(bytes / v_.pageable_gbps + 1500, 5);
-  launch(v_.memcpy, kCbidMemcpy, "gpu_memcpy",
-         to_device ? "Memcpy HtoD (Pageable -> Device)" : "Memcpy DtoH (Device -> Pinned)",
-         compute_, dur, [&](Fields& args) {
+// `duration` 0: the copy's time from its bandwidth. Pageable host memory goes through a
+// staging buffer, hence the low bandwidth; device-to-device copies read and write HBM.
+void Synthesizer::memcpy(Copy copy, i64 bytes, i64 duration, const Placement& placement) {
+  static constexpr std::array<std::string_view, 4> kNames{
+      "Memcpy HtoD (Pageable -> Device)", "Memcpy DtoH (Device -> Pinned)",
+      "Memcpy DtoH (Device -> Pageable)", "Memcpy DtoD (Device -> Device)"};
+  if (duration == 0) {
+    duration =
+        copy == Copy::kDtoD ? 2 * bytes / v_.hbm_gbps + 1500 : bytes / v_.pageable_gbps + 1500;
+  }
+  const i64 dur = rng_.jitter(duration, 5);
+  launch(v_.memcpy, kCbidMemcpy, "gpu_memcpy", kNames[static_cast<std::size_t>(copy)], compute_,
+         dur, placement, [&](Fields& args) {
            args.num("bytes", bytes).fixed("memory bandwidth (GB/s)", bytes * 1'000'000 / dur, 6);
          });
 }
 
 void Synthesizer::memset(i64 bytes) {
   const i64 dur = rng_.jitter(memory_ns(bytes), 5);
-  launch(v_.memset, kCbidMemset, "gpu_memset", "Memset (Device)", compute_, dur, [&](Fields& args) {
-    args.num("bytes", bytes).fixed("memory bandwidth (GB/s)", bytes * 1'000'000 / dur, 6);
-  });
-}
-
-void Synthesizer::synchronize(bool whole_device) {
-  const i64 drained = whole_device ? std::max(compute_.free_at, comm_.free_at) : compute_.free_at;
-  runtime_call(whole_device ? v_.device_sync : v_.stream_sync,
-               whole_device ? kCbidDeviceSync : kCbidStreamSync, drained);
+  launch(v_.memset, kCbidMemset, "gpu_memset", "Memset (Device)", compute_, dur, {},
+         [&](Fields& args) {
+           args.num("bytes", bytes).fixed("memory bandwidth (GB/s)", bytes * 1'000'000 / dur, 6);
+         });
 }
 
 // ---- the workload: a decoder-only transformer, LayerNorm -> attention -> LayerNorm -> MLP
@@ -779,38 +571,30 @@ void Synthesizer::step(int number) {
   step_ext_ = current_ext();
   {
     Scope profiler_step(*this, 1);
-    {
-      Scope next = annotation("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
-      Scope py = python("torch/utils/data/dataloader.py(631): __next__");
-      work(150'000, 600'000);  // collating the batch on the host: the GPU sits idle meanwhile
+    fetch_batch();
+    Scope train = python("train.py(42): train_step");
+    for (int i = 0; i < (o_.training ? 2 : 1); ++i) {  // input ids, then labels
+      Scope to = op("aten::to", {i64t({B, S}), scalar("", ""), scalar("4"), scalar("False")});
+      Scope to_copy = op("aten::_to_copy", {i64t({B, S}), scalar("4"), scalar("False")});
+      leaf("aten::empty_strided", {scalar("", "ScalarList"), scalar("", "ScalarList")});
+      Scope copy = op("aten::copy_", {i64t({B, S}), i64t({B, S}), scalar("True")});
+      memcpy(Copy::kHtoDPageable, T * 8);
     }
     {
-      Scope train = python("train.py(42): train_step");
-      for (int i = 0; i < (o_.training ? 2 : 1); ++i) {  // input ids, then labels
-        Scope to = op("aten::to", {i64t({B, S}), scalar("", ""), scalar("4"), scalar("False")});
-        Scope to_copy = op("aten::_to_copy", {i64t({B, S}), scalar("4"), scalar("False")});
-        leaf("aten::empty_strided", {scalar("", "ScalarList"), scalar("", "ScalarList")});
-        Scope copy = op("aten::copy_", {i64t({B, S}), i64t({B, S}), scalar("True")});
-        memcpy(true, T * 8);
-      }
-      {
-        Scope zeros = op("aten::zeros", {scalar("", "ScalarList"), scalar("4")});
-        Scope zero = op("aten::zero_", {i64t({B, S})});
-        memset(T * 8);
-      }
-      forward();
-      if (o_.training) {
-        loss();
-        backward();
-        optimizer_step();
-      }
-      Scope item = op("aten::item", {f32({})});
-      Scope dense = op("aten::_local_scalar_dense", {f32({})});
-      memcpy(false, 4);
-      synchronize(false);
+      Scope zeros = op("aten::zeros", {scalar("", "ScalarList"), scalar("4")});
+      Scope zero = op("aten::zero_", {i64t({B, S})});
+      memset(T * 8);
     }
-    Scope py = python("torch/cuda/__init__.py(801): synchronize");
-    synchronize(true);
+    forward();
+    if (o_.training) loss();
+    synchronize_stall();
+    host_compute();
+    if (o_.training) backward();
+    tiny_kernel_loop();
+    exposed_all_reduce();
+    small_all_reduces();
+    if (o_.training) optimizer_step();
+    read_loss();
   }
   ++summary_.gpu_events;
   Fields ev = begin_event(gpu_buf_, "X", "gpu_user_annotation", "ProfilerStep#", number, v_.gpu_pid,
@@ -819,6 +603,20 @@ void Synthesizer::step(int number) {
   ev.object("args").num("External id", step_ext_).close();
   ev.close();
   flush_step();
+}
+
+// A healthy loop keeps the loss on the GPU and copies it to pinned memory without waiting; with
+// blocking-copy injected it reads it with .item() instead.
+void Synthesizer::read_loss() {
+  if (injected(Problem::kBlockingCopy) > 0) {
+    blocking_copy();
+    return;
+  }
+  Scope to = op("aten::to", {f32({}), scalar("", ""), scalar("6"), scalar("True")});
+  Scope to_copy = op("aten::_to_copy", {f32({}), scalar("6"), scalar("True")});
+  leaf("aten::empty_strided", {scalar("[]", "ScalarList"), scalar("[]", "ScalarList")});
+  Scope copy = op("aten::copy_", {f32({}), f32({}), scalar("True")});
+  memcpy(Copy::kDtoHPinned, 4);
 }
 
 void Synthesizer::forward() {
@@ -835,22 +633,40 @@ void Synthesizer::forward() {
     kernel(K::kEmbedding, memory_ns(T * H * 4), flat_grid(T * H));
   }
   elementwise("aten::mul", K::kMul, {bf16({B, S, H}), scalar("32.0")}, T * H);
-  for (int layer = 0; layer < o_.layers; ++layer) layer_forward(layer);
+  for (int layer = 0; layer < o_.layers; ++layer) {
+    const i64 busy_before = compute_busy_ns_;
+    if (checkpointed(layer)) {
+      // torch.utils.checkpoint(block, x): the block's forward runs inside CheckpointFunction.
+      Scope checkpoint = python("torch/utils/checkpoint.py(489): checkpoint");
+      Scope apply = python("torch/autograd/function.py(574): apply");
+      Scope function = python("torch/utils/checkpoint.py(257): forward");
+      layer_forward(layer);
+    } else {
+      layer_forward(layer);
+    }
+    if (layer_forward_ns_ == 0) layer_forward_ns_ = compute_busy_ns_ - busy_before;
+    device_copy(layer);
+    layout_transpose();
+  }
   layer_norm(2 * o_.layers);
-  Scope head =
-      module("nn.Module: Linear_", 4 * o_.layers, "torch/nn/modules/linear.py(125): forward");
-  Scope linear = op("aten::linear", {bf16({B, S, H}), bf16({kVocab, H}), scalar("", "")});
-  leaf("aten::t", {bf16({kVocab, H})});
-  Scope matmul = op("aten::matmul", {bf16({B, S, H}), bf16({H, kVocab}, true)});
-  leaf("aten::view", {bf16({B, S, H}), scalar(flat_shape_, "ScalarList")});
-  Scope mm = op("aten::mm", {bf16({T, H}), bf16({H, kVocab}, true)}, take_seq());
-  memory(T * kVocab * 2);
-  kernel(K::kGemmFwd, gemm_ns(T, kVocab, H), gemm_grid(T, kVocab));
+  {
+    Scope head =
+        module("nn.Module: Linear_", 4 * o_.layers, "torch/nn/modules/linear.py(125): forward");
+    Scope linear = op("aten::linear", {bf16({B, S, H}), bf16({kVocab, H}), scalar("", "")});
+    leaf("aten::t", {bf16({kVocab, H})});
+    Scope matmul = op("aten::matmul", {bf16({B, S, H}), bf16({H, kVocab}, true)});
+    leaf("aten::view", {bf16({B, S, H}), scalar(flat_shape_, "ScalarList")});
+    Scope mm = op("aten::mm", {bf16({T, H}), bf16({H, kVocab}, true)}, take_seq());
+    allocator_stall();  // the logits are the step's largest allocation
+    memory(T * kVocab * 2);
+    kernel(K::kGemmFwd, gemm_ns(T, kVocab, H), gemm_grid(T, kVocab));
+  }
   if (!o_.training) {
     Scope softmax = op("aten::softmax", {bf16({B, S, kVocab}), scalar("-1"), scalar("", "")});
     Scope inner = op("aten::_softmax", {bf16({B, S, kVocab}), scalar("-1"), scalar("False")});
     kernel(K::kSoftmax, memory_ns(T * kVocab * 4), Grid{T, 1, 1});
   }
+  fp32_linears();
 }
 
 void Synthesizer::layer_forward(int layer) {
@@ -956,14 +772,19 @@ void Synthesizer::backward() {
     Scope o = op("aten::_log_softmax_backward_data", {logits, logits, scalar("1"), scalar("6")});
     kernel(K::kLogSoftmaxBackward, memory_ns(T * kVocab * 6), Grid{T, 1, 1});
   }
+  fp32_linears_backward();
   linear_backward(H, kVocab, false);
   layer_norm_backward();
   const i64 layer_grad_bytes = 12 * H * H * 2;
   for (int layer = o_.layers - 1; layer >= 0; --layer) {
-    layer_backward();
+    if (checkpointed(layer)) {
+      recompute_checkpointed(layer);
+    } else {
+      layer_backward();
+    }
     // DDP reduces gradients in buckets of two layers, as soon as a bucket is complete.
     if (o_.nccl && layer % 2 == 0) {
-      all_reduce(layer_grad_bytes * (layer + 1 < o_.layers ? 2 : 1));
+      all_reduce(layer_grad_bytes * (layer + 1 < o_.layers ? 2 : 1), K::kAllReduce, "BFloat16", 0);
     }
   }
   {
@@ -979,8 +800,9 @@ void Synthesizer::backward() {
     kernel(K::kEmbeddingBackward, memory_ns(T * H * 4), Grid{ceil_div(H, 32), 1, 1});
   }
   accumulate_grad(kVocab * H);
-  if (o_.nccl)
-    all_reduce(2 * kVocab * H * 2);  // the embedding and LM-head bucket, last and exposed
+  if (o_.nccl) {  // the embedding and LM-head bucket, last and exposed
+    all_reduce(2 * kVocab * H * 2, K::kAllReduce, "BFloat16", 0);
+  }
   memory(-allocated_);
   tid_ = kMainTid;
 }
@@ -1045,14 +867,24 @@ void Synthesizer::layer_norm_backward() {
   kernel(K::kGammaBeta, memory_ns(T * H * 4), Grid{ceil_div(H, 32), 1, 1});
 }
 
-void Synthesizer::all_reduce(i64 bytes) {
-  Scope c10d = op("c10d::allreduce_", {bf16({bytes / 2}), scalar("", "")});
-  Scope comms = op("record_param_comms", {bf16({bytes / 2})});
-  // The collective waits (through a CUDA event) for the gradients the compute stream produces,
-  // then overlaps with the rest of the backward pass.
+// c10d::allreduce_ as ProcessGroupNCCL records it: the comm stream waits for the compute
+// stream's event, then the kernel runs under nccl:all_reduce.
+// `duration` 0: the time the ring takes at the link's bus bandwidth.
+void Synthesizer::all_reduce(i64 bytes, K k, std::string_view dtype, i64 duration) {
+  const i64 element = dtype == "Float" ? 4 : 2;
+  const Collective collective{bytes / element, dtype};
+  Scope c10d =
+      op("c10d::allreduce_",
+         {tensor(dtype == "Float" ? "float" : "c10::BFloat16", {bytes / element}), scalar("", "")});
+  open_comm_op(collective);
+  Scope comms(*this, 1);
+  runtime_call(v_.event_record, kCbidEventRecord);
+  runtime_call(v_.stream_wait_event, kCbidStreamWaitEvent);
   comm_.free_at = std::max(comm_.free_at, compute_.free_at);
+  Scope nccl = annotation("nccl:all_reduce", -1, false);
   const i64 ring_bytes = 2 * bytes * 7 / 8;  // sent and received per rank, ring of 8
-  kernel(K::kAllReduce, ring_bytes / v_.busbw_gbps + 8000, Grid{24, 1, 1}, comm_);
+  if (duration == 0) duration = ring_bytes / v_.busbw_gbps + 8000;
+  kernel(k, duration, Grid{24, 1, 1}, comm_, {.collective = &collective});
 }
 
 void Synthesizer::optimizer_step() {
@@ -1091,14 +923,35 @@ SynthSummary Synthesizer::run() {
   return summary_;
 }
 
-}  // namespace
+}  // namespace detail
+
+void check_injections(const SynthOptions& options) {
+  std::array<bool, kProblemCount> seen{};
+  for (const Injection& injection : options.inject) {
+    const ProblemInfo& info = problem_info(injection.problem);
+    if (seen[static_cast<std::size_t>(injection.problem)]) {
+      throw std::invalid_argument("--inject " + std::string(info.name) +
+                                  " is given twice; give each kind once.");
+    }
+    seen[static_cast<std::size_t>(injection.problem)] = true;
+    if (injection.amount_ns < 1) {
+      throw std::invalid_argument("--inject " + std::string(info.name) +
+                                  " needs a positive amount.");
+    }
+    if (injection.problem == Problem::kRecompute && !options.training) {
+      throw std::invalid_argument(
+          "--inject recompute needs a backward pass to recompute in; drop --inference.");
+    }
+  }
+}
 
 SynthSummary write_synthetic_trace(const SynthOptions& options, io::OutputFile& out) {
   if (options.layers < 1 || options.batch < 1 || options.sequence < 1 || options.hidden < 1) {
     throw std::invalid_argument(
         "synthetic trace: layers, batch, sequence and hidden must be positive");
   }
-  return Synthesizer(options, out).run();
+  check_injections(options);
+  return detail::Synthesizer(options, out).run();
 }
 
 }  // namespace traceprism::synth

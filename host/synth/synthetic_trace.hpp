@@ -1,8 +1,10 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "io/output_file.hpp"
+#include "synth/injected_problems.hpp"
 
 namespace traceprism::synth {
 
@@ -20,6 +22,8 @@ struct SynthOptions {
   int batch = 8;
   int sequence = 512;
   int hidden = 1024;
+  // Problems written into every step (`synth --inject`), each kind at most once.
+  std::vector<Injection> inject;
 };
 
 struct SynthSummary {
@@ -29,8 +33,13 @@ struct SynthSummary {
   std::uint64_t gpu_events = 0;
 };
 
+// Throws std::invalid_argument, with a sentence naming the option, when an injection is given
+// twice, has no positive amount, or needs what the workload lacks (recompute: a backward pass).
+void check_injections(const SynthOptions& options);
+
 // Streams a Kineto (Chrome-trace) JSON document into `out` without building it in memory.
-// The caller commits `out`. Throws std::invalid_argument for non-positive sizes.
+// The caller commits `out`. Throws std::invalid_argument for non-positive sizes and for the
+// injections check_injections rejects.
 SynthSummary write_synthetic_trace(const SynthOptions& options, io::OutputFile& out);
 
 }  // namespace traceprism::synth
