@@ -353,18 +353,21 @@ void write_where_to_start(std::ostringstream& md, const AnalysisReport& r) {
   md << ".";
 }
 
-// "Idle time: 45.6% DataLoader waits, 2.1% launch overhead": the causes of the idle time, as %
-// of the run, largest first.
+// "The GPU idles 45.60% of the run in dataloader waits and 2.10% in launch overhead": the
+// causes of the idle time, as % of the run, largest first.
 void write_idle_causes(std::ostringstream& md, const AnalysisReport& r) {
   const auto& causes = r.diagnosis.idle_by_cause;
   if (causes.empty()) return;
-  md << " The idle time is ";
-  for (std::size_t i = 0; i < causes.size() && i < 3; ++i) {
-    if (i) md << (i + 1 == std::min<std::size_t>(causes.size(), 3) ? " and " : ", ");
-    md << fixed(causes[i].percent_of_e2e) << "% " << causes[i].cause;
+  md << " By cause, the GPU idles ";
+  const std::size_t shown = std::min<std::size_t>(causes.size(), 3);
+  for (std::size_t i = 0; i < shown; ++i) {
+    if (i) md << (i + 1 == shown ? " and " : ", ");
+    std::string label = causes[i].cause;
+    std::replace(label.begin(), label.end(), '_', ' ');
+    md << fixed(causes[i].percent_of_e2e) << "% of the run in " << label;
   }
-  if (causes.size() > 3) md << " (and " << causes.size() - 3 << " smaller causes)";
-  md << " (% of the run).";
+  if (causes.size() > shown) md << " (" << causes.size() - shown << " smaller causes follow)";
+  md << ".";
 }
 
 void write_narrative(std::ostringstream& md, const AnalysisReport& r) {

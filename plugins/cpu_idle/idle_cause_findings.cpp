@@ -148,8 +148,9 @@ std::string IdleCauseFindings::holder_phrase(const CauseTally& t) const {
   if (ranked.empty()) return {};
   const auto& [row, h] = ranked.front();
   std::string text = shorten(ev_.name(row));
-  if (h.top != kNoRow && h.top != row) text += " under " + shorten(ev_.name(h.top));
-  if (h.frame != kNoRow) text += ", called from " + shorten(ev_.name(h.frame));
+  if (h.top != kNoRow && h.top != row && ev_.kind(h.top) == Kind::kCpuOp)
+    text += " under " + shorten(ev_.name(h.top));
+  if (h.frame != kNoRow && h.frame != row) text += ", called from " + shorten(ev_.name(h.frame));
   return text;
 }
 

@@ -340,9 +340,9 @@ inline constexpr std::size_t kIdleCauseCount = TRACEPRISM_CAUSE_COUNT;
 
 // The findings.json key of a cause: "dataloader", "blocking_copy", ...
 inline const char* idle_cause_key(IdleCause c) {
-  static const char* const keys[kIdleCauseCount] = {
-      "dataloader",      "blocking_copy", "sync",       "allocator",
-      "launch_overhead", "host_compute",  "dependency", "untraced"};
+  static const char* const keys[kIdleCauseCount] = {"dataloader", "blocking_copy",   "sync",
+                                                    "allocator",  "launch_overhead", "host_compute",
+                                                    "dependency", "untraced"};
   const auto i = static_cast<std::size_t>(c);
   return i < kIdleCauseCount ? keys[i] : "untraced";
 }
@@ -388,17 +388,13 @@ class IdleAttribution {
 
   std::size_t gap_count() const { return static_cast<std::size_t>(t_->gap_count); }
   Gap gap(std::size_t i) const {
-    return {t_->gap_start_ns[i], t_->gap_dur_ns[i], t_->gap_next[i], t_->gap_launch[i],
-            t_->gap_part_begin[i], t_->gap_part_count[i]};
+    return {t_->gap_start_ns[i], t_->gap_dur_ns[i],     t_->gap_next[i],
+            t_->gap_launch[i],   t_->gap_part_begin[i], t_->gap_part_count[i]};
   }
   std::size_t part_count() const { return static_cast<std::size_t>(t_->part_count); }
   Part part(std::size_t p) const {
-    return {t_->part_start_ns[p],
-            t_->part_dur_ns[p],
-            static_cast<IdleCause>(t_->part_cause[p]),
-            t_->part_holder[p],
-            t_->part_top[p],
-            t_->part_frame[p]};
+    return {t_->part_start_ns[p], t_->part_dur_ns[p], static_cast<IdleCause>(t_->part_cause[p]),
+            t_->part_holder[p],   t_->part_top[p],    t_->part_frame[p]};
   }
   std::size_t stream_count() const { return static_cast<std::size_t>(t_->stream_count); }
   StreamQueue stream(std::size_t i) const {
