@@ -12,6 +12,9 @@
 #include <filesystem>
 #include <string>
 
+#include "ingest/trace_reader.hpp"
+#include "model/collectives.hpp"
+#include "model/gpu_timeline.hpp"
 #include "support/findings_json.hpp"
 #include "support/shared_traces.hpp"
 #include "support/temp_dir.hpp"
@@ -118,6 +121,39 @@ TEST(CommGolden, NcclParserConfigAllReduce) {
   const double addressed_percent = 39414.993 / 660551.005859375 * 100;
   expect_near_relative(0.5 * addressed_percent, impact(*f, "mid"), "impact mid");
   EXPECT_LE(impact(*f, "high"), f->at("share_percent").to_number<double>());
+}
+
+// The host's per-type figures (findings.json diagnosis.collectives) on the same two traces: the
+// numbers the analyzer's figures above were checked against, and their exposed times add up to
+// the timeline's exposed communication where the types never run at the same time.
+TEST(CommGolden, HostCollectiveFiguresOnHtaTraces) {
+  const fs::path sendrecv = kTraces / "hta/timeline_analysis/sampled_rank-0.json.gz";
+  const fs::path ddp = kTraces / "hta/nccl_parser_config/nccl_data.json.gz";
+  if (!fs::exists(sendrecv) || !fs::exists(ddp)) GTEST_SKIP() << "HTA traces are absent";
+  {
+    const auto index = traceprism::ingest::read_trace(sendrecv).index;
+    const auto links = traceprism::model::LaunchLinks::build(index);
+    const auto figures = traceprism::model::collective_figures(index, links);
+    ASSERT_EQ(figures.size(), 1u);
+    EXPECT_EQ(figures[0].type, "SendRecv");
+    EXPECT_EQ(figures[0].count, 10u);
+    expect_near_relative(396199.0, figures[0].time_us, "SendRecv time");
+    expect_near_relative(336981.0, figures[0].exposed_us, "SendRecv exposed");
+  }
+  const auto index = traceprism::ingest::read_trace(ddp).index;
+  const auto links = traceprism::model::LaunchLinks::build(index);
+  const auto figures = traceprism::model::collective_figures(index, links);
+  ASSERT_EQ(figures.size(), 2u);
+  EXPECT_EQ(figures[0].type, "AllReduce");
+  EXPECT_EQ(figures[0].count, 15u);
+  expect_near_relative(46762.158, figures[0].time_us, "AllReduce time");
+  expect_near_relative(39414.993, figures[0].exposed_us, "AllReduce exposed");
+  EXPECT_EQ(figures[1].type, "Broadcast");
+  EXPECT_EQ(figures[1].count, 6u);
+  expect_near_relative(114.334, figures[1].exposed_us, "Broadcast exposed");
+  const auto timeline = traceprism::model::compute_gpu_timeline(index, links);
+  expect_near_relative(timeline.exposed_comm_us, figures[0].exposed_us + figures[1].exposed_us,
+                       "sum of the types' exposed time");
 }
 
 // A multimem all-reduce (PyTorch symmetric memory) half hidden under a long compute kernel:
