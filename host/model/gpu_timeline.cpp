@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <traceprism/collective.hpp>
 #include <traceprism/intervals.hpp>
 
 namespace traceprism::model {
@@ -9,21 +10,6 @@ namespace traceprism::model {
 using index::EventKind;
 
 namespace {
-
-// ASCII case-insensitive substring test; `lower_needle` is lower case. Kernel names run to
-// hundreds of characters and are tested for every GPU event, so this avoids locale tolower.
-bool contains_ignore_case(std::string_view haystack, std::string_view lower_needle) {
-  auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; };
-  if (lower_needle.size() > haystack.size()) return false;
-  const char first = lower_needle[0];
-  for (std::size_t i = 0; i + lower_needle.size() <= haystack.size(); ++i) {
-    if (lower(haystack[i]) != first) continue;
-    std::size_t j = 1;
-    while (j < lower_needle.size() && lower(haystack[i + j]) == lower_needle[j]) ++j;
-    if (j == lower_needle.size()) return true;
-  }
-  return false;
-}
 
 bool strip_prefix(std::string_view& s, std::string_view prefix) {
   if (s.substr(0, prefix.size()) != prefix) return false;
@@ -59,16 +45,26 @@ bool is_rocm_fill_kernel(std::string_view name) {
 
 }  // namespace
 
+GpuActivityByName::GpuActivityByName(const index::EventIndex& index) : index_(index) {}
+
+GpuActivity GpuActivityByName::operator()(Row gpu_row) {
+  auto& known = known_[static_cast<int>(index_.kind(gpu_row))];
+  if (known.empty()) known.assign(index_.strings().size(), kUnknown);
+  std::uint8_t& a = known[index_.name_id(gpu_row)];
+  if (a == kUnknown)
+    a = static_cast<std::uint8_t>(classify_gpu_event(index_.kind(gpu_row), index_.name(gpu_row)));
+  return static_cast<GpuActivity>(a);
+}
+
 GpuActivity classify_gpu_event(EventKind kind, std::string_view name) {
   if (kind == EventKind::kGpuMemcpy) return GpuActivity::kMemcpy;
   if (kind == EventKind::kKernel) {
     if (is_rocm_copy_kernel(name)) return GpuActivity::kMemcpy;
     if (is_rocm_fill_kernel(name)) return GpuActivity::kComputation;
   }
-  if (contains_ignore_case(name, "nccl") || contains_ignore_case(name, "rccl") ||
-      contains_ignore_case(name, "cross_device_reduce")) {
-    return GpuActivity::kCommunication;
-  }
+  // NCCL / RCCL kernels (the reference's rule) and the other collective kernels of
+  // diagnosis.md §4 (symmetric-memory and custom all-reduces): communication, not computation.
+  if (collective::classify_kernel(name).is_collective()) return GpuActivity::kCommunication;
   return GpuActivity::kComputation;
 }
 
@@ -83,11 +79,12 @@ GpuTimeline compute_gpu_timeline(const index::EventIndex& index, const LaunchLin
     rows.insert(rows.end(), r.begin(), r.end());
   }
   std::sort(rows.begin(), rows.end());
+  GpuActivityByName activity(index);
   for (Row r : rows) {
     if (!options.include_unlinked && !links.linked(r)) continue;
     Span span{index.ts_us(r), index.end_us(r)};
     all.push_back(span);
-    switch (classify_gpu_event(index.kind(r), index.name(r))) {
+    switch (activity(r)) {
       case GpuActivity::kComputation:
         computation.push_back(span);
         break;

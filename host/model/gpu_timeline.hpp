@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "index/event_index.hpp"
 #include "model/launch_links.hpp"
@@ -10,10 +11,25 @@ namespace traceprism::model {
 
 enum class GpuActivity : std::uint8_t { kComputation, kCommunication, kMemcpy };
 
-// Classifies a GPU event by category and name (trace-format spec §4.1): memcpy events and ROCm
-// legacy copy kernels are memcpy; kernels and memsets whose name mentions nccl, rccl or
-// cross_device_reduce are communication; everything else is computation.
+// Classifies a GPU event by category and name (trace-format spec §4.1, diagnosis.md §4): memcpy
+// events and ROCm legacy copy kernels are memcpy; kernels and memsets that
+// traceprism/collective.hpp calls collectives are communication (names mentioning nccl, rccl or
+// cross_device_reduce, as in the reference, and the other collective kernels: multimem and
+// one/two-shot all-reduces, custom all-reduces, all_gather kernels, ...); everything else is
+// computation.
 GpuActivity classify_gpu_event(index::EventKind kind, std::string_view name);
+
+// classify_gpu_event of GPU rows, decided once per (kind, name): names repeat millions of times.
+class GpuActivityByName {
+ public:
+  explicit GpuActivityByName(const index::EventIndex& index);
+  GpuActivity operator()(index::Row gpu_row);
+
+ private:
+  static constexpr std::uint8_t kUnknown = 0xFF;
+  const index::EventIndex& index_;
+  std::vector<std::uint8_t> known_[index::kEventKindCount];  // by name id; kUnknown: not yet
+};
 
 struct GpuTimelineOptions {
   bool include_unlinked = false;  // the reference counts only GPU events linked to a launch

@@ -1,15 +1,17 @@
-// The "comm" analyzer: collective communication on the GPU timeline.
+// The "comm" analyzer: collective communication on the GPU timeline (diagnosis.md §4).
 //
-// Figures: the reference's multi_kernel_data.json communication numbers (nccl_summary.*, the
-// comm half of overlap_analysis.*) and the nccl_blocking_assessment / overlap_assessment of
-// multi_kernel_metrics.json, over the GPU events linked to a launch.
-// Findings (category "comm"): "exposed-comm" and "poor-overlap". See docs/analyzers/comm/comm.md.
+// Figures: the reference's communication numbers, kept for parity (reference_figures.hpp), and
+// per collective type over the GPU timeline's event set (collectives.*). Finding (category
+// "comm", cause "exposed_comm"): "exposed-comm", when exposed communication is material, with
+// the action aimed at the types that hold it. See docs/analyzers/comm/comm.md.
 #pragma once
 
 #include <traceprism/sdk.hpp>
 
 #include <cstdint>
-#include <vector>
+#include <optional>
+
+#include "collective_stats.hpp"
 
 namespace traceprism::plugins::comm {
 
@@ -19,35 +21,22 @@ class CommAnalyzer : public Analyzer {
   Status run(Context& ctx) override;
 
  private:
-  struct Overlap;    // overlap_analysis, the comm half
-  struct Checks;     // which of the two assessments fire
-  struct Narrative;  // what both findings say about the collectives
-
-  static void record_summary(Context& ctx, const std::vector<Row>& collectives,
-                             const std::vector<Row>& longest);
-  static Overlap record_overlap(Context& ctx);
-  Checks assess(Context& ctx, const Overlap& overlap) const;
-  Narrative narrate(const Context& ctx, const std::vector<Row>& collectives,
-                    const std::vector<Row>& longest, const Overlap& overlap) const;
-  void report_exposed_comm(Context& ctx, const Overlap& overlap, bool poor_overlap,
-                           const Narrative& story) const;
-  void report_poor_overlap(Context& ctx, const Overlap& overlap, const Narrative& story) const;
-  static Table collective_table(const Context& ctx, const std::vector<Row>& rows);
+  static void record_types(Context& ctx, const CollectiveStats& stats, double e2e_us);
+  void report_exposed(Context& ctx, const CollectiveStats& stats, const Timeline& t) const;
   static bool looks_like_training(const Context& ctx);
 
-  double exposed_percent_threshold_;
-  double overlap_ratio_threshold_;
-  double min_comm_time_us_;
+  double material_percent_;
+  double many_per_step_;
   std::int64_t top_collectives_;
 };
 
 // The analyzer's options with their defaults (the one place each default is written).
 inline constexpr traceprism_option_v1 kCommOptions[] = {
-    {"ExposedCommPercentThreshold", "5",
-     "exposed-comm fires when exposed communication is above this % of the E2E span."},
-    {"OverlapRatioThreshold", "0.70",
-     "poor-overlap fires when the compute/communication overlap ratio is below this."},
-    {"MinCommTimeUs", "100", "poor-overlap needs at least this much communication time (µs)."},
+    {"MaterialExposedPercent", "2",
+     "exposed-comm fires when exposed communication is at least this % of E2E; a type other "
+     "than the most exposed one gets its own advice from this % of E2E."},
+    {"ManyCollectivesPerStep", "8",
+     "From this many all-reduces per step (mostly on the LL protocol) they are many small ones."},
     {"TopCollectives", "10", "Collectives listed as evidence (longest first)."},
 };
 

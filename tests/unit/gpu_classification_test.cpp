@@ -48,3 +48,19 @@ TEST(GpuClassification, CollectivesAreCommunicationInAnyCase) {
   EXPECT_EQ(classify_gpu_event(EventKind::kKernel, "sm90_xmma_gemm_bf16"),
             GpuActivity::kComputation);
 }
+
+// diagnosis.md §4: collective kernels outside NCCL's naming are communication too, and kernels
+// that only look like them stay computation.
+TEST(GpuClassification, NonNcclCollectivesAreCommunication) {
+  for (const char* name :
+       {"void c10d::symmetric_memory::multimem_all_reduce_kernel<c10::BFloat16, 8, 16>()",
+        "one_shot_all_reduce_kernel", "two_shot_all_reduce_kernel", "custom_all_reduce_kernel",
+        "allreduce_fusion_kernel_oneshot_lamport", "multimem_all_gather_kernel",
+        "quickreduce::allreduce_prototype_twoshot<T>"}) {
+    EXPECT_EQ(classify_gpu_event(EventKind::kKernel, name), GpuActivity::kCommunication) << name;
+  }
+  EXPECT_EQ(classify_gpu_event(EventKind::kKernel, "triton_poi_fused_all_gather_copy_in_0"),
+            GpuActivity::kComputation);
+  EXPECT_EQ(classify_gpu_event(EventKind::kKernel, "small_gather_kernel"),
+            GpuActivity::kComputation);
+}
