@@ -31,6 +31,8 @@ void print_text(const platform::PlatformSpec& p) {
             << (p.hbm_bandwidth_gbps ? number(*p.hbm_bandwidth_gbps) + " GB/s" : "unknown");
   if (p.achievable_hbm_bandwidth_gbps)
     std::cout << " (achievable " << number(*p.achievable_hbm_bandwidth_gbps) << " GB/s)";
+  std::cout << ", host link: "
+            << (p.host_link_gbps ? number(*p.host_link_gbps) + " GB/s per direction" : "unknown");
   std::cout << "\n  peak TFLOPS:";
   if (p.peak_tflops.empty()) std::cout << " none";
   for (const auto& [spec, v] : p.peak_tflops) std::cout << " " << spec << "=" << number(v);
@@ -57,6 +59,7 @@ void write_json(text::JsonWriter& w, const platform::PlatformSpec& p) {
   if (p.hbm_bandwidth_gbps) w.key("hbm_bandwidth_gbps").value(*p.hbm_bandwidth_gbps);
   if (p.achievable_hbm_bandwidth_gbps)
     w.key("achievable_hbm_bandwidth_gbps").value(*p.achievable_hbm_bandwidth_gbps);
+  if (p.host_link_gbps) w.key("host_link_gbps").value(*p.host_link_gbps);
   w.key("peak_tflops").begin_object();
   for (const auto& [spec, v] : p.peak_tflops) w.key(spec).value(v);
   w.end_object();

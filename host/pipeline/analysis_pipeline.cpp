@@ -8,6 +8,7 @@
 #include "findings/model_identification.hpp"
 #include "findings/ranker.hpp"
 #include "findings/top_category.hpp"
+#include "model/collectives.hpp"
 #include "model/forward_backward.hpp"
 #include "schedule/analysis_graph.hpp"
 
@@ -105,7 +106,11 @@ void decide_summary(PipelineRun& run) {
   r.top_category_percent = top.percent;
   r.unified = run.products->unified_perf_table();
   r.model = findings::identify_model(findings::gather_model_evidence(r.index, r.unified));
-  r.diagnosis = findings::diagnose({*r.index, run.idle, run.steps, {}, r.unified, r.findings});
+  std::vector<findings::CollectiveRow> collectives;
+  for (const model::CollectiveFigures& c : model::collective_figures(*r.index, run.trace.links))
+    collectives.push_back({c.type, c.count, c.time_us, c.exposed_us});
+  r.diagnosis = findings::diagnose(
+      {*r.index, run.idle, run.steps, std::move(collectives), r.unified, r.findings});
 }
 
 }  // namespace

@@ -119,6 +119,8 @@ PlatformSpec parse_ours(const json::object& o, const std::string& origin) {
       p.hbm_bandwidth_gbps = positive(v, origin, key);
     else if (key == "achievable_hbm_bandwidth_gbps")
       p.achievable_hbm_bandwidth_gbps = positive(v, origin, key);
+    else if (key == "host_link_gbps")
+      p.host_link_gbps = positive(v, origin, key);
     else if (key == "peak_tflops")
       p.peak_tflops = spec_table(v, origin, key);
     else if (key == "achievable_tflops")
@@ -139,7 +141,8 @@ PlatformSpec parse_ours(const json::object& o, const std::string& origin) {
   }
   if (p.name.empty()) fail(origin, "name is missing.");
   const bool has_numbers = p.memory_gb || p.hbm_bandwidth_gbps || p.achievable_hbm_bandwidth_gbps ||
-                           !p.peak_tflops.empty() || !p.achievable_tflops.empty();
+                           p.host_link_gbps || !p.peak_tflops.empty() ||
+                           !p.achievable_tflops.empty();
   if (has_numbers && p.sources.empty())
     fail(origin, "sources is missing; every number needs a source.");
   return p;
@@ -165,6 +168,7 @@ PlatformInfo PlatformSpec::info(const std::string& device_name) const {
   if (achievable_hbm_bandwidth_gbps)
     info.numbers["achievable_hbm_bandwidth_gbps"] = *achievable_hbm_bandwidth_gbps;
   if (memory_gb) info.numbers["memory_gb"] = *memory_gb;
+  if (host_link_gbps) info.numbers["host_link_gbps"] = *host_link_gbps;
   return info;
 }
 

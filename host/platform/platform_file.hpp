@@ -26,6 +26,7 @@ struct PlatformSpec {
   std::string vendor;
   std::vector<std::string> match;  // case-insensitive substrings, or globs when they hold * or ?
   std::optional<double> memory_gb, hbm_bandwidth_gbps, achievable_hbm_bandwidth_gbps;
+  std::optional<double> host_link_gbps;  // host <-> device link, GB/s in one direction
   std::map<std::string, double> peak_tflops, achievable_tflops;  // spec -> TFLOPS (TOPS for int8)
   std::vector<std::pair<std::string, std::string>> sources;      // what, url
 

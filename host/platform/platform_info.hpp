@@ -12,7 +12,8 @@ namespace traceprism::platform {
 
 // The hardware a run is analysed against: a name for the report and named peak numbers
 // ("peak_tflops.matrix_bf16", "achievable_tflops.matrix_bf16", "hbm_bandwidth_gbps",
-// "achievable_hbm_bandwidth_gbps", "memory_gb"). Platform files fill the numbers
+// "achievable_hbm_bandwidth_gbps", "memory_gb", "host_link_gbps": the host <-> device link in
+// one direction). Platform files fill the numbers
 // (platform/platform_file.hpp, docs/platforms.md); when none is chosen the map is empty and
 // analyzers see every number as absent.
 struct PlatformInfo {

@@ -5,6 +5,7 @@
 
 TRACEPRISM_ANALYZERS(traceprism::analyzer<traceprism::plugins::memcpy::MemcpyAnalyzer>(
     "memcpy",
-    "Memory copies: D2H/H2D share, pageable async copies, synchronous copies and memsets.",
+    "Memory copies: traffic per direction and memory kind against the link that carries it, "
+    "device-to-device layout copies, exposed host<->device copies.",
     traceprism::plugins::memcpy::kMemcpyOptions));
 TRACEPRISM_PLUGIN("memcpy", "1.0.0");

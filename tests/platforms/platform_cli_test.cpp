@@ -102,9 +102,17 @@ TEST_F(PlatformCli, PlatformsCommandListsEveryFile) {
   ASSERT_EQ(run_program(TRACEPRISM_BINARY, "platforms", &out), 0) << out;
   EXPECT_NE(out.find("H100-SXM  (NVIDIA, platforms/h100_sxm.json)"), std::string::npos) << out;
   EXPECT_NE(out.find("matches: MI300X"), std::string::npos) << out;
+  EXPECT_NE(out.find("host link: 64 GB/s per direction"), std::string::npos) << out;
+  EXPECT_NE(out.find("host link: unknown"), std::string::npos) << out;  // B200
   ASSERT_EQ(run_program(TRACEPRISM_BINARY, "platforms --json", &out), 0) << out;
   const auto list = boost::json::parse(out).as_array();
   EXPECT_EQ(list.size(), 11u);
+  for (const auto& p : list) {
+    const auto& o = p.as_object();
+    if (o.at("name").as_string() == "H100-SXM")
+      EXPECT_EQ(o.at("host_link_gbps").to_number<double>(), 64);
+    if (o.at("name").as_string() == "B200") EXPECT_FALSE(o.contains("host_link_gbps"));
+  }
 }
 
 }  // namespace

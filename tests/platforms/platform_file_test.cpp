@@ -78,6 +78,30 @@ TEST(BundledPlatforms, InfoNumbersAndRooflinePreferAchievable) {
   EXPECT_EQ(find_platform("MI325X")->info().roofline_tflops("matrix_fp8"), 1519);
 }
 
+// The host link is the PCIe x16 slot each datasheet names, per direction: 16 GB/s for Gen3,
+// 32 for Gen4, 64 for Gen5 (the lane rate in GT/s x 16 lanes / 8, as the vendors quote it).
+// B200 has none: its host interface could not be sourced, and absent means unknown.
+TEST(BundledPlatforms, HostLinkIsThePcieSlotPerDirectionWithASource) {
+  const std::pair<const char*, double> cases[] = {
+      {"V100-SXM2-32GB", 16}, {"A100-SXM-80GB", 32}, {"L40S", 32}, {"MI250X", 32},
+      {"H100-SXM", 64},       {"H100-PCIe", 64},     {"H200", 64}, {"MI300X", 64},
+      {"MI325X", 64},         {"MI355X", 64},
+  };
+  for (const auto& [name, gbps] : cases) {
+    SCOPED_TRACE(name);
+    const PlatformSpec* p = find_platform(name);
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(p->host_link_gbps, gbps);
+    EXPECT_EQ(p->info().number("host_link_gbps"), gbps);
+    bool sourced = false;
+    for (const auto& [what, url] : p->sources)
+      if (what.find("host_link_gbps") != std::string::npos && !url.empty()) sourced = true;
+    EXPECT_TRUE(sourced);
+  }
+  EXPECT_FALSE(find_platform("B200")->host_link_gbps.has_value());
+  EXPECT_FALSE(find_platform("B200")->info().number("host_link_gbps").has_value());
+}
+
 TEST(BundledPlatforms, GlobPatternsMatchTheWholeName) {
   PlatformSpec p =
       parse_platform(R"({"schema_version":1,"name":"X","match":["*rtx 40?0"]})", "x.json");
@@ -102,6 +126,10 @@ TEST(PlatformErrors, OneSentenceNamingFileAndField) {
             "platforms/x.json: peak_tflops.matrix_bf16 must be a positive number.");
   EXPECT_EQ(error_of(head + R"("hbm_bandwidth_gbps":0})"),
             "platforms/x.json: hbm_bandwidth_gbps must be a positive number.");
+  EXPECT_EQ(error_of(head + R"("host_link_gbps":-64})"),
+            "platforms/x.json: host_link_gbps must be a positive number.");
+  EXPECT_EQ(error_of(R"({"schema_version":1,"name":"X","host_link_gbps":64})"),
+            "platforms/x.json: sources is missing; every number needs a source.");
   EXPECT_EQ(error_of(head + R"("peak_tflops":{"matrix_bf17":1}})"),
             "platforms/x.json: peak_tflops.matrix_bf17 is not a known spec (known: matrix_bf16, "
             "matrix_fp16, matrix_tf32, matrix_fp32, matrix_fp64, matrix_fp8, matrix_int8, "
