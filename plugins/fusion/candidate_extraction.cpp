@@ -5,6 +5,8 @@
 #include <tuple>
 #include <unordered_map>
 
+#include <traceprism/collective.hpp>
+
 #include "gpu_events_below.hpp"
 #include "kernel_classifier.hpp"
 #include "name_text.hpp"
@@ -14,9 +16,11 @@ namespace {
 
 constexpr std::string_view kModulePrefix = "nn.Module: ";
 
-// Kernels that fusion cannot touch: collectives and copies.
-bool is_excluded_kernel(std::string_view lower_name) {
-  return contains_any(lower_name, {"nccl", "rccl", "memcpy", "memset"});
+// Kernels that fusion cannot touch: collectives (NCCL/RCCL and the custom all-reduce kernels,
+// traceprism/collective.hpp) and copies.
+bool is_excluded_kernel(std::string_view name, std::string_view lower_name) {
+  return collective::classify_kernel(name).type != collective::Type::kNone ||
+         contains_any(lower_name, {"memcpy", "memset"});
 }
 
 // Kernels that are already fused (flash/fused attention, fused SiLU*mul).
@@ -109,7 +113,7 @@ std::vector<FusionCandidate> walk_modules(const FusionInputs& in, const GpuEvent
       k.type = classify_kernel(k.name);
       k.dur_us = rows.dur_us(u);
       const std::string lower_name = lower(k.name);
-      k.eligible = !is_excluded_kernel(lower_name) && !is_already_fused(lower_name);
+      k.eligible = !is_excluded_kernel(k.name, lower_name) && !is_already_fused(lower_name);
       k.gpu_row = g;
       c.kernels.push_back(std::move(k));
     }

@@ -48,9 +48,7 @@ std::size_t memcpy_findings(const json::object& findings) {
 void check_shape(const json::object& f, std::size_t evidence) {
   EXPECT_EQ(f.at("category").as_string(), "memcpy");
   EXPECT_EQ(f.at("tier").as_string(), "system");
-  // findings.json gains each finding's cause with schema 2 (diagnosis.md §8); until its writer
-  // lands the in-process tests (tests/memcpy) check the cause.
-  if (const json::value* cause = f.if_contains("cause")) EXPECT_EQ(*cause, "memcpy");
+  EXPECT_EQ(f.at("cause"), "memcpy");
   const auto& impact = f.at("impact").as_object();
   EXPECT_EQ(impact.at("kind").as_string(), "quantified");
   const double exposed =

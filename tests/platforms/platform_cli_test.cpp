@@ -109,9 +109,12 @@ TEST_F(PlatformCli, PlatformsCommandListsEveryFile) {
   EXPECT_EQ(list.size(), 11u);
   for (const auto& p : list) {
     const auto& o = p.as_object();
-    if (o.at("name").as_string() == "H100-SXM")
+    if (o.at("name").as_string() == "H100-SXM") {
       EXPECT_EQ(o.at("host_link_gbps").to_number<double>(), 64);
-    if (o.at("name").as_string() == "B200") EXPECT_FALSE(o.contains("host_link_gbps"));
+    }
+    if (o.at("name").as_string() == "B200") {
+      EXPECT_FALSE(o.contains("host_link_gbps"));
+    }
   }
 }
 

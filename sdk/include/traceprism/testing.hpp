@@ -13,6 +13,7 @@
 // an analyzer emits, records, logs or reports as its error is deep-copied into a RunResult.
 #pragma once
 
+#include <traceprism/collective.hpp>
 #include <traceprism/sdk.hpp>
 
 #include <algorithm>
@@ -241,7 +242,7 @@ inline EventRef FakeTrace::add(Kind kind, std::string_view name, double ts_us, d
   e.thread = gpu ? kNoRow : 0;  // GPU rows: device 0, stream 7 unless set
   e.device = gpu ? 0 : -1;
   e.stream = gpu ? 7 : -1;
-  const bool comm = name.find("nccl") != name.npos || name.find("rccl") != name.npos;
+  const bool comm = collective::classify_kernel(name).type != collective::Type::kNone;
   e.gpu_class = !gpu                    ? GpuClass::kNone
                 : kind == Kind::kMemcpy ? GpuClass::kMemcpy
                 : comm                  ? GpuClass::kCommunication
