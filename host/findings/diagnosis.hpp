@@ -54,7 +54,7 @@ const Finding& resolve(const RankedFindings& ranked, FindingRef ref);
 struct Diagnosis {
   bool present = false;  // false: the trace has no GPU timeline
   double window_us = 0;
-  double idle_us = 0;  // the sum of idle_by_cause
+  double idle_us = 0;                    // the sum of idle_by_cause
   std::vector<CauseIdle> idle_by_cause;  // idle_us desc, causes with time only
   std::vector<model::StreamQueue> queue;
   double launch_delay_median_us = 0, launch_delay_p95_us = 0;  // NaN: no launches

@@ -15,8 +15,7 @@ bool ranks_before(const Finding& a, const Finding& b) {
   if (quantified(a) != quantified(b)) return quantified(a);
   if (quantified(a)) {
     if (a.impact_mid != b.impact_mid) return a.impact_mid > b.impact_mid;
-    if (a.tier == Tier::kSystem && a.impact_low != b.impact_low)
-      return a.impact_low > b.impact_low;
+    if (a.tier == Tier::kSystem && a.impact_low != b.impact_low) return a.impact_low > b.impact_low;
     if ((a.impact_kind == ImpactKind::kQuantified) != (b.impact_kind == ImpactKind::kQuantified))
       return a.impact_kind == ImpactKind::kQuantified;
   } else if (a.tier == Tier::kSystem) {

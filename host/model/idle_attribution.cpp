@@ -38,10 +38,10 @@ bool is_dataloader_annotation(std::string_view name) {
 
 // Copy APIs that return only when the copy is done.
 bool is_synchronous_copy_call(std::string_view name) {
-  for (std::string_view n : {"cudaMemcpy", "cudaMemcpy2D", "cudaMemcpy3D", "cudaMemcpyPeer",
-                             "hipMemcpy", "hipMemcpy2D", "hipMemcpyWithStream", "hipMemcpyDtoH",
-                             "hipMemcpyHtoD", "hipMemcpyDtoD", "cuMemcpy", "cuMemcpyDtoH_v2",
-                             "cuMemcpyHtoD_v2", "cuMemcpyDtoH", "cuMemcpyHtoD"})
+  for (std::string_view n :
+       {"cudaMemcpy", "cudaMemcpy2D", "cudaMemcpy3D", "cudaMemcpyPeer", "hipMemcpy", "hipMemcpy2D",
+        "hipMemcpyWithStream", "hipMemcpyDtoH", "hipMemcpyHtoD", "hipMemcpyDtoD", "cuMemcpy",
+        "cuMemcpyDtoH_v2", "cuMemcpyHtoD_v2", "cuMemcpyDtoH", "cuMemcpyHtoD"})
     if (name == n) return true;
   return false;
 }
@@ -63,17 +63,17 @@ bool is_scalar_read_op(std::string_view name) {
 
 bool is_sync_call(std::string_view name) {
   for (std::string_view n :
-       {"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
-        "cudaStreamQuery", "hipDeviceSynchronize", "hipStreamSynchronize", "hipEventSynchronize",
-        "hipStreamQuery", "cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize"})
+       {"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize", "cudaStreamQuery",
+        "hipDeviceSynchronize", "hipStreamSynchronize", "hipEventSynchronize", "hipStreamQuery",
+        "cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize"})
     if (name == n) return true;
   return false;
 }
 
 bool is_allocator_call(std::string_view name) {
-  for (std::string_view p : {"cudaMalloc", "cudaFree", "hipMalloc", "hipFree", "cudaHostAlloc",
-                             "hipHostMalloc", "hipHostFree", "cudaMallocHost", "cudaFreeHost",
-                             "cuMemAlloc", "cuMemFree"})
+  for (std::string_view p :
+       {"cudaMalloc", "cudaFree", "hipMalloc", "hipFree", "cudaHostAlloc", "hipHostMalloc",
+        "hipHostFree", "cudaMallocHost", "cudaFreeHost", "cuMemAlloc", "cuMemFree"})
     if (starts_with(name, p)) return true;
   return false;
 }
@@ -96,8 +96,8 @@ std::vector<Row> timeline_rows(const IdleAttributionInputs& in) {
   return rows;
 }
 
-void find_gaps(const index::EventIndex& ix, const LaunchLinks& links,
-               const std::vector<Row>& rows, IdleAttribution& out) {
+void find_gaps(const index::EventIndex& ix, const LaunchLinks& links, const std::vector<Row>& rows,
+               IdleAttribution& out) {
   out.window_start_ns = ix.ts_ns(rows.front());
   std::int64_t busy_until = ix.end_ns(rows.front());
   for (std::size_t i = 1; i < rows.size(); ++i) {
@@ -140,8 +140,7 @@ void measure_launches(const index::EventIndex& ix, const LaunchLinks& links,
     if (ix.kind(r) != EventKind::kKernel || call < 0) continue;
     const Row c = static_cast<Row>(call);
     if (is_graph_launch(ix.name(c))) continue;
-    delays.push_back(
-        std::max(0.0, static_cast<double>(ix.ts_ns(r) - ix.end_ns(c)) / 1000.0));
+    delays.push_back(std::max(0.0, static_cast<double>(ix.ts_ns(r) - ix.end_ns(c)) / 1000.0));
     call_sum_us += static_cast<double>(ix.dur_ns(c)) / 1000.0;
   }
   out.launch_call_mean_us =
@@ -236,8 +235,8 @@ class StackJudge {
     Verdict v;
     v.holder = static_cast<std::int32_t>(call);
     const std::string_view name = ix_.name(call);
-    const bool blocking =
-        is_synchronous_copy_call(name) || (is_async_copy_call(name) && 2 * ix_.dur_ns(call) >= gap_ns);
+    const bool blocking = is_synchronous_copy_call(name) ||
+                          (is_async_copy_call(name) && 2 * ix_.dur_ns(call) >= gap_ns);
     v.cause = blocking ? IdleCause::kBlockingCopy : IdleCause::kLaunchOverhead;
     return v;
   }
@@ -276,8 +275,9 @@ class StackJudge {
     const Row inner = stack.front();
     const std::string_view name = ix_.name(inner);
     const bool call = is_call(inner);
-    const bool blocking_call = call && (is_synchronous_copy_call(name) ||
-                                        (is_async_copy_call(name) && 2 * ix_.dur_ns(inner) >= gap_ns));
+    const bool blocking_call =
+        call && (is_synchronous_copy_call(name) ||
+                 (is_async_copy_call(name) && 2 * ix_.dur_ns(inner) >= gap_ns));
     const bool waiting_scalar_read =
         call && (is_sync_call(name) || is_async_copy_call(name)) &&
         std::any_of(stack.begin(), stack.end(), [&](Row r) {

@@ -33,9 +33,9 @@ inline constexpr std::int32_t kNoEvent = -1;
 struct IdleGap {
   std::int64_t start_ns = 0;
   std::int64_t dur_ns = 0;
-  Row next = 0;                  // the GPU event that ends the gap
+  Row next = 0;                    // the GPU event that ends the gap
   std::int32_t launch = kNoEvent;  // its launching call
-  std::uint32_t part_begin = 0;  // range into IdleAttribution::parts
+  std::uint32_t part_begin = 0;    // range into IdleAttribution::parts
   std::uint32_t part_count = 0;
 };
 

@@ -15,17 +15,15 @@ std::int64_t overlap(std::int64_t a0, std::int64_t a1, std::int64_t b0, std::int
 void add_idle(StepFigures& step, const IdleAttribution& idle) {
   const std::int64_t begin = step.start_ns, end = step.start_ns + step.dur_ns;
   // Parts are in time order: skip those that end before the step, stop after it.
-  auto first = std::lower_bound(idle.parts.begin(), idle.parts.end(), begin,
-                                [](const IdlePart& p, std::int64_t t) {
-                                  return p.start_ns + p.dur_ns <= t;
-                                });
+  auto first = std::lower_bound(
+      idle.parts.begin(), idle.parts.end(), begin,
+      [](const IdlePart& p, std::int64_t t) { return p.start_ns + p.dur_ns <= t; });
   for (auto it = first; it != idle.parts.end() && it->start_ns < end; ++it) {
     const std::int64_t ns = overlap(it->start_ns, it->start_ns + it->dur_ns, begin, end);
     step.idle_by_cause_ns[static_cast<std::size_t>(it->cause)] += ns;
     step.idle_ns += ns;
   }
-  const std::int64_t in_window =
-      overlap(begin, end, idle.window_start_ns, idle.window_end_ns);
+  const std::int64_t in_window = overlap(begin, end, idle.window_start_ns, idle.window_end_ns);
   step.gpu_busy_ns = in_window - step.idle_ns;
 }
 
@@ -60,10 +58,10 @@ std::vector<std::size_t> outlier_steps(const std::vector<StepFigures>& steps, do
   for (const StepFigures& s : steps) durations.push_back(s.dur_ns);
   std::sort(durations.begin(), durations.end());
   const std::size_t n = durations.size();
-  const double median = n % 2 ? static_cast<double>(durations[n / 2])
-                              : (static_cast<double>(durations[n / 2 - 1]) +
-                                 static_cast<double>(durations[n / 2])) /
-                                    2.0;
+  const double median =
+      n % 2 ? static_cast<double>(durations[n / 2])
+            : (static_cast<double>(durations[n / 2 - 1]) + static_cast<double>(durations[n / 2])) /
+                  2.0;
   std::vector<std::size_t> out;
   for (std::size_t i = 0; i < steps.size(); ++i)
     if (static_cast<double>(steps[i].dur_ns) > factor * median) out.push_back(i);

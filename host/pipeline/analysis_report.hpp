@@ -34,7 +34,7 @@ struct AnalysisReport {
   // The op category with the most direct kernel time, and that time as % of computation time.
   std::string top_category;
   double top_category_percent = 0;
-  findings::ModelInfo model;  // every field "Cannot be inferred from trace" unless identified
+  findings::ModelInfo model;      // every field "Cannot be inferred from trace" unless identified
   findings::Diagnosis diagnosis;  // causes, steps, collectives and the cross-tier order
 };
 

@@ -341,8 +341,8 @@ void write_where_to_start(std::ostringstream& md, const AnalysisReport& r) {
   const auto& order = r.diagnosis.order;
   if (order.empty()) return;
   const findings::Finding& first = findings::resolve(r.findings, order.front());
-  md << " Start with " << item_label(first) << cause_label(first) << ": "
-     << impact_phrase(first) << ".";
+  md << " Start with " << item_label(first) << cause_label(first) << ": " << impact_phrase(first)
+     << ".";
   if (order.size() < 2) return;
   md << " Then ";
   for (std::size_t i = 1; i < order.size() && i < 3; ++i) {
@@ -510,7 +510,8 @@ void write_steps(std::ostringstream& md, const AnalysisReport& r) {
   md << "### Steps\n\n";
   if (steps.size() == 1) {
     md << "The trace holds a single step (" << steps.front().name << ", "
-       << fixed(steps.front().dur_us / 1e3) << " ms, GPU idle " << fixed(steps.front().idle_us / 1e3)
+       << fixed(steps.front().dur_us / 1e3) << " ms, GPU idle "
+       << fixed(steps.front().idle_us / 1e3)
        << " ms of it): step-to-step variation cannot be judged.\n\n";
     return;
   }

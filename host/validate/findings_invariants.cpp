@@ -74,14 +74,14 @@ class Checker {
                             "exposed_memcpy_time_percent", "idle_time_percent"}) {
       const double v = number_at(*u, key).value_or(0);
       if (v < -kPercentTolerance || v > 100 + kPercentTolerance)
-        problem(std::string("gpu_utilization.") + key + " is " + number(v) +
-                ", outside 0..100 %");
+        problem(std::string("gpu_utilization.") + key + " is " + number(v) + ", outside 0..100 %");
       sum += v;
     }
     if (std::fabs(sum - 100) > kPercentTolerance)
-      problem("gpu_utilization's computation, exposed communication, exposed copy and idle "
-              "shares sum to " +
-              number(sum) + " %, not 100 %");
+      problem(
+          "gpu_utilization's computation, exposed communication, exposed copy and idle "
+          "shares sum to " +
+          number(sum) + " %, not 100 %");
   }
 
   void check_findings() {
@@ -177,8 +177,7 @@ class Checker {
     if (!first->is_object()) return problem("diagnosis.first is not an object");
     const std::string id = string_at(first->as_object(), "finding");
     const auto it = ids_.find(id);
-    if (it == ids_.end())
-      return problem("diagnosis.first names '" + id + "', which is no finding");
+    if (it == ids_.end()) return problem("diagnosis.first names '" + id + "', which is no finding");
     if (string_at(first->as_object(), "cause") != it->second)
       problem("diagnosis.first's cause is not the cause of finding " + id);
   }

@@ -34,14 +34,10 @@ constexpr Recovery kRecovery[kIdleCauseCount] = {
 };
 
 constexpr const char* kWhile[kIdleCauseCount] = {
-    "while the host waits in the DataLoader",
-    "while the host blocks in a copy",
-    "while the host waits in synchronize calls",
-    "while the host allocates or frees memory",
-    "while the host issues kernel launches",
-    "while the host runs other work",
-    "with work already queued (a device-side wait)",
-    "with no host event recorded",
+    "while the host waits in the DataLoader",        "while the host blocks in a copy",
+    "while the host waits in synchronize calls",     "while the host allocates or frees memory",
+    "while the host issues kernel launches",         "while the host runs other work",
+    "with work already queued (a device-side wait)", "with no host event recorded",
 };
 
 double ns_to_ms(std::int64_t ns) {
@@ -52,11 +48,7 @@ double ns_to_ms(std::int64_t ns) {
 
 IdleCauseFindings::IdleCauseFindings(Context& ctx, const IdleAttribution& idle, TraceFacts facts,
                                      CauseReportOptions options)
-    : ctx_(ctx),
-      ev_(ctx.events()),
-      idle_(idle),
-      facts_(std::move(facts)),
-      options_(options) {}
+    : ctx_(ctx), ev_(ctx.events()), idle_(idle), facts_(std::move(facts)), options_(options) {}
 
 void IdleCauseFindings::emit_all() {
   tally();
@@ -156,9 +148,8 @@ std::string IdleCauseFindings::holder_phrase(const CauseTally& t) const {
 
 std::string IdleCauseFindings::insight(IdleCause cause, const CauseTally& t) const {
   std::string text = "The GPU sits idle for " + ms(ns_to_ms(t.ns)) + " (" +
-                     percent(percent_of_window(t.ns)) + " of the " +
-                     ms(idle_.window_us() / 1e3) + " run) " +
-                     kWhile[static_cast<std::size_t>(cause)];
+                     percent(percent_of_window(t.ns)) + " of the " + ms(idle_.window_us() / 1e3) +
+                     " run) " + kWhile[static_cast<std::size_t>(cause)];
   const std::string holder = holder_phrase(t);
   if (!holder.empty()) text += "; most of it in " + holder;
   return text + ".";
@@ -215,8 +206,8 @@ std::string IdleCauseFindings::action(IdleCause cause, const CauseTally& t) cons
     case IdleCause::kLaunchOverhead: {
       std::string a;
       if (facts_.graph_launches > 0)
-        a = "The trace already replays " + count_of(facts_.graph_launches, "graph launch",
-                                                     "graph launches") +
+        a = "The trace already replays " +
+            count_of(facts_.graph_launches, "graph launch", "graph launches") +
             "; the idle time is in the part still launched kernel by kernel (" + holder +
             "): capture that region too, or compile it with torch.compile(mode=\"max-autotune-"
             "no-cudagraphs\") and fewer, larger kernels.";
@@ -242,15 +233,15 @@ std::string IdleCauseFindings::action(IdleCause cause, const CauseTally& t) cons
 }
 
 std::string IdleCauseFindings::reasoning(IdleCause cause, const CauseTally& t) const {
-  std::string text = "A gap is an interval of the run in which no GPU event runs on any stream; "
-                     "its time is given to what the launching host thread was doing, from its "
-                     "innermost event outwards (diagnosis.md §2). ";
+  std::string text =
+      "A gap is an interval of the run in which no GPU event runs on any stream; "
+      "its time is given to what the launching host thread was doing, from its "
+      "innermost event outwards (diagnosis.md §2). ";
   text += count_of(t.gaps.size(), "gap") + " hold " + ms(ns_to_ms(t.ns)) + " of this cause.";
   const double median = idle_.launch_delay_median_us();
   if (cause == IdleCause::kLaunchOverhead && median == median) {
     text += " GPU work starts a median " + fixed(median, 1) + " \xC2\xB5s (p95 " +
-            fixed(idle_.launch_delay_p95_us(), 1) +
-            " \xC2\xB5s) after its launch call returns";
+            fixed(idle_.launch_delay_p95_us(), 1) + " \xC2\xB5s) after its launch call returns";
     text += median > 2 * idle_.launch_call_mean_us()
                 ? ", so elsewhere the GPU is the bottleneck and the queue runs ahead."
                 : ": the queue rarely runs ahead of the GPU.";
@@ -275,8 +266,7 @@ Table IdleCauseFindings::gap_table(const CauseTally& t, std::vector<Row>& eviden
     return idle_.gap(a).dur_ns > idle_.gap(b).dur_ns;
   });
   gaps.resize(system::capped(gaps.size(), options_.evidence_gaps));
-  Table table("Longest gaps",
-              {"Gap start (ms)", "Gap (ms)", "Step", "Next GPU event"});
+  Table table("Longest gaps", {"Gap start (ms)", "Gap (ms)", "Step", "Next GPU event"});
   for (std::size_t g : gaps) {
     const IdleAttribution::Gap gap = idle_.gap(g);
     table.row({fixed(ns_to_ms(gap.start_ns - idle_.window_start_ns()), 3),

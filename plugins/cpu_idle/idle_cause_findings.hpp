@@ -13,14 +13,14 @@
 namespace traceprism::plugins::cpu_idle {
 
 struct CauseReportOptions {
-  double min_percent = 2.0;       // a cause is reported from this % of the window
+  double min_percent = 2.0;  // a cause is reported from this % of the window
   std::int64_t evidence_gaps = 10;
   std::int64_t host_op_rows = 5;
 };
 
 // What a cause's finding says: facts of the trace its actions depend on.
 struct TraceFacts {
-  std::uint64_t graph_launches = 0;      // cudaGraphLaunch / hipGraphLaunch calls
+  std::uint64_t graph_launches = 0;        // cudaGraphLaunch / hipGraphLaunch calls
   std::uint64_t pageable_host_copies = 0;  // host<->device copies from or to pageable memory
   std::uint64_t kernels = 0;
   std::vector<Row> steps;  // ProfilerStep#N annotations, by start

@@ -46,7 +46,6 @@ constexpr SyncName kSyncNames[] = {
 constexpr Kind kHostKinds[] = {Kind::kCpuOp, Kind::kPythonFunction, Kind::kUserAnnotation,
                                Kind::kRuntime, Kind::kDriver};
 
-
 // Which rows are blocking synchronization, by interned name and event kind.
 class SyncMatcher {
  public:

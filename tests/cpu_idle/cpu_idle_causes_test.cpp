@@ -89,8 +89,8 @@ class CpuIdleCauses : public ::testing::Test {
 };
 
 TEST_F(CpuIdleCauses, SingleProcessDataLoaderNamesNumWorkers) {
-  const Row loader =
-      trace_.user_annotation("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 1000, 30000);
+  const Row loader = trace_.user_annotation(
+      "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 1000, 30000);
   idle_.part(30'000'000, TRACEPRISM_CAUSE_DATALOADER, loader, kernel_);  // 30 % of the window
   trace_.set_idle_attribution(idle_.table());
   const tt::RunResult r = tt::run<CpuIdleAnalyzer>(trace_, "cpu-idle");

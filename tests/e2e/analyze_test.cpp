@@ -85,14 +85,16 @@ TEST_F(Analyze, IdleGpuGivesTheSystemItemWithMarkers) {
   auto t = trace("idle.json", idle_trace());
   ASSERT_EQ(analyze(t, dir_.path() / "out"), 0);
   auto f = findings(dir_.path() / "out");
-  bool idle_item = false;
+  // One system item per idle cause; the largest ranks first.
+  bool idle_item = false, first = false;
   for (const auto& x : f.at("findings").as_array())
     if (x.as_object().at("analyzer").as_string() == "cpu-idle") {
       idle_item = true;
       EXPECT_EQ(x.as_object().at("tier").as_string(), "system");
-      EXPECT_EQ(x.as_object().at("rank").as_int64(), 1);
+      first = first || x.as_object().at("rank").as_int64() == 1;
     }
   EXPECT_TRUE(idle_item);
+  EXPECT_TRUE(first);
   std::string md = read(dir_.path() / "out" / "analysis.md");
   for (const char* header :
        {"## Executive Summary", "## Compute Kernel Optimizations",

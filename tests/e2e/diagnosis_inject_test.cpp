@@ -26,9 +26,8 @@ Diagnosed diagnose(const std::string& inject) {
   traceprism::testing::TempDir dir;
   const std::string trace = dir.file("t.json");
   std::string log;
-  EXPECT_EQ(traceprism::testing::run_cli("synth -o " + trace + " --layers 2 --steps 3 --seed 5 " +
-                                             inject,
-                                         &log),
+  EXPECT_EQ(traceprism::testing::run_cli(
+                "synth -o " + trace + " --layers 2 --steps 3 --seed 5 " + inject, &log),
             0)
       << log;
   const std::string out = dir.file("out");
@@ -49,8 +48,7 @@ Diagnosed diagnose(const std::string& inject) {
 }
 
 double idle_percent(const json::object& report, const std::string& cause) {
-  for (const json::value& c :
-       report.at("diagnosis").as_object().at("idle_by_cause").as_array())
+  for (const json::value& c : report.at("diagnosis").as_object().at("idle_by_cause").as_array())
     if (c.as_object().at("cause").as_string() == cause)
       return c.as_object().at("percent_of_e2e").to_number<double>();
   return 0;
@@ -84,7 +82,13 @@ INSTANTIATE_TEST_SUITE_P(
         InjectCase{"sync", "sync=10ms", "sync", "synchronization"},
         InjectCase{"allocator", "allocator=10ms", "allocator", "caching allocator"},
         InjectCase{"launch_overhead", "launch-overhead=10ms", "launch_overhead", "graph"},
-        InjectCase{"host_compute", "host-compute=20ms", "host_compute", "move that work"}),
+        InjectCase{"host_compute", "host-compute=20ms", "host_compute", "move that work"},
+        InjectCase{"d2d_copy", "d2d-copy=5ms", "memcpy", "layout copies"},
+        InjectCase{"exposed_allreduce", "exposed-allreduce=10ms", "exposed_comm",
+                   "Overlap the all-reduces"},
+        InjectCase{"small_allreduce", "small-allreduce=5ms", "exposed_comm", "bucket"}),
+    // fp32-gemm, recompute and layout-transpose are compute judgement (diagnosis.md §6): the
+    // next issue's.
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(InjectedProblems, TheLargerOfTwoComesFirst) {
@@ -102,10 +106,8 @@ TEST(InjectedProblems, CleanTraceHasNoIdleCause) {
     if (o.at("analyzer").as_string() != "cpu-idle") continue;
     ADD_FAILURE() << "clean trace has an idle finding: " << o.at("title").as_string();
   }
-  for (const json::value& c :
-       d.report.at("diagnosis").as_object().at("idle_by_cause").as_array())
-    EXPECT_LT(c.as_object().at("percent_of_e2e").to_number<double>(), 2.0)
-        << json::serialize(c);
+  for (const json::value& c : d.report.at("diagnosis").as_object().at("idle_by_cause").as_array())
+    EXPECT_LT(c.as_object().at("percent_of_e2e").to_number<double>(), 2.0) << json::serialize(c);
 }
 
 }  // namespace

@@ -92,11 +92,10 @@ TEST_P(DiagnosisAllTraces, ReportHoldsItsInvariantsAndEveryActionItsPrecondition
   if (c.path.empty()) GTEST_SKIP() << kTraces << " is absent";
   traceprism::testing::TempDir out;
   std::string log;
-  ASSERT_EQ(traceprism::testing::run_cli("analyze " + traceprism::testing::shell_quote(
-                                             c.path.string()) +
-                                             " -o " + traceprism::testing::shell_quote(
-                                                          out.path().string()),
-                                         &log),
+  ASSERT_EQ(traceprism::testing::run_cli(
+                "analyze " + traceprism::testing::shell_quote(c.path.string()) + " -o " +
+                    traceprism::testing::shell_quote(out.path().string()),
+                &log),
             0)
       << log;
   for (const auto& p : traceprism::validate::validate_report(out.path()))

@@ -77,8 +77,8 @@ TEST(IdleAttribution, ScalarReadIsABlockingCopy) {
   launched(t, "cudaLaunchKernel", 95, 1, "kernel", "k1", 100, 110, 1);
   t.x("cpu_op", "aten::item", "150", "1100");
   t.x("cpu_op", "aten::_local_scalar_dense", "151", "1098");
-  launched(t, "cudaMemcpyAsync", 152, 1096, "gpu_memcpy", "Memcpy DtoH (Device -> Pageable)",
-           1240, 2, 2);
+  launched(t, "cudaMemcpyAsync", 152, 1096, "gpu_memcpy", "Memcpy DtoH (Device -> Pageable)", 1240,
+           2, 2);
   const Attributed a = attribute(t);
   ASSERT_EQ(a.idle.gaps.size(), 1u);
   EXPECT_EQ(a.idle.gaps[0].dur_ns, 1030'000);  // 210 .. 1240
