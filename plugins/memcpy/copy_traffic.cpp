@@ -65,16 +65,16 @@ void record_stats(Context& ctx, const std::string& prefix, const CopyStats& s) {
 }  // namespace
 
 const char* direction_key(Direction d) {
-  static const char* const keys[kDirectionCount] = {"HtoD", "DtoH", "DtoD",
-                                                    "PtoP", "HtoH", "other"};
-  return keys[static_cast<std::size_t>(d)];
+  static const char* const kKeys[kDirectionCount] = {"HtoD", "DtoH", "DtoD",
+                                                     "PtoP", "HtoH", "other"};
+  return kKeys[static_cast<std::size_t>(d)];
 }
 
 const char* direction_words(Direction d) {
-  static const char* const words[kDirectionCount] = {"host-to-device",   "device-to-host",
-                                                     "device-to-device", "peer-to-peer",
-                                                     "host-to-host",     "other"};
-  return words[static_cast<std::size_t>(d)];
+  static const char* const kWords[kDirectionCount] = {"host-to-device",   "device-to-host",
+                                                      "device-to-device", "peer-to-peer",
+                                                      "host-to-host",     "other"};
+  return kWords[static_cast<std::size_t>(d)];
 }
 
 Direction direction_of(const Context& ctx, Row copy) {

@@ -340,11 +340,11 @@ inline constexpr std::size_t kIdleCauseCount = TRACEPRISM_CAUSE_COUNT;
 
 // The findings.json key of a cause: "dataloader", "blocking_copy", ...
 inline const char* idle_cause_key(IdleCause c) {
-  static const char* const keys[kIdleCauseCount] = {"dataloader", "blocking_copy",   "sync",
-                                                    "allocator",  "launch_overhead", "host_compute",
-                                                    "dependency", "untraced"};
+  static const char* const kKeys[kIdleCauseCount] = {
+      "dataloader",      "blocking_copy", "sync",       "allocator",
+      "launch_overhead", "host_compute",  "dependency", "untraced"};
   const auto i = static_cast<std::size_t>(c);
-  return i < kIdleCauseCount ? keys[i] : "untraced";
+  return i < kIdleCauseCount ? kKeys[i] : "untraced";
 }
 
 // Every GPU idle microsecond of the timeline's window with its cause (Context::idle_attribution,
