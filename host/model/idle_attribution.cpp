@@ -203,7 +203,10 @@ class StackJudge {
   // `stack` innermost first; empty: untraced.
   Verdict judge(const std::vector<Row>& stack, std::int64_t gap_ns, bool starved) const {
     Verdict v;
-    if (stack.empty()) return v;
+    // A profiler step annotation alone says only that the time is inside a step.
+    if (std::all_of(stack.begin(), stack.end(),
+                    [&](Row r) { return is_profiler_step(ix_.name(r)); }))
+      return v;
     v.top = top_of(stack);
     v.frame = innermost(stack, EventKind::kPythonFunction);
     auto set = [&](IdleCause c, Row holder) {
@@ -333,7 +336,7 @@ class GapWalker {
     const std::int64_t start = gap.start_ns, end = gap.start_ns + gap.dur_ns;
     const bool host_bound = gap.launch >= 0 && ix_.end_ns(static_cast<Row>(gap.launch)) > start;
     if (!host_bound) {
-      add(start, end, Verdict{IdleCause::kDependency});
+      add(start, end, device_wait(start));
     } else {
       const Row call = static_cast<Row>(gap.launch);
       const std::int64_t host_end = std::min(end, ix_.end_ns(call));
@@ -368,6 +371,25 @@ class GapWalker {
       add(t, next, v);
       t = next;
     }
+  }
+
+  // A device-side gap names the host call that waits with it, when a thread is in one as the
+  // gap begins (a synchronize, a blocking copy, a stream wait): the cause stays dependency.
+  Verdict device_wait(std::int64_t t) {
+    Verdict v{IdleCause::kDependency};
+    for (std::size_t s = 0; s < stacks_.thread_count(); ++s) {
+      stacks_.stack_at(s, t, stack_);
+      for (Row r : stack_) {
+        if (!index::is_runtime_kind(ix_.kind(r))) continue;
+        const std::string_view name = ix_.name(r);
+        if (!(is_sync_call(name) || is_synchronous_copy_call(name) || is_async_copy_call(name) ||
+              contains(name, "StreamWaitEvent")))
+          continue;
+        if (v.holder < 0 || ix_.dur_ns(r) > ix_.dur_ns(static_cast<Row>(v.holder)))
+          v.holder = static_cast<std::int32_t>(r);
+      }
+    }
+    return v;
   }
 
   // The launching thread holds nothing: the most specific cause any other thread's stack

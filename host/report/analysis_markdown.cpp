@@ -66,12 +66,21 @@ std::string integer(std::optional<double> v) {
   return std::to_string(static_cast<long long>(std::llround(v.value_or(0))));
 }
 
+// The whole that category shares divide (diagnosis.md §1.2: no share above 100 %): the
+// computation time, or the categories' summed kernel time when that is larger (op kernel time
+// also holds the copies and overlapping kernels that computation time leaves out).
+double category_whole_ms(const AnalysisReport& r) {
+  double sum = 0;
+  for (const auto& [key, f] : category_figures(r)) sum += f.time_ms;
+  return std::max(r.timeline.computation_us / 1000, sum);
+}
+
 void write_top_operations(std::ostringstream& md, const AnalysisReport& r,
                           const std::vector<TopOperationRow>& rows) {
   md << "### Top Operations\n\n<!-- impact-begin kind=top_ops -->\n"
      << "| Rank | Category | Time (ms) | % of Compute Time | Ops |\n"
      << "|------|----------|-----------|-------------------|-----|\n";
-  const double compute_ms = r.timeline.computation_us / 1000;
+  const double compute_ms = category_whole_ms(r);
   int rank = 0;
   for (const TopOperationRow& row : rows) {
     const CategoryFigures& f = row.figures;
@@ -290,7 +299,7 @@ std::optional<Bottleneck> top_bottleneck(const AnalysisReport& r,
 std::string bottleneck_cell(const AnalysisReport& r, const std::optional<Bottleneck>& b) {
   if (!b) return "None (no GPU work linked to an op)";
   if (!b->from_figures) return b->name + " (" + fixed(r.top_category_percent) + "%)";
-  const double compute_ms = r.timeline.computation_us / 1000;
+  const double compute_ms = category_whole_ms(r);
   return b->name + " (" + fixed(compute_ms > 0 ? b->time_ms / compute_ms * 100 : 0.0) + "%)";
 }
 
@@ -305,7 +314,7 @@ std::string largest_categories(const AnalysisReport& r) {
     }
   std::stable_sort(cats.begin(), cats.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
-  const double compute_ms = r.timeline.computation_us / 1000;
+  const double compute_ms = category_whole_ms(r);
   std::string out;
   for (std::size_t i = 0; i < cats.size() && i < 3; ++i) {
     if (i) out += i + 1 == std::min<std::size_t>(cats.size(), 3) ? " and " : ", ";

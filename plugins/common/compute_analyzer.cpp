@@ -3,9 +3,11 @@
 #include <traceprism/roofline.hpp>
 #include <traceprism/support.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <set>
 
+#include "compute_classify.hpp"
 #include "compute_prose.hpp"
 
 namespace traceprism::plugins::compute {
@@ -130,6 +132,24 @@ std::map<std::string, std::string, std::less<>> fusion_kernel_map(const Context&
   return map;
 }
 
+bool is_copy_kernel(std::string_view name) {
+  return starts_with(name, "Memcpy ") || starts_with(name, "Memset ") ||
+         starts_with(name, "MEMORY_COPY_") || starts_with(name, "__amd_rocclr_copyBuffer");
+}
+
+// A finding whose ops run only copies and memsets (aten::copy_ of a host tensor, .to(device)):
+// copy traffic is judged against the link that carries it by the memcpy analyzer, never as
+// compute against the HBM roofline (diagnosis.md §5). The category's figures keep the ops
+// (reference parity); only the finding is left out.
+bool about_copies_only(const CategoryMetrics& m, const CategoryFinding& f) {
+  if (f.members.empty()) return false;
+  return std::all_of(f.members.begin(), f.members.end(), [&](const ImpactEstimate& e) {
+    const std::vector<std::string>& kernels = m.operations[e.op].kernels;
+    return !kernels.empty() && std::all_of(kernels.begin(), kernels.end(),
+                                           [](const auto& k) { return is_copy_kernel(k); });
+  });
+}
+
 }  // namespace
 
 OpTable op_table_of(const OpMetrics& m) {
@@ -213,7 +233,8 @@ Status run_compute_analyzer(Context& ctx, const ComputeSettings& settings, Famil
     any = true;
     const CategoryMetrics m = analyze_category(in, category, display);
     record_figures(ctx, m);
-    for (const CategoryFinding& f : m.findings) emit_finding(ctx, m, f);
+    for (const CategoryFinding& f : m.findings)
+      if (!about_copies_only(m, f)) emit_finding(ctx, m, f);
   }
   if (!any) {
     ctx.info("no op category of this analyzer in the unified perf summary");

@@ -427,6 +427,9 @@ TraceFacts CpuIdleAnalyzer::trace_facts(Context& ctx, const Kernels& kernels) {
   }
   for (Row r : ctx.rows(Kind::kUserAnnotation))
     if (system::starts_with(ev.name(r), "ProfilerStep#")) facts.steps.push_back(r);
+  const OpInstances ops = ctx.op_instances();
+  for (std::size_t i = 0; i < ops.size(); ++i) facts.launching_ops.push_back(ops.row(i));
+  std::sort(facts.launching_ops.begin(), facts.launching_ops.end());
   return facts;
 }
 

@@ -44,6 +44,16 @@ double ns_to_ms(std::int64_t ns) {
   return static_cast<double>(ns) / 1e6;
 }
 
+// A launch call this long is a first launch (lazy module loading, library initialisation),
+// not per-launch overhead: typical launch calls take 2-20 µs.
+constexpr std::int64_t kOneTimeLaunchNs = 1'000'000;
+// Device-side gaps shorter than this between queued kernels are the GPU's own launch latency.
+constexpr std::int64_t kShortGapNs = 10'000;
+
+bool is_call(Kind k) {
+  return k == Kind::kRuntime || k == Kind::kDriver;
+}
+
 }  // namespace
 
 IdleCauseFindings::IdleCauseFindings(Context& ctx, const IdleAttribution& idle, TraceFacts facts,
@@ -64,27 +74,44 @@ void IdleCauseFindings::emit_all() {
 void IdleCauseFindings::tally() {
   for (std::size_t g = 0; g < idle_.gap_count(); ++g) {
     const IdleAttribution::Gap gap = idle_.gap(g);
-    std::array<bool, kIdleCauseCount> seen{};
+    std::array<std::int64_t, kIdleCauseCount> in_gap{};
     for (std::size_t p = gap.part_begin; p < gap.part_begin + gap.part_count; ++p) {
       const IdleAttribution::Part part = idle_.part(p);
       const auto c = static_cast<std::size_t>(part.cause);
       CauseTally& t = tallies_[c];
       t.ns += part.dur_ns;
-      if (!seen[c]) {
-        seen[c] = true;
-        t.gaps.push_back(g);
-        t.longest_gap_ns = std::max(t.longest_gap_ns, gap.dur_ns);
-      }
+      in_gap[c] += part.dur_ns;
+      if (gap.dur_ns < kShortGapNs) t.short_gap_ns += part.dur_ns;
       if (part.holder == kNoRow) continue;
-      Holder& h = t.holders[part.holder];
+      if (part.cause == IdleCause::kLaunchOverhead && is_call(ev_.kind(part.holder)) &&
+          ev_.dur_ns(part.holder) >= kOneTimeLaunchNs)
+        t.one_time_launch_ns += part.dur_ns;
+      Holder& h = t.holders[std::string(ev_.name(part.holder))];
       h.ns += part.dur_ns;
       if (part.dur_ns > h.largest_part_ns) {
         h.largest_part_ns = part.dur_ns;
+        h.example = part.holder;
         h.frame = part.frame;
         h.top = part.top;
       }
     }
+    for (std::size_t c = 0; c < kIdleCauseCount; ++c) {
+      if (in_gap[c] == 0) continue;
+      tallies_[c].gaps.push_back(g);
+      tallies_[c].most_in_one_gap_ns = std::max(tallies_[c].most_in_one_gap_ns, in_gap[c]);
+    }
   }
+}
+
+bool IdleCauseFindings::launches_gpu_work(Row op) const {
+  return std::binary_search(facts_.launching_ops.begin(), facts_.launching_ops.end(), op);
+}
+
+// The share of the run a fix of the cause can give back: one-time first launches (module
+// loading, library initialisation) recur in no later step, so launch-overhead fixes leave them.
+double IdleCauseFindings::recurring_percent(IdleCause cause, const CauseTally& t) const {
+  const std::int64_t once = cause == IdleCause::kLaunchOverhead ? t.one_time_launch_ns : 0;
+  return percent_of_window(t.ns - once);
 }
 
 double IdleCauseFindings::percent_of_window(std::int64_t ns) const {
@@ -99,7 +126,7 @@ void IdleCauseFindings::emit(IdleCause cause, const CauseTally& t) {
   std::vector<Row> evidence;
   const auto holders = ranked_holders(t);
   for (std::size_t i = 0; i < system::capped(holders.size(), options_.host_op_rows); ++i)
-    evidence.push_back(holders[i].first);
+    evidence.push_back(holders[i].second.example);
   Table gaps = gap_table(t, evidence);
   FindingBuilder b = ctx_.report(Tier::kSystem, "cpu_idle", title(cause, t));
   b.key(std::string("idle-") + idle_cause_key(cause))
@@ -113,9 +140,10 @@ void IdleCauseFindings::emit(IdleCause cause, const CauseTally& t) {
       .metric("idle_percent_of_e2e", pct)
       .metric("idle_ms", ns_to_ms(t.ns))
       .metric("gaps", static_cast<double>(t.gaps.size()))
-      .metric("longest_gap_ms", ns_to_ms(t.longest_gap_ns));
+      .metric("most_in_one_gap_ms", ns_to_ms(t.most_in_one_gap_ns));
   const Recovery& r = kRecovery[static_cast<std::size_t>(cause)];
-  if (r.mid >= 0) b.impact(pct * r.low, pct * r.mid, pct * r.high);
+  const double recurring = recurring_percent(cause, t);
+  if (r.mid >= 0) b.impact(recurring * r.low, recurring * r.mid, recurring * r.high);
   b.table(std::move(gaps));
   if (!t.holders.empty()) b.table(holder_table(t));
   b.emit();
@@ -124,12 +152,12 @@ void IdleCauseFindings::emit(IdleCause cause, const CauseTally& t) {
 std::string IdleCauseFindings::title(IdleCause cause, const CauseTally& t) const {
   return "GPU idle " + percent(percent_of_window(t.ns)) + " of the run " +
          kWhile[static_cast<std::size_t>(cause)] + " (" + count_of(t.gaps.size(), "gap") +
-         ", longest " + ms(ns_to_ms(t.longest_gap_ns)) + ")";
+         ", at most " + ms(ns_to_ms(t.most_in_one_gap_ns)) + " in one)";
 }
 
-std::vector<std::pair<Row, IdleCauseFindings::Holder>> IdleCauseFindings::ranked_holders(
+std::vector<std::pair<std::string, IdleCauseFindings::Holder>> IdleCauseFindings::ranked_holders(
     const CauseTally& t) const {
-  std::vector<std::pair<Row, Holder>> out(t.holders.begin(), t.holders.end());
+  std::vector<std::pair<std::string, Holder>> out(t.holders.begin(), t.holders.end());
   std::stable_sort(out.begin(), out.end(),
                    [](const auto& a, const auto& b) { return a.second.ns > b.second.ns; });
   return out;
@@ -138,12 +166,13 @@ std::vector<std::pair<Row, IdleCauseFindings::Holder>> IdleCauseFindings::ranked
 std::string IdleCauseFindings::holder_phrase(const CauseTally& t) const {
   const auto ranked = ranked_holders(t);
   if (ranked.empty()) return {};
-  const auto& [row, h] = ranked.front();
-  std::string text = shorten(ev_.name(row));
-  if (h.top != kNoRow && h.top != row && ev_.kind(h.top) == Kind::kCpuOp)
+  const auto& [name, h] = ranked.front();
+  std::string text = shorten(name);
+  if (h.top != kNoRow && h.top != h.example && ev_.kind(h.top) == Kind::kCpuOp)
     text += " under " + shorten(ev_.name(h.top));
-  if (h.frame != kNoRow && h.frame != row) text += ", called from " + shorten(ev_.name(h.frame));
-  return text;
+  if (h.frame != kNoRow && h.frame != h.example)
+    text += ", called from " + shorten(ev_.name(h.frame));
+  return text + " (" + ms(ns_to_ms(h.ns)) + ")";
 }
 
 std::string IdleCauseFindings::insight(IdleCause cause, const CauseTally& t) const {
@@ -160,7 +189,7 @@ std::string IdleCauseFindings::action(IdleCause cause, const CauseTally& t) cons
   switch (cause) {
     case IdleCause::kDataloader: {
       const auto ranked = ranked_holders(t);
-      const std::string_view name = ranked.empty() ? "" : ev_.name(ranked.front().first);
+      const std::string name = ranked.empty() ? "" : ranked.front().first;
       std::string a;
       if (contains(name, "_SingleProcessDataLoaderIter"))
         a = "The DataLoader runs in the training process (the single-process iterator: "
@@ -205,26 +234,47 @@ std::string IdleCauseFindings::action(IdleCause cause, const CauseTally& t) cons
     }
     case IdleCause::kLaunchOverhead: {
       std::string a;
+      if (t.one_time_launch_ns > 0) {
+        a = ms(ns_to_ms(t.one_time_launch_ns)) +
+            " of it is in launch calls of 1 ms or more: first launches (lazy module loading, "
+            "library initialisation), paid once. Warm up before profiling; graphs do not "
+            "shorten those.";
+        if (2 * t.one_time_launch_ns >= t.ns) return a;
+        a += " For the rest: ";
+      }
       if (facts_.graph_launches > 0)
-        a = "The trace already replays " +
-            count_of(facts_.graph_launches, "graph launch", "graph launches") +
-            "; the idle time is in the part still launched kernel by kernel (" + holder +
-            "): capture that region too, or compile it with torch.compile(mode=\"max-autotune-"
-            "no-cudagraphs\") and fewer, larger kernels.";
+        a += "The trace already replays " +
+             count_of(facts_.graph_launches, "graph launch", "graph launches") +
+             "; the idle time is in the part still launched kernel by kernel (" + holder +
+             "): capture that region too, or compile it with torch.compile(mode=\"max-autotune-"
+             "no-cudagraphs\") and fewer, larger kernels.";
       else
-        a = "No kernel in the trace is replayed from a GPU graph: capture the step as a "
-            "CUDA/HIP graph (torch.compile(mode=\"reduce-overhead\") or torch.cuda.graphs) so "
-            "that one launch replays its kernels.";
+        a += "No kernel in the trace is replayed from a GPU graph: capture the step as a "
+             "CUDA/HIP graph (torch.compile(mode=\"reduce-overhead\") or torch.cuda.graphs) so "
+             "that one launch replays its kernels.";
       return a + " Fusing small kernels or a larger batch also cuts launches per unit of work.";
     }
-    case IdleCause::kHostCompute:
+    case IdleCause::kHostCompute: {
+      const auto ranked = ranked_holders(t);
+      if (!ranked.empty() && launches_gpu_work(ranked.front().second.example))
+        return "The host spends the time dispatching GPU ops, most in " + holder +
+               ": cut the per-op host cost (torch.compile, fewer and larger ops, CUDA/HIP "
+               "graphs) so that launches keep ahead of the GPU.";
       return "The host runs " + holder +
              " while the GPU waits: move that work to the GPU, overlap it with GPU work "
              "(a background thread or process), or cut its Python overhead.";
-    case IdleCause::kDependency:
-      return "The GPU work was queued before the gap and waited on a dependency (an event "
-             "wait, another stream, device or collective); host-side changes do not shorten it. "
-             "Look at what the stream that resumed waits on.";
+    }
+    case IdleCause::kDependency: {
+      if (2 * t.short_gap_ns >= t.ns)
+        return "Most of it is in gaps under 10 \xC2\xB5s between kernels that were already "
+               "queued: the GPU's own launch latency between back-to-back kernels. Fewer, "
+               "larger kernels (fusion) or graph replay shorten it; host-side changes do not.";
+      std::string a =
+          "The GPU work was queued before the gap and waited on a dependency (an event wait, "
+          "another stream, device or collective); host-side changes do not shorten it.";
+      if (!holder.empty()) a += " The host was waiting in " + holder + " meanwhile.";
+      return a;
+    }
     case IdleCause::kUntraced:
       return "No host event covers this idle time: widen the profiler schedule or annotate the "
              "region with torch.profiler.record_function to see what the host does.";
@@ -282,8 +332,8 @@ Table IdleCauseFindings::holder_table(const CauseTally& t) const {
   const auto ranked = ranked_holders(t);
   const std::size_t n = system::capped(ranked.size(), options_.host_op_rows);
   for (std::size_t i = 0; i < n; ++i) {
-    const auto& [row, h] = ranked[i];
-    table.row({shorten(ev_.name(row)), fixed(ns_to_ms(h.ns), 3),
+    const auto& [name, h] = ranked[i];
+    table.row({shorten(name), fixed(ns_to_ms(h.ns), 3),
                h.top != kNoRow ? shorten(ev_.name(h.top)) : "—",
                h.frame != kNoRow ? shorten(ev_.name(h.frame)) : "—"});
   }

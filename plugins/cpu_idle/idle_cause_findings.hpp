@@ -23,7 +23,8 @@ struct TraceFacts {
   std::uint64_t graph_launches = 0;        // cudaGraphLaunch / hipGraphLaunch calls
   std::uint64_t pageable_host_copies = 0;  // host<->device copies from or to pageable memory
   std::uint64_t kernels = 0;
-  std::vector<Row> steps;  // ProfilerStep#N annotations, by start
+  std::vector<Row> steps;          // ProfilerStep#N annotations, by start
+  std::vector<Row> launching_ops;  // host ops that own GPU work (op instances), sorted
 };
 
 class IdleCauseFindings {
@@ -34,17 +35,21 @@ class IdleCauseFindings {
   void emit_all();
 
  private:
+  // The idle time held by every event of one name.
   struct Holder {
     std::int64_t ns = 0;
     std::int64_t largest_part_ns = 0;
+    Row example = kNoRow;  // the event of the largest part, with its frame and top
     Row frame = kNoRow;
     Row top = kNoRow;
   };
   struct CauseTally {
     std::int64_t ns = 0;
-    std::vector<std::size_t> gaps;  // gap indexes with time of this cause
-    std::int64_t longest_gap_ns = 0;
-    std::map<Row, Holder> holders;  // by holding event
+    std::vector<std::size_t> gaps;          // gap indexes with time of this cause
+    std::int64_t most_in_one_gap_ns = 0;    // the cause's time in the gap where it has most
+    std::int64_t one_time_launch_ns = 0;    // in launch calls of 1 ms or more (first launches)
+    std::int64_t short_gap_ns = 0;          // in gaps under 10 µs
+    std::map<std::string, Holder> holders;  // by the holding event's name
   };
 
   void tally();
@@ -53,7 +58,9 @@ class IdleCauseFindings {
   std::string insight(IdleCause cause, const CauseTally& t) const;
   std::string action(IdleCause cause, const CauseTally& t) const;
   std::string reasoning(IdleCause cause, const CauseTally& t) const;
-  std::vector<std::pair<Row, Holder>> ranked_holders(const CauseTally& t) const;
+  std::vector<std::pair<std::string, Holder>> ranked_holders(const CauseTally& t) const;
+  bool launches_gpu_work(Row op) const;
+  double recurring_percent(IdleCause cause, const CauseTally& t) const;
   std::string holder_phrase(const CauseTally& t) const;  // "aten::item (train.py(42): step)"
   std::string step_of(std::int64_t ns) const;
   Table gap_table(const CauseTally& t, std::vector<Row>& evidence) const;

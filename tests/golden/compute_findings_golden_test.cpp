@@ -88,6 +88,17 @@ std::string key_of(const json::object& golden) {
   return std::string(golden.at("category").as_string()) + "_metrics#" + rank;
 }
 
+// Deliberate departure (docs/compatibility.md, "Copies are not compute"; diagnosis.md §5): the
+// reference's findings about aten::copy_ ops that run only a host-to-device copy, judged
+// against HBM. traceprism leaves them to the memcpy analyzer. Found by the copy-only kernels of
+// their members (Memcpy HtoD (Pageable -> Device)), listed here per case.
+bool copy_only_departure(const std::string& case_name, const std::string& key) {
+  return (case_name == "h100_facebook_timesformer_base_finetuned_k400__1016002" &&
+          key == "elementwise_metrics#001") ||
+         (case_name == "mi300_facebook_timesformer_base_finetuned_k400__1016002" &&
+          key == "elementwise_metrics#004");
+}
+
 std::optional<double> category_figure(const json::object& root, const std::string& key) {
   for (const std::string& analyzer : kComputeAnalyzers) {
     if (auto v = traceprism::testing::figure(root, analyzer, key)) return v;
@@ -118,7 +129,8 @@ TEST_P(ComputeFindingsGolden, RankedFindingsAndFiguresMatchReference) {
   }
   const json::value priority = read_json(c.expected / "priority_data.json");
   std::vector<const json::object*> golden;
-  for (const json::value& f : priority.at("findings").as_array()) golden.push_back(&f.as_object());
+  for (const json::value& f : priority.at("findings").as_array())
+    if (!copy_only_departure(c.name, key_of(f.as_object()))) golden.push_back(&f.as_object());
   ASSERT_EQ(ours.size(), golden.size()) << log;
   for (std::size_t i = 0; i < golden.size(); ++i) {
     const json::object& g = *golden[i];
