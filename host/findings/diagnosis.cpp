@@ -35,8 +35,8 @@ std::vector<IdleHolder> top_holders(const index::EventIndex& ix,
   return out;
 }
 
-std::vector<CauseIdle> idle_by_cause(const index::EventIndex& ix, const model::IdleAttribution& a,
-                                     double window_us, double idle_us) {
+std::vector<CauseIdle> tally_causes(const index::EventIndex& ix, const model::IdleAttribution& a,
+                                    double window_us, double idle_us) {
   struct Tally {
     std::uint64_t gaps = 0;
     std::int64_t longest_ns = 0;
@@ -104,6 +104,13 @@ std::string finding_id(const Finding& f) {
   return std::string(tier_name(f.tier)) + "-p" + std::to_string(f.rank);
 }
 
+std::vector<CauseIdle> idle_by_cause(const index::EventIndex& index,
+                                     const model::IdleAttribution& idle) {
+  if (idle.empty()) return {};
+  return tally_causes(index, idle, us(idle.window_end_ns - idle.window_start_ns),
+                      us(idle.idle_total_ns()));
+}
+
 const Finding& resolve(const RankedFindings& ranked, FindingRef ref) {
   return ranked.tier(ref.tier).at(static_cast<std::size_t>(ref.rank - 1));
 }
@@ -116,7 +123,7 @@ Diagnosis diagnose(const DiagnosisInputs& in) {
   d.present = true;
   d.window_us = us(in.idle.window_end_ns - in.idle.window_start_ns);
   d.idle_us = us(in.idle.idle_total_ns());
-  d.idle_by_cause = idle_by_cause(in.index, in.idle, d.window_us, d.idle_us);
+  d.idle_by_cause = in.causes;
   d.queue = in.idle.queues;
   d.launch_delay_median_us = in.idle.launch_delay_median_us;
   d.launch_delay_p95_us = in.idle.launch_delay_p95_us;

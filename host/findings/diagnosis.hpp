@@ -64,9 +64,15 @@ struct Diagnosis {
   std::vector<FindingRef> order;                   // every finding, cross-tier ranking
 };
 
+// The idle time per cause with its gaps and holding host ops, largest first (causes with time
+// only). Needs the attribution's gaps and parts, which the pipeline frees after this.
+std::vector<CauseIdle> idle_by_cause(const index::EventIndex& index,
+                                     const model::IdleAttribution& idle);
+
 struct DiagnosisInputs {
   const index::EventIndex& index;
-  const model::IdleAttribution& idle;
+  const model::IdleAttribution& idle;  // window, totals, queues and launch delay are read
+  std::vector<CauseIdle> causes;       // idle_by_cause() of it
   const std::vector<model::StepFigures>& steps;
   std::vector<CollectiveRow> collectives;
   const perf_report::UnifiedPerfTable* unified = nullptr;

@@ -18,6 +18,8 @@ namespace {
 // The longest wait between a launch call's return and its GPU work that still counts as launch
 // latency (typically 5-20 µs) rather than a device-side wait.
 constexpr std::int64_t kLaunchLatencyNs = 50'000;
+// Device-side gaps shorter than this are the GPU's own latency between queued kernels.
+constexpr std::int64_t kBubbleNs = 10'000;
 
 constexpr std::string_view kCauseKeys[kIdleCauseCount] = {
     "dataloader",      "blocking_copy", "sync",       "allocator",
@@ -336,7 +338,9 @@ class GapWalker {
     const std::int64_t start = gap.start_ns, end = gap.start_ns + gap.dur_ns;
     const bool host_bound = gap.launch >= 0 && ix_.end_ns(static_cast<Row>(gap.launch)) > start;
     if (!host_bound) {
-      add(start, end, device_wait(start));
+      // Bubbles between queued kernels (most device-side gaps) wait on no host call.
+      add(start, end,
+          gap.dur_ns < kBubbleNs ? Verdict{IdleCause::kDependency} : device_wait(start));
     } else {
       const Row call = static_cast<Row>(gap.launch);
       const std::int64_t host_end = std::min(end, ix_.end_ns(call));

@@ -76,8 +76,13 @@ void attribute_idle(PipelineRun& run, const PipelineOptions& o) {
       {index, run.trace.links, run.trace.tree.parent_column(), o.load.include_unlinked});
   run.steps = model::profiler_steps(index, run.idle);
   if (run.idle.empty()) return;
+  run.idle_causes = findings::idle_by_cause(index, run.idle);
   run.idle_table = std::make_unique<plugins::IdleAttributionTable>(run.idle);
   run.products->set_idle_attribution(run.idle_table->table());
+  // The table holds its own copy for the analyzers, which fork with the host's pages: drop
+  // the model's (tens of MB on a 1 GB trace with half a million gaps).
+  std::vector<model::IdleGap>().swap(run.idle.gaps);
+  std::vector<model::IdlePart>().swap(run.idle.parts);
 }
 
 void run_analyzers(PipelineRun& run, const PipelineOptions& o) {
@@ -109,8 +114,8 @@ void decide_summary(PipelineRun& run) {
   std::vector<findings::CollectiveRow> collectives;
   for (const model::CollectiveFigures& c : model::collective_figures(*r.index, run.trace.links))
     collectives.push_back({c.type, c.count, c.time_us, c.exposed_us});
-  r.diagnosis = findings::diagnose(
-      {*r.index, run.idle, run.steps, std::move(collectives), r.unified, r.findings});
+  r.diagnosis = findings::diagnose({*r.index, run.idle, std::move(run.idle_causes), run.steps,
+                                    std::move(collectives), r.unified, r.findings});
 }
 
 }  // namespace

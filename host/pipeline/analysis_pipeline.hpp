@@ -8,6 +8,7 @@
 #include <string>
 
 #include "config/run_config.hpp"
+#include "findings/diagnosis.hpp"
 #include "model/idle_attribution.hpp"
 #include "model/kernel_launchers.hpp"
 #include "model/profiler_steps.hpp"
@@ -54,9 +55,10 @@ struct PipelineRun {
   model::KernelLaunchers launchers;
   std::unique_ptr<plugins::RunProducts> products;
   plugins::OpModelRun op_models;  // phase 1; the products point into its table
-  model::IdleAttribution idle;    // GPU idle by cause; the products point into idle_table
+  model::IdleAttribution idle;    // GPU idle by cause (gaps, parts: in idle_table only)
   std::unique_ptr<plugins::IdleAttributionTable> idle_table;
   std::vector<model::StepFigures> steps;
+  std::vector<findings::CauseIdle> idle_causes;  // summed before idle's gaps and parts are freed
   AnalysisReport report;
   StageSeconds seconds;
 };
