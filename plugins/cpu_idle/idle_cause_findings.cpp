@@ -149,10 +149,17 @@ void IdleCauseFindings::emit(IdleCause cause, const CauseTally& t) {
   b.emit();
 }
 
+// Device-side time that is mostly bubbles between queued kernels waits on nothing.
+std::string IdleCauseFindings::while_phrase(IdleCause cause, const CauseTally& t) const {
+  if (cause == IdleCause::kDependency && 2 * t.short_gap_ns >= t.ns)
+    return "in gaps under 10 \xC2\xB5s between queued kernels";
+  return kWhile[static_cast<std::size_t>(cause)];
+}
+
 std::string IdleCauseFindings::title(IdleCause cause, const CauseTally& t) const {
-  return "GPU idle " + percent(percent_of_window(t.ns)) + " of the run " +
-         kWhile[static_cast<std::size_t>(cause)] + " (" + count_of(t.gaps.size(), "gap") +
-         ", at most " + ms(ns_to_ms(t.most_in_one_gap_ns)) + " in one)";
+  return "GPU idle " + percent(percent_of_window(t.ns)) + " of the run " + while_phrase(cause, t) +
+         " (" + count_of(t.gaps.size(), "gap") + ", at most " + ms(ns_to_ms(t.most_in_one_gap_ns)) +
+         " in one)";
 }
 
 std::vector<std::pair<std::string, IdleCauseFindings::Holder>> IdleCauseFindings::ranked_holders(
@@ -257,7 +264,8 @@ std::string IdleCauseFindings::action(IdleCause cause, const CauseTally& t) cons
     case IdleCause::kHostCompute: {
       const auto ranked = ranked_holders(t);
       if (!ranked.empty() && launches_gpu_work(ranked.front().second.example))
-        return "The host spends the time dispatching GPU ops, most in " + holder +
+        return "The host spends the time dispatching GPU ops (the largest share in " + holder +
+               ")" +
                ": cut the per-op host cost (torch.compile, fewer and larger ops, CUDA/HIP "
                "graphs) so that launches keep ahead of the GPU.";
       return "The host runs " + holder +

@@ -54,6 +54,7 @@ class IdleCauseFindings {
 
   void tally();
   void emit(IdleCause cause, const CauseTally& t);
+  std::string while_phrase(IdleCause cause, const CauseTally& t) const;
   std::string title(IdleCause cause, const CauseTally& t) const;
   std::string insight(IdleCause cause, const CauseTally& t) const;
   std::string action(IdleCause cause, const CauseTally& t) const;
