@@ -340,7 +340,8 @@ class GapWalker {
     if (!host_bound) {
       // Bubbles between queued kernels (most device-side gaps) wait on no host call.
       add(start, end,
-          gap.dur_ns < kBubbleNs ? Verdict{IdleCause::kDependency} : device_wait(start));
+          gap.dur_ns < kBubbleNs ? Verdict{IdleCause::kDependency}
+                                 : device_wait(start, start + gap.dur_ns / 2));
     } else {
       const Row call = static_cast<Row>(gap.launch);
       const std::int64_t host_end = std::min(end, ix_.end_ns(call));
@@ -350,7 +351,7 @@ class GapWalker {
       if (end - host_end <= kLaunchLatencyNs)
         add(host_end, end, judge_.judge_call(call, gap.dur_ns));
       else
-        add(host_end, end, Verdict{IdleCause::kDependency});
+        add(host_end, end, device_wait(host_end, host_end + (end - host_end) / 2));
     }
     gap.part_count = static_cast<std::uint32_t>(out_.parts.size()) - gap.part_begin;
   }
@@ -378,22 +379,27 @@ class GapWalker {
   }
 
   // A device-side gap names the host call that waits with it, when a thread is in one as the
-  // gap begins (a synchronize, a blocking copy, a stream wait): the cause stays dependency.
-  Verdict device_wait(std::int64_t t) {
+  // gap begins or halfway through it (a synchronize, a blocking copy, a stream wait): the cause
+  // stays dependency.
+  Verdict device_wait(std::int64_t begin, std::int64_t middle) {
     Verdict v{IdleCause::kDependency};
-    for (std::size_t s = 0; s < stacks_.thread_count(); ++s) {
-      stacks_.stack_at(s, t, stack_);
-      for (Row r : stack_) {
-        if (!index::is_runtime_kind(ix_.kind(r))) continue;
-        const std::string_view name = ix_.name(r);
-        if (!(is_sync_call(name) || is_synchronous_copy_call(name) || is_async_copy_call(name) ||
-              contains(name, "StreamWaitEvent")))
-          continue;
-        if (v.holder < 0 || ix_.dur_ns(r) > ix_.dur_ns(static_cast<Row>(v.holder)))
-          v.holder = static_cast<std::int32_t>(r);
-      }
-    }
+    for (std::size_t s = 0; s < stacks_.thread_count(); ++s)
+      for (std::int64_t t : {begin, middle}) take_longest_wait(s, t, v);
     return v;
+  }
+
+  // The longest waiting call on the stack of `slot` at `t` becomes the holder.
+  void take_longest_wait(std::size_t slot, std::int64_t t, Verdict& v) {
+    stacks_.stack_at(slot, t, stack_);
+    for (Row r : stack_) {
+      if (!index::is_runtime_kind(ix_.kind(r))) continue;
+      const std::string_view name = ix_.name(r);
+      if (!(is_sync_call(name) || is_synchronous_copy_call(name) || is_async_copy_call(name) ||
+            contains(name, "StreamWaitEvent")))
+        continue;
+      if (v.holder < 0 || ix_.dur_ns(r) > ix_.dur_ns(static_cast<Row>(v.holder)))
+        v.holder = static_cast<std::int32_t>(r);
+    }
   }
 
   // The launching thread holds nothing: the most specific cause any other thread's stack

@@ -371,7 +371,7 @@ typedef struct traceprism_op_metrics_v1 {
  * any stream; gaps are in time order and sum to the timeline's idle time (in integer ns). Each
  * gap is cut into parts of one cause and one holding stack, in time order; a part's holder is
  * the host event whose match gave the cause (the innermost op, call or frame that holds the
- * time; for dependency time, a host call waiting while the gap began, if any), its top the
+ * time; for dependency time, a host call waiting during it, if any), its top the
  * outermost host event of that stack and its frame the innermost python frame (NO_ROW when
  * none, and for untraced time). Queue length is HTA's: per
  * stream, the number of launched, unfinished GPU operations sampled at every launch and
