@@ -18,32 +18,7 @@ namespace {
 
 const fs::path kTraces = traceprism::testing::shared_traces();
 
-struct TraceCase {
-  std::string name;
-  fs::path path;
-};
-
-std::vector<TraceCase> all_traces() {
-  std::vector<TraceCase> cases;
-  if (!fs::is_directory(kTraces)) return {{"shared_traces_absent", {}}};
-  for (const auto& entry : fs::recursive_directory_iterator(kTraces)) {
-    const std::string file = entry.path().filename().string();
-    const bool gz = file.size() > 8 && file.ends_with(".json.gz");
-    // Agent unit cases are trace.json, trace1.json, trace2.json.
-    const bool agent = file == "trace.json" || file == "trace1.json" || file == "trace2.json";
-    if (!entry.is_regular_file() || !(gz || agent)) continue;
-    std::string name = fs::relative(entry.path(), kTraces).string();
-    name = traceprism::testing::test_name(name);
-    cases.push_back({name, entry.path()});
-  }
-  std::sort(cases.begin(), cases.end(), [](auto& a, auto& b) { return a.name < b.name; });
-  return cases;
-}
-
-// gtest prints the parameter in failure messages: show the trace, not its bytes.
-void PrintTo(const TraceCase& c, std::ostream* os) {
-  *os << c.path;
-}
+using TraceCase = traceprism::testing::SharedTrace;
 
 class AllTraces : public ::testing::TestWithParam<TraceCase> {};
 
@@ -87,7 +62,8 @@ TEST_P(AllTraces, ReadCleanlyAndModelsAreConsistent) {
   EXPECT_EQ(t.events, s.links.linked_count());
 }
 
-INSTANTIATE_TEST_SUITE_P(Shared, AllTraces, ::testing::ValuesIn(all_traces()),
+INSTANTIATE_TEST_SUITE_P(Shared, AllTraces,
+                         ::testing::ValuesIn(traceprism::testing::all_shared_traces()),
                          [](const auto& info) { return info.param.name; });
 
 }  // namespace

@@ -25,29 +25,7 @@ namespace {
 
 const fs::path kTraces = traceprism::testing::shared_traces();
 
-struct TraceCase {
-  std::string name;
-  fs::path path;
-};
-
-void PrintTo(const TraceCase& c, std::ostream* os) {
-  *os << c.path;
-}
-
-std::vector<TraceCase> all_traces() {
-  std::vector<TraceCase> cases;
-  if (!fs::is_directory(kTraces)) return {{"shared_traces_absent", {}}};
-  for (const auto& entry : fs::recursive_directory_iterator(kTraces)) {
-    const std::string file = entry.path().filename().string();
-    const bool gz = file.size() > 8 && file.ends_with(".json.gz");
-    const bool agent = file == "trace.json" || file == "trace1.json" || file == "trace2.json";
-    if (!entry.is_regular_file() || !(gz || agent)) continue;
-    cases.push_back({traceprism::testing::test_name(fs::relative(entry.path(), kTraces).string()),
-                     entry.path()});
-  }
-  std::sort(cases.begin(), cases.end(), [](auto& a, auto& b) { return a.name < b.name; });
-  return cases;
-}
+using TraceCase = traceprism::testing::SharedTrace;
 
 // What the trace shows, counted from its events.
 struct TraceFacts {
@@ -133,7 +111,8 @@ TEST_P(DiagnosisAllTraces, ReportHoldsItsInvariantsAndEveryActionItsPrecondition
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Traces, DiagnosisAllTraces, ::testing::ValuesIn(all_traces()),
+INSTANTIATE_TEST_SUITE_P(Traces, DiagnosisAllTraces,
+                         ::testing::ValuesIn(traceprism::testing::all_shared_traces()),
                          [](const auto& info) { return info.param.name; });
 
 }  // namespace
