@@ -87,17 +87,6 @@ std::vector<StepRow> step_rows(const index::EventIndex& ix,
   return out;
 }
 
-std::optional<double> compute_coverage(const perf_report::UnifiedPerfTable* unified) {
-  if (!unified || unified->groups.empty()) return std::nullopt;
-  double all = 0, covered = 0;
-  for (const perf_report::UnifiedGroup& g : unified->groups) {
-    all += g.kernel_time_sum_us;
-    if (g.has_perf_model) covered += g.kernel_time_sum_us;
-  }
-  if (all <= 0) return std::nullopt;
-  return covered / all * 100.0;
-}
-
 }  // namespace
 
 std::string finding_id(const Finding& f) {
@@ -118,7 +107,8 @@ const Finding& resolve(const RankedFindings& ranked, FindingRef ref) {
 Diagnosis diagnose(const DiagnosisInputs& in) {
   Diagnosis d;
   for (const Finding* f : cross_tier_order(in.findings)) d.order.push_back({f->tier, f->rank});
-  d.compute_coverage_percent = compute_coverage(in.unified);
+  d.computation_by_category = in.categories;
+  d.compute_coverage_percent = modeled_percent(in.categories);
   if (in.idle.empty()) return d;
   d.present = true;
   d.window_us = us(in.idle.window_end_ns - in.idle.window_start_ns);

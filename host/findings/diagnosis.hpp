@@ -5,11 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "findings/category_shares.hpp"
 #include "findings/ranker.hpp"
 #include "index/event_index.hpp"
 #include "model/idle_attribution.hpp"
 #include "model/profiler_steps.hpp"
-#include "perf_report/unified_perf_table.hpp"
 
 namespace traceprism::findings {
 
@@ -60,6 +60,8 @@ struct Diagnosis {
   double launch_delay_median_us = 0, launch_delay_p95_us = 0;  // NaN: no launches
   std::vector<StepRow> steps;
   std::vector<CollectiveRow> collectives;
+  // Computation time by op category, a partition (sums to the timeline's computation).
+  std::vector<CategoryShare> computation_by_category;
   std::optional<double> compute_coverage_percent;  // computation time a perf model covers
   std::vector<FindingRef> order;                   // every finding, cross-tier ranking
 };
@@ -75,7 +77,7 @@ struct DiagnosisInputs {
   std::vector<CauseIdle> causes;       // idle_by_cause() of it
   const std::vector<model::StepFigures>& steps;
   std::vector<CollectiveRow> collectives;
-  const perf_report::UnifiedPerfTable* unified = nullptr;
+  std::vector<CategoryShare> categories;  // computation_by_category
   const RankedFindings& findings;
 };
 

@@ -11,9 +11,16 @@ bool quantified(const Finding& f) {
   return f.impact_kind != ImpactKind::kNotQuantifiable;
 }
 
+// diagnosis.md §6.6: an estimate without a perf model (heuristic impact) ranks by its low bound,
+// a modelled one by its mid value.
+double ranking_impact(const Finding& f) {
+  return f.impact_kind == ImpactKind::kHeuristic ? f.impact_low : f.impact_mid;
+}
+
 bool ranks_before(const Finding& a, const Finding& b) {
   if (quantified(a) != quantified(b)) return quantified(a);
   if (quantified(a)) {
+    if (ranking_impact(a) != ranking_impact(b)) return ranking_impact(a) > ranking_impact(b);
     if (a.impact_mid != b.impact_mid) return a.impact_mid > b.impact_mid;
     if (a.tier == Tier::kSystem && a.impact_low != b.impact_low) return a.impact_low > b.impact_low;
     if ((a.impact_kind == ImpactKind::kQuantified) != (b.impact_kind == ImpactKind::kQuantified))
@@ -71,6 +78,7 @@ std::vector<const Finding*> cross_tier_order(const RankedFindings& ranked) {
   std::stable_sort(all.begin(), all.end(), [](const Finding* a, const Finding* b) {
     if (quantified(*a) != quantified(*b)) return quantified(*a);
     if (quantified(*a)) {
+      if (ranking_impact(*a) != ranking_impact(*b)) return ranking_impact(*a) > ranking_impact(*b);
       if (a->impact_mid != b->impact_mid) return a->impact_mid > b->impact_mid;
       if (a->impact_low != b->impact_low) return a->impact_low > b->impact_low;
     }

@@ -393,7 +393,13 @@ UnifiedPerfTable build_unified_perf_table(const UnifiedPerfInputs& in, const Gpu
 
   Summary summary;
   UnifiedPerfRow row;  // reused: its buffers keep their capacity
+  std::map<std::string_view, std::uint32_t> bucket_category;
   auto add = [&](const UnifiedPerfRow& r) {
+    auto [it, fresh] = bucket_category.try_emplace(
+        r.category, static_cast<std::uint32_t>(table.bucket_categories.size()));
+    if (fresh) table.bucket_categories.emplace_back(r.category);
+    for (Row g : r.gpu_events)
+      table.kernel_buckets.push_back({g, model::category_bucket(it->second, r.has_perf_model)});
     summary.add(r);
     table.has_model_columns |= r.metrics.has_value();
     table.has_roofline_columns |= r.metrics && r.metrics->has_roofline;
@@ -411,6 +417,8 @@ UnifiedPerfTable build_unified_perf_table(const UnifiedPerfInputs& in, const Gpu
   for (const auto& [kernel, source] : uncovered_kernels(subtrees, covered))
     if (fill_row(ctx, source, next_uid++, kernel, row)) add(row);
   table.groups = summary.finish();
+  std::stable_sort(table.kernel_buckets.begin(), table.kernel_buckets.end(),
+                   [](const auto& a, const auto& b) { return a.kernel < b.kernel; });
   return table;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "index/event_index.hpp"
+#include "model/computation_partition.hpp"
 #include "model/op_metrics.hpp"
 #include "perf_report/gpu_subtrees.hpp"
 #include "perf_report/kernel_details_summary.hpp"
@@ -81,7 +82,12 @@ struct UnifiedPerfTable {
   // The events the table stands for (collect_unified_perf_events), in traversal order, also
   // those whose row is dropped; Synthetic Ops not included.
   std::vector<Row> events;
-  std::vector<UnifiedGroup> groups;   // summary order: kernel time sum desc, ex_UID asc
+  std::vector<UnifiedGroup> groups;  // summary order: kernel time sum desc, ex_UID asc
+  // What the computation partition buckets kernels by (diagnosis.md §1.2): each GPU event of a
+  // kept row in bucket model::category_bucket(its row's category in bucket_categories, whether
+  // the row has a perf model); the first row wins; sorted by event.
+  std::vector<std::string> bucket_categories;
+  std::vector<model::KernelBucket> kernel_buckets;
   bool has_model_columns = false;     // some row has perf-model numbers (GFLOPS, TB/s, ...)
   bool has_roofline_columns = false;  // some row has roofline numbers
 };

@@ -4,11 +4,13 @@
 #include <map>
 #include <vector>
 
+#include "findings/category_shares.hpp"
 #include "findings/diagnosis.hpp"
 #include "findings/model_identification.hpp"
 #include "findings/ranker.hpp"
 #include "findings/top_category.hpp"
 #include "model/collectives.hpp"
+#include "model/computation_partition.hpp"
 #include "model/forward_backward.hpp"
 #include "schedule/analysis_graph.hpp"
 
@@ -98,7 +100,20 @@ void run_analyzers(PipelineRun& run, const PipelineOptions& o) {
   r.findings = findings::rank_findings(r.graph.analyzers);
 }
 
-void decide_summary(PipelineRun& run) {
+// Computation time by op category and perf-model coverage, from a partition of the timeline's
+// computation (diagnosis.md §1.2): each kernel in its unified_perf_summary row's category.
+std::vector<findings::CategoryShare> computation_by_category(const PipelineRun& run,
+                                                             bool include_unlinked) {
+  static const perf_report::UnifiedPerfTable kNoTable;
+  const perf_report::UnifiedPerfTable* unified = run.products->unified_perf_table();
+  const perf_report::UnifiedPerfTable& t = unified ? *unified : kNoTable;
+  const auto partition =
+      model::partition_computation(run.trace.file.index, run.trace.links, include_unlinked,
+                                   t.kernel_buckets, t.bucket_categories.size() * 2);
+  return findings::category_shares(t.bucket_categories, partition);
+}
+
+void decide_summary(PipelineRun& run, const PipelineOptions& o) {
   AnalysisReport& r = run.report;
   const auto* ops = run.products->op_instances();
   std::map<std::string, double> busy;
@@ -114,8 +129,9 @@ void decide_summary(PipelineRun& run) {
   std::vector<findings::CollectiveRow> collectives;
   for (const model::CollectiveFigures& c : model::collective_figures(*r.index, run.trace.links))
     collectives.push_back({c.type, c.count, c.time_us, c.exposed_us});
-  r.diagnosis = findings::diagnose({*r.index, run.idle, std::move(run.idle_causes), run.steps,
-                                    std::move(collectives), r.unified, r.findings});
+  r.diagnosis = findings::diagnose(
+      {*r.index, run.idle, std::move(run.idle_causes), run.steps, std::move(collectives),
+       computation_by_category(run, o.load.include_unlinked), r.findings});
 }
 
 }  // namespace
@@ -142,7 +158,7 @@ std::unique_ptr<PipelineRun> run_pipeline(const PipelineOptions& o) {
   if (o.last_stage == LastStage::kRanking) {
     attribute_idle(*run, o);
     run_analyzers(*run, o);
-    decide_summary(*run);
+    decide_summary(*run, o);
   }
   run->seconds.analysis = clock.lap();
   return run;

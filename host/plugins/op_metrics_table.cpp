@@ -10,9 +10,10 @@ namespace traceprism::plugins {
 OpMetricsTable::OpMetricsTable(perf_report::UnifiedPerfTable table, double gpu_total_ms) {
   using perf_report::KernelSummaryEntry;
   using perf_report::UnifiedGroup;
-  table_.groups = std::move(table.groups);
-  table_.has_model_columns = table.has_model_columns;
-  table_.has_roofline_columns = table.has_roofline_columns;
+  table_ = std::move(table);
+  // The view is of the groups; per-event rows are not kept (millions on big traces).
+  std::vector<perf_report::UnifiedPerfRow>().swap(table_.rows);
+  std::vector<index::Row>().swap(table_.events);
   const std::vector<UnifiedGroup>& groups = table_.groups;
   const bool model = table_.has_model_columns, roofline = table_.has_roofline_columns;
   constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();

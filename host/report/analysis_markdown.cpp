@@ -66,15 +66,6 @@ std::string integer(std::optional<double> v) {
   return std::to_string(static_cast<long long>(std::llround(v.value_or(0))));
 }
 
-// The whole that category shares divide (diagnosis.md §1.2: no share above 100 %): the
-// computation time, or the categories' summed kernel time when that is larger (op kernel time
-// also holds the copies and overlapping kernels that computation time leaves out).
-double category_whole_ms(const AnalysisReport& r) {
-  double sum = 0;
-  for (const auto& [key, f] : category_figures(r)) sum += f.time_ms;
-  return std::max(r.timeline.computation_us / 1000, sum);
-}
-
 void write_top_operations(std::ostringstream& md, const AnalysisReport& r,
                           const std::vector<TopOperationRow>& rows) {
   md << "### Top Operations\n\n<!-- impact-begin kind=top_ops -->\n"
@@ -86,8 +77,8 @@ void write_top_operations(std::ostringstream& md, const AnalysisReport& r,
     const CategoryFigures& f = row.figures;
     const double share = compute_ms > 0 ? f.time_ms / compute_ms * 100 : 0.0;
     md << "| " << ++rank << " | " << cell(row.display_name) << " | "
-       << text::python_float_repr(f.time_ms) << " | " << fixed(share) << " | "
-       << static_cast<long long>(f.ops) << " | <!-- top-ops-row low="
+       << text::python_float_repr(std::round(f.time_ms * 1000) / 1000) << " | " << fixed(share)
+       << " | " << static_cast<long long>(f.ops) << " | <!-- top-ops-row low="
        << (row.quantified && f.low ? text::python_float_repr(*f.low) : "null")
        << " high=" << (row.quantified && f.high ? text::python_float_repr(*f.high) : "null")
        << " -->\n";
@@ -269,29 +260,23 @@ struct Bottleneck {
   bool from_figures = false;  // else the host's op-category fallback with its own percent
 };
 
-// §10.2: priorities[0] (the first Top Operations row); else the first compute finding's
-// category; else the compute category with the most kernel time; else the op category with
-// the most direct kernel time (runs without compute analyzers).
-std::optional<Bottleneck> top_bottleneck(const AnalysisReport& r,
-                                         const std::vector<TopOperationRow>& top_ops) {
-  if (!top_ops.empty())
-    return Bottleneck{top_ops.front().display_name, top_ops.front().figures.time_ms, true};
-  const auto figures = category_figures(r);
+// diagnosis.md §6.7 (a departure from analysis-rules.md §10.2, which takes the first Top
+// Operations row): the category with the most computation time, from the partition; the
+// top-ranked finding is named separately. Runs without a partition fall back to the largest
+// analyzer category, then to the host's op category.
+std::optional<Bottleneck> top_bottleneck(const AnalysisReport& r) {
+  for (const findings::CategoryShare& s : r.diagnosis.computation_by_category)
+    if (s.category != findings::kNoOpCategory)
+      return Bottleneck{s.category, s.time_us / 1000, true};
   const auto names = category_display_names(r);
-  auto named = [&](const std::string& key) {
-    auto it = names.find(key);
-    return it != names.end() ? it->second : key;
-  };
-  if (!r.findings.compute.empty()) {
-    const std::string& key = r.findings.compute.front().category;
-    if (auto it = figures.find(key); it != figures.end())
-      return Bottleneck{named(key), it->second.time_ms, true};
-  }
   const std::pair<const std::string, CategoryFigures>* most = nullptr;
-  for (const auto& entry : figures)
+  for (const auto& entry : category_figures(r))
     if (entry.second.time_ms > 0 && (!most || entry.second.time_ms > most->second.time_ms))
       most = &entry;
-  if (most) return Bottleneck{named(most->first), most->second.time_ms, true};
+  if (most) {
+    auto it = names.find(most->first);
+    return Bottleneck{it != names.end() ? it->second : most->first, most->second.time_ms, true};
+  }
   if (!r.top_category.empty()) return Bottleneck{r.top_category, 0, false};
   return std::nullopt;
 }
@@ -307,11 +292,14 @@ std::string bottleneck_cell(const AnalysisReport& r, const std::optional<Bottlen
 std::string largest_categories(const AnalysisReport& r) {
   const auto names = category_display_names(r);
   std::vector<std::pair<std::string, double>> cats;
-  for (const auto& [key, f] : category_figures(r))
-    if (f.time_ms > 0) {
-      auto it = names.find(key);
-      cats.emplace_back(it != names.end() ? it->second : key, f.time_ms);
-    }
+  for (const findings::CategoryShare& s : r.diagnosis.computation_by_category)
+    cats.emplace_back(s.category, s.time_us / 1000);
+  if (cats.empty())
+    for (const auto& [key, f] : category_figures(r))
+      if (f.time_ms > 0) {
+        auto it = names.find(key);
+        cats.emplace_back(it != names.end() ? it->second : key, f.time_ms);
+      }
   std::stable_sort(cats.begin(), cats.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
   const double compute_ms = category_whole_ms(r);
@@ -415,8 +403,7 @@ void write_narrative(std::ostringstream& md, const AnalysisReport& r) {
      << ".\n\n";
 }
 
-void write_summary(std::ostringstream& md, const AnalysisReport& r,
-                   const std::vector<TopOperationRow>& top_ops) {
+void write_summary(std::ostringstream& md, const AnalysisReport& r) {
   const model::GpuTimeline& t = r.timeline;
   md << "## Executive Summary\n\n";
   write_narrative(md, r);
@@ -425,8 +412,7 @@ void write_summary(std::ostringstream& md, const AnalysisReport& r,
   md << "| Compute % | " << percent_of_total(t, t.computation_us) << "% |\n";
   md << "| Idle % | " << percent_of_total(t, t.idle_us) << "% |\n";
   md << "| Exposed Communication % | " << percent_of_total(t, t.exposed_comm_us) << "% |\n";
-  md << "| Top Bottleneck Category | " << cell(bottleneck_cell(r, top_bottleneck(r, top_ops)))
-     << " |\n\n";
+  md << "| Top Bottleneck Category | " << cell(bottleneck_cell(r, top_bottleneck(r))) << " |\n\n";
   md << "![Performance breakdown](" << kBreakdownChartFile << ")\n\n";
 }
 
@@ -566,10 +552,20 @@ std::string no_compute_items(const AnalysisReport& r) {
   const std::optional<double> covered = r.diagnosis.compute_coverage_percent;
   if (covered && *covered >= 90.0)
     return head + " All categories are within target performance bounds.\n\n";
-  if (!covered) return head + " No computation time is covered by a perf model.\n\n";
+  if (!covered || *covered <= 0)
+    return head + " No computation time is covered by a perf model.\n\n";
   return head + " No opportunity found in the " + fixed(*covered, 1) +
          "% of computation time that the perf models cover; " + fixed(100.0 - *covered, 1) +
          "% is unassessed.\n\n";
+}
+
+// diagnosis.md §1.4: how much of the computation the items above could judge.
+void write_coverage_line(std::ostringstream& md, const AnalysisReport& r) {
+  const std::optional<double> covered = r.diagnosis.compute_coverage_percent;
+  if (!covered || r.findings.compute.empty()) return;
+  md << "Perf models cover " << fixed(*covered, 1) << "% of the computation time; "
+     << fixed(100.0 - *covered, 1)
+     << "% is unassessed (items about it are marked unmodeled and rank by their low bound).\n\n";
 }
 
 }  // namespace
@@ -579,12 +575,13 @@ std::string analysis_markdown(const AnalysisReport& r) {
   const std::vector<TopOperationRow> top_ops = top_operations(r);
   std::ostringstream md;
   md << "# " << model_label(r) << " - " << platform_label(r) << " Standalone Analysis\n\n";
-  write_summary(md, r, top_ops);
+  write_summary(md, r);
   write_warnings(md, r);
   md << "---\n\n## Compute Kernel Optimizations\n\n"
      << "Findings from per-category kernel analysis (GEMM, SDPA, elementwise, etc.), focused on "
         "individual kernel efficiency.\n\n";
   write_top_operations(md, r, top_ops);
+  write_coverage_line(md, r);
   if (f.compute.empty()) md << no_compute_items(r);
   write_cards(md, f.compute);
 

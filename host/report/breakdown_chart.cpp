@@ -8,9 +8,14 @@
 namespace traceprism::report {
 namespace {
 
-// matplotlib's colours in the reference's order; the rest is grey.
-constexpr const char* kPalette[] = {"#e74c3c", "#e67e22", "#f1c40f", "#2ecc71",
-                                    "#9b59b6", "#1abc9c", "#e84393", "#3498db"};
+// The reference's colours first, then more distinct hues: one colour per category up to 16
+// categories; beyond that, generated hues (golden-angle steps) keep neighbours apart.
+constexpr const char* kPalette[] = {
+    "#e74c3c", "#e67e22", "#f1c40f", "#2ecc71", "#9b59b6", "#1abc9c", "#e84393", "#3498db",
+    "#8e44ad", "#16a085", "#d35400", "#27ae60", "#c0392b", "#2980b9", "#f39c12", "#6c5ce7"};
+// The non-computing segments: dark slate, light slate and grey, none used by a category.
+constexpr const char* kCommunicationColour = "#34495e";
+constexpr const char* kMemcpyColour = "#7f8c8d";
 constexpr const char* kNonComputingColour = "#aab7c4";
 
 // Layout in SVG user units (the reference's 12 x 3 in figure at 100 units per inch).
@@ -58,8 +63,16 @@ std::string capitalized(std::string name) {
 struct Segment {
   std::string label;
   double time_ms;
-  const char* colour;
+  std::string colour;
 };
+
+std::string category_colour(std::size_t i) {
+  if (i < std::size(kPalette)) return kPalette[i];
+  const double hue = std::fmod(static_cast<double>(i) * 137.508, 360.0);
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "hsl(%.0f,65%%,45%%)", hue);
+  return buf;
+}
 
 std::vector<Segment> segments_of(const BreakdownChart& chart) {
   std::vector<ChartSegment> cats;
@@ -70,10 +83,18 @@ std::vector<Segment> segments_of(const BreakdownChart& chart) {
   std::vector<Segment> out;
   double sum = 0;
   for (std::size_t i = 0; i < cats.size(); ++i) {
-    out.push_back({capitalized(cats[i].name), cats[i].time_ms, kPalette[i % std::size(kPalette)]});
+    out.push_back({capitalized(cats[i].name), cats[i].time_ms, category_colour(i)});
     sum += cats[i].time_ms;
   }
-  out.push_back({"Non-computing", std::max(0.0, chart.e2e_ms - sum), kNonComputingColour});
+  if (chart.exposed_comm_ms <= 0 && chart.exposed_memcpy_ms <= 0 && chart.idle_ms <= 0) {
+    out.push_back({"Non-computing", std::max(0.0, chart.e2e_ms - sum), kNonComputingColour});
+    return out;
+  }
+  if (chart.exposed_comm_ms > 0)
+    out.push_back({"Exposed communication", chart.exposed_comm_ms, kCommunicationColour});
+  if (chart.exposed_memcpy_ms > 0)
+    out.push_back({"Exposed memory copies", chart.exposed_memcpy_ms, kMemcpyColour});
+  out.push_back({"Idle", std::max(0.0, chart.idle_ms), kNonComputingColour});
   return out;
 }
 

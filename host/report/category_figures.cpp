@@ -28,18 +28,44 @@ std::map<std::string, CategoryFigures> category_figures(const AnalysisReport& r)
   return out;
 }
 
+std::string category_key(std::string_view category) {
+  std::string k(category);
+  for (char& ch : k) {
+    if (ch == ' ' || ch == '/') ch = '_';
+    ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  }
+  return k;
+}
+
 std::map<std::string, std::string> category_display_names(const AnalysisReport& r) {
   std::map<std::string, std::string> out;
-  if (!r.unified) return out;
-  for (const perf_report::UnifiedGroup& g : r.unified->groups) {
-    std::string k = g.category;
-    for (char& ch : k) {
-      if (ch == ' ' || ch == '/') ch = '_';
-      ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    }
-    out.emplace(k, g.category);
-  }
+  if (r.unified)
+    for (const perf_report::UnifiedGroup& g : r.unified->groups)
+      out.emplace(category_key(g.category), g.category);
+  for (const findings::CategoryShare& s : r.diagnosis.computation_by_category)
+    out.emplace(category_key(s.category), s.category);
   return out;
+}
+
+double category_whole_ms(const AnalysisReport& r) {
+  const auto& partition = r.diagnosis.computation_by_category;
+  if (!partition.empty()) {
+    double us = 0;
+    for (const findings::CategoryShare& s : partition) us += s.time_us;
+    return us / 1000;
+  }
+  double sum = 0;
+  for (const auto& [key, f] : category_figures(r)) sum += f.time_ms;
+  return std::max(r.timeline.computation_us / 1000, sum);
+}
+
+double category_time_ms(const AnalysisReport& r, const std::string& key,
+                        const CategoryFigures& figures) {
+  const auto& partition = r.diagnosis.computation_by_category;
+  if (partition.empty()) return figures.time_ms;
+  for (const findings::CategoryShare& s : partition)
+    if (category_key(s.category) == key) return s.time_us / 1000;
+  return 0;
 }
 
 std::vector<TopOperationRow> top_operations(const AnalysisReport& r) {
@@ -49,6 +75,7 @@ std::vector<TopOperationRow> top_operations(const AnalysisReport& r) {
   for (const auto& [key, f] : figures) {
     auto it = names.find(key);
     TopOperationRow row{key, it != names.end() ? it->second : key, f, false};
+    row.figures.time_ms = category_time_ms(r, key, f);
     if (f.impact && *f.impact > 0) {
       row.quantified = true;
       rollups.push_back(row);
@@ -56,16 +83,37 @@ std::vector<TopOperationRow> top_operations(const AnalysisReport& r) {
       fallbacks.push_back(row);
     }
   }
+  // The categories of the compute findings, for a table that would otherwise be empty; a
+  // category no compute analyzer rolls up (a precision or recompute finding's) by its time.
+  std::vector<TopOperationRow> finding_categories;
+  for (const findings::Finding& f : r.findings.compute) {
+    const std::string key = category_key(f.category);
+    if (std::any_of(finding_categories.begin(), finding_categories.end(),
+                    [&](const auto& c) { return c.key == key; }))
+      continue;
+    auto it = names.find(key);
+    auto known = figures.find(key);
+    const CategoryFigures f_figures = known != figures.end() ? known->second : CategoryFigures{};
+    TopOperationRow row{key, it != names.end() ? it->second : f.category, f_figures, false};
+    row.figures.time_ms = category_time_ms(r, key, f_figures);
+    if (row.figures.time_ms > 0) finding_categories.push_back(row);
+  }
   std::stable_sort(rollups.begin(), rollups.end(), [](const auto& a, const auto& b) {
     return *a.figures.impact > *b.figures.impact;
   });
   if (rollups.size() > 6) rollups.resize(6);
-  const double compute_ms = r.timeline.computation_us / 1000;
+  const double compute_ms = category_whole_ms(r);
   std::erase_if(fallbacks, [&](const auto& c) { return c.figures.time_ms < 0.05 * compute_ms; });
   std::stable_sort(fallbacks.begin(), fallbacks.end(), [](const auto& a, const auto& b) {
     return a.figures.time_ms > b.figures.time_ms;
   });
   rollups.insert(rollups.end(), fallbacks.begin(), fallbacks.end());
+  if (rollups.empty() && !r.findings.compute.empty()) {
+    std::stable_sort(
+        finding_categories.begin(), finding_categories.end(),
+        [](const auto& a, const auto& b) { return a.figures.time_ms > b.figures.time_ms; });
+    return finding_categories;
+  }
   return rollups;
 }
 

@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "report/report_writers.hpp"
@@ -23,6 +24,19 @@ std::map<std::string, CategoryFigures> category_figures(const AnalysisReport& r)
 // Category key -> the op category as the unified sheet writes it ("gemm" -> "GEMM").
 std::map<std::string, std::string> category_display_names(const AnalysisReport& r);
 
+// The analyzers' key of an op category ("NORM_fwd" -> "norm_fwd").
+std::string category_key(std::string_view category);
+
+// The whole that category shares divide: the computation partition's total (diagnosis.md §1.2),
+// or, for a run without one, the computation time or the categories' summed kernel time when
+// that is larger (no share above 100 %).
+double category_whole_ms(const AnalysisReport& r);
+
+// A category's time in ms: its part of the computation partition when the run has one (so
+// shares sum to 100 %), else its analyzer's summed kernel time.
+double category_time_ms(const AnalysisReport& r, const std::string& key,
+                        const CategoryFigures& figures);
+
 struct TopOperationRow {
   std::string key, display_name;
   CategoryFigures figures;
@@ -30,7 +44,10 @@ struct TopOperationRow {
 };
 
 // Top Operations (analysis-rules.md §5.4, §10.3): the categories by quantified impact (at most
-// six), then the categories without any finding that hold >= 5% of the computation time.
+// six), then the categories without any finding that hold >= 5% of the computation time. When
+// that leaves it empty while compute findings exist (all of them unquantified rollups), the
+// findings' categories by time (issue 15: never an empty table beside compute items). Times
+// are category_time_ms.
 std::vector<TopOperationRow> top_operations(const AnalysisReport& r);
 
 }  // namespace traceprism::report

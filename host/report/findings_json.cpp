@@ -171,6 +171,22 @@ void write_steps(text::JsonWriter& w, const findings::Diagnosis& d) {
   w.end_array();
 }
 
+// diagnosis.md §1.2: the partition of computation time, so its percents sum to 100.
+void write_computation_by_category(text::JsonWriter& w, const findings::Diagnosis& d) {
+  double whole = 0;
+  for (const findings::CategoryShare& s : d.computation_by_category) whole += s.time_us;
+  w.key("computation_by_category").begin_array();
+  for (const findings::CategoryShare& s : d.computation_by_category) {
+    w.begin_object();
+    w.key("category").value(s.category);
+    w.key("time_us").value(s.time_us);
+    w.key("percent").value(whole > 0 ? s.time_us / whole * 100 : 0.0);
+    w.key("modeled_us").value(s.modeled_us);
+    w.end_object();
+  }
+  w.end_array();
+}
+
 // diagnosis.md §8; null when the trace has no GPU timeline.
 void write_diagnosis(text::JsonWriter& w, const AnalysisReport& r) {
   const findings::Diagnosis& d = r.diagnosis;
@@ -207,6 +223,7 @@ void write_diagnosis(text::JsonWriter& w, const AnalysisReport& r) {
     w.end_object();
   }
   w.end_array();
+  write_computation_by_category(w, d);
   if (d.compute_coverage_percent)
     w.key("compute_coverage_percent").value(*d.compute_coverage_percent);
   else

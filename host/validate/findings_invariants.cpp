@@ -122,6 +122,7 @@ class Checker {
     if (idle > window + kMicrosecondTolerance)
       problem("diagnosis.idle_us " + number(idle) + " exceeds window_us " + number(window));
     check_idle_by_cause(d, window, idle);
+    check_computation_by_category(d, window);
     check_steps(d);
     check_first(d);
   }
@@ -151,6 +152,35 @@ class Checker {
               number(idle));
     if (idle > 0 && std::fabs(of_idle - 100) > kPercentTolerance)
       problem("diagnosis.idle_by_cause's percent_of_idle sum to " + number(of_idle) + ", not 100");
+  }
+
+  // A partition of computation time: every percent in 0..100, summing to 100, within the window.
+  void check_computation_by_category(const json::object& d, double window) {
+    const json::array* categories = array_at(d, "computation_by_category");
+    if (!categories || categories->empty()) return;
+    double percent = 0, us = 0;
+    for (const json::value& v : *categories) {
+      if (!v.is_object()) continue;
+      const json::object& c = v.as_object();
+      const double p = number_at(c, "percent").value_or(0);
+      if (p < 0 || p > 100 + kPercentTolerance)
+        problem("diagnosis.computation_by_category " + string_at(c, "category") + " is " +
+                number(p) + " %, outside 0..100 %");
+      if (number_at(c, "modeled_us").value_or(0) > number_at(c, "time_us").value_or(0) + 1e-6)
+        problem("diagnosis.computation_by_category " + string_at(c, "category") +
+                ": modeled_us exceeds time_us");
+      percent += p;
+      us += number_at(c, "time_us").value_or(0);
+    }
+    if (std::fabs(percent - 100) > kPercentTolerance)
+      problem("diagnosis.computation_by_category's percents sum to " + number(percent) +
+              ", not 100");
+    if (us > window + kMicrosecondTolerance)
+      problem("diagnosis.computation_by_category sums to " + number(us) +
+              " µs, more than window_us " + number(window));
+    const std::optional<double> covered = number_at(d, "compute_coverage_percent");
+    if (covered && (*covered < 0 || *covered > 100 + kPercentTolerance))
+      problem("diagnosis.compute_coverage_percent is " + number(*covered) + ", outside 0..100 %");
   }
 
   void check_steps(const json::object& d) {

@@ -14,7 +14,8 @@ namespace traceprism::plugins::compute {
 namespace {
 
 Peaks peaks_of(const Context& ctx, const OpTable& unified) {
-  std::set<std::string> specs = {"matrix_bf16"};
+  // FP8 and FP4 too: the advice names a narrower precision only where the platform has it.
+  std::set<std::string> specs = {"matrix_bf16", "matrix_fp8", "matrix_fp4"};
   for (const OpRow& row : unified.rows) {
     if (!row.compute_spec.empty()) specs.emplace(row.compute_spec);
   }

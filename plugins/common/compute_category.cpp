@@ -537,6 +537,7 @@ CategoryMetrics analyze_category(const Inputs& in, std::string_view category,
   CategoryMetrics m;
   m.category = std::string(category);
   m.display_name = std::string(display_name);
+  m.peaks = in.peaks;
   m.family = family_of(category);
   m.scope = in.scope;
   std::vector<std::size_t> rows = category_rows(sheet, category);

@@ -167,6 +167,7 @@ struct CategoryMetrics {
   std::vector<std::string> skipped_communication_ops;  // category "other" only
   std::vector<ImpactEstimate> estimates;
   std::vector<CategoryFinding> findings;
+  Peaks peaks;  // the platform's: advice names a precision only where it has a peak
 };
 
 // The categories of the sheet, in order of first appearance (the manifest's order): key and

@@ -219,6 +219,10 @@ bool any_op(const View& v, bool (*pred)(const Operation&)) {
   return std::any_of(v.ops.begin(), v.ops.end(), [&](const Operation* op) { return pred(*op); });
 }
 
+bool has_peak(const View& v, std::string_view spec) {
+  return v.m.peaks.tflops.find(spec) != v.m.peaks.tflops.end();
+}
+
 bool named(const View& v, const char* part) {
   return std::any_of(v.ops.begin(), v.ops.end(),
                      [&](const Operation* op) { return contains(lower(op->name), part); });
@@ -293,7 +297,9 @@ std::string gemm_action(const View& v) {
            "dimension, split-K), and fold bias or epilogue elementwise ops into the GEMM where "
            "they follow it.";
   std::string a = "Profile the dominant GEMM kernels for tile-size and wave-occupancy tuning";
-  if (v.dtype == "BF16" || v.dtype == "FP16" || v.dtype == "FP32")
+  // diagnosis.md §1.1: FP8 only where the platform has an FP8 matrix peak (not A100, V100,
+  // MI250X).
+  if ((v.dtype == "BF16" || v.dtype == "FP16" || v.dtype == "FP32") && has_peak(v, "matrix_fp8"))
     a += ", and narrow the precision (" + v.dtype + " to FP8) if the model tolerates it";
   return a + ".";
 }
@@ -373,9 +379,11 @@ std::string moe_action(const View& v) {
   if (v.memory_bound())
     return "Batch more tokens per MoE call to raise the arithmetic intensity, and optimize the "
            "expert-weight reads.";
-  return v.dtype == "FP4" ? "Tune the MoE kernel's tiles and occupancy."
-                          : "Tune the MoE kernel's tiles and occupancy, and narrow the expert "
-                            "precision (FP8/FP4) if the model tolerates it.";
+  const bool narrower =
+      v.dtype != "FP4" && (has_peak(v, "matrix_fp8") || has_peak(v, "matrix_fp4"));
+  return narrower ? "Tune the MoE kernel's tiles and occupancy, and narrow the expert precision "
+                    "(FP8/FP4) if the model tolerates it."
+                  : "Tune the MoE kernel's tiles and occupancy.";
 }
 
 std::string triton_action(const View& v) {
@@ -658,8 +666,10 @@ std::string resolution_of(const View& v) {
   const std::string action = action_of(v);
   std::string r;
   if (contains(action, "precision"))
-    r += "A narrower precision raises the roofline ceiling (for example 708 to 1273 TFLOPS from "
-         "BF16 to FP8 on MI300X). ";
+    r += "A narrower precision raises the roofline ceiling (on this platform " +
+         py_number(v.m.peaks.tflops_for("matrix_bf16").value_or(0), true) + " to " +
+         py_number(v.m.peaks.tflops_for("matrix_fp8").value_or(0), true) +
+         " TFLOPS from BF16 to FP8). ";
   if (contains(action, "fuse") || contains(action, "Fuse") || contains(action, "fold"))
     r += "Fusion removes the intermediate round trips through HBM between the fused ops. ";
   if (contains(action, "channels-last"))

@@ -11,10 +11,12 @@
 // high-confidence candidates (the Qwen GEMMs and elementwise ops) get no estimate.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
 #include <boost/json.hpp>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -131,6 +133,15 @@ TEST_P(ComputeFindingsGolden, RankedFindingsAndFiguresMatchReference) {
   std::vector<const json::object*> golden;
   for (const json::value& f : priority.at("findings").as_array())
     if (!copy_only_departure(c.name, key_of(f.as_object()))) golden.push_back(&f.as_object());
+  // Deliberate departure (diagnosis.md §6.6, docs/compatibility.md): a finding without a perf
+  // model (heuristic estimate) ranks by its low bound; the reference ranks all by impact_score.
+  auto ranking_value = [](const json::object* g) {
+    return number(g->at(g->at("estimate_method").as_string() == "heuristic" ? "impact_score_low"
+                                                                            : "impact_score"));
+  };
+  std::stable_sort(golden.begin(), golden.end(), [&](const auto* a, const auto* b) {
+    return ranking_value(a) > ranking_value(b);
+  });
   ASSERT_EQ(ours.size(), golden.size()) << log;
   for (std::size_t i = 0; i < golden.size(); ++i) {
     const json::object& g = *golden[i];
@@ -223,6 +234,24 @@ TEST_P(ComputeFindingsGolden, TopOperationsMatchPriorities) {
   const auto rows = top_ops_rows(out.path() / "analysis.md");
   const json::value priority = read_json(c.expected / "priority_data.json");
   const json::array& golden = priority.at("priorities").as_array();
+  if (golden.empty() && !priority.at("findings").as_array().empty()) {
+    // Deliberate departure (issue 15, docs/compatibility.md "Top Operations is never empty
+    // beside compute items"): the reference's table is empty although it has findings; ours
+    // lists the findings' categories, unquantified.
+    std::set<std::string> finding_categories;
+    const json::object root = read_json(out.path() / "findings.json").as_object();
+    for (const json::value& f : root.at("findings").as_array())
+      if (f.as_object().at("tier").as_string() == "compute")
+        finding_categories.insert(std::string(f.as_object().at("category").as_string()));
+    ASSERT_FALSE(rows.empty());
+    for (const TopOpsRow& r : rows) {
+      std::string key = r.category;
+      for (char& ch : key) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      EXPECT_TRUE(finding_categories.count(key)) << r.category << " has no compute finding";
+      EXPECT_EQ(r.low, "null");
+    }
+    return;
+  }
   ASSERT_EQ(rows.size(), golden.size()) << log;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const json::object& g = golden[i].as_object();

@@ -2,13 +2,16 @@
 // hold the invariants of diagnosis.md §1.2 (validate-report finds no problem) and that prints no
 // action whose precondition the trace does not show (§1.1, §9): no advice to remove
 // synchronizations without a sync stall, no graph advice that does not say how many graph
-// launches exist, no pinned-memory advice without pageable copies, no idle cause under 2 %.
+// launches exist, no pinned-memory advice without pageable copies, no idle cause under 2 %; and
+// whose compute tier is consistent (§1.2, §1.4, §6.7: see expect_consistent_compute_tier).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <boost/json.hpp>
 #include <filesystem>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "ingest/trace_reader.hpp"
 #include "support/findings_json.hpp"
@@ -63,6 +66,65 @@ double idle_percent(const json::object& report, const std::string& cause) {
   return 0;
 }
 
+// The Top Operations rows' "% of Compute Time" cells.
+std::vector<double> top_ops_shares(const std::string& md) {
+  std::vector<double> out;
+  const auto begin = md.find("<!-- impact-begin kind=top_ops -->");
+  const auto end = md.find("<!-- impact-end -->", begin);
+  if (begin == std::string::npos || end == std::string::npos) return out;
+  std::istringstream block(md.substr(begin, end - begin));
+  for (std::string line; std::getline(block, line);) {
+    if (line.find("top-ops-row") == std::string::npos) continue;
+    std::vector<std::string> cells;
+    std::istringstream ss(line);
+    for (std::string cell; std::getline(ss, cell, '|');) cells.push_back(cell);
+    if (cells.size() > 4) out.push_back(std::stod(cells[4]));
+  }
+  return out;
+}
+
+// The executive summary's "Top Bottleneck Category" cell.
+std::string top_bottleneck_cell(const std::string& md) {
+  const std::string row = "| Top Bottleneck Category | ";
+  const auto at = md.find(row);
+  if (at == std::string::npos) return {};
+  return md.substr(at + row.size(), md.find(" |", at + row.size()) - at - row.size());
+}
+
+// diagnosis.md §1.2, §1.4, §6.7 in analysis.md: category shares from the partition, no "within
+// target" below 90 % coverage, Top Operations not empty beside compute items, and the top
+// bottleneck the largest category.
+void expect_consistent_compute_tier(const std::string& md, const json::object& report) {
+  std::size_t compute = 0;
+  for (const json::value& v : report.at("findings").as_array())
+    if (text(v.as_object(), "tier") == "compute") ++compute;
+  const std::vector<double> shares = top_ops_shares(md);
+  double sum = 0;
+  for (double s : shares) {
+    EXPECT_LE(s, 100.0);
+    sum += s;
+  }
+  EXPECT_LE(sum, 100.01) << "Top Operations shares sum past 100 %";
+  if (compute > 0) {
+    EXPECT_FALSE(shares.empty()) << "compute items but no Top Operations row";
+  }
+  const json::value* d = report.if_contains("diagnosis");
+  if (!d || !d->is_object()) return;
+  const json::object& diagnosis = d->as_object();
+  const json::value* covered = diagnosis.if_contains("compute_coverage_percent");
+  if (mentions(md, "within target performance bounds")) {
+    EXPECT_TRUE(covered && covered->is_number() && covered->to_number<double>() >= 90.0)
+        << "\"within target\" below 90 % perf-model coverage";
+  }
+  for (const json::value& v : diagnosis.at("computation_by_category").as_array()) {
+    const std::string category = text(v.as_object(), "category");
+    if (category == "kernels without a CPU op") continue;
+    EXPECT_EQ(top_bottleneck_cell(md).rfind(category + " (", 0), 0u)
+        << "Top Bottleneck Category is not the largest category " << category;
+    break;
+  }
+}
+
 class DiagnosisAllTraces : public ::testing::TestWithParam<TraceCase> {};
 
 TEST_P(DiagnosisAllTraces, ReportHoldsItsInvariantsAndEveryActionItsPrecondition) {
@@ -82,6 +144,8 @@ TEST_P(DiagnosisAllTraces, ReportHoldsItsInvariantsAndEveryActionItsPrecondition
   const json::object report =
       json::parse(traceprism::testing::read_file((out.path() / "findings.json").string()))
           .as_object();
+  expect_consistent_compute_tier(
+      traceprism::testing::read_file((out.path() / "analysis.md").string()), report);
   const TraceFacts facts = facts_of(c.path);
   for (const json::value& v : report.at("findings").as_array()) {
     const json::object& f = v.as_object();

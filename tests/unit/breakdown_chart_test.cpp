@@ -2,6 +2,9 @@
 // Non-computing remainder, legend text, escaping and deterministic bytes.
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+
 #include "report/breakdown_chart.hpp"
 
 namespace traceprism::report {
@@ -33,6 +36,28 @@ TEST(BreakdownChart, SegmentsSortedWithPaletteThenNonComputing) {
   EXPECT_TRUE(contains(svg, ">Qwen2 on MI300X \xE2\x80\x94 Performance Breakdown</text>"));
   // The bar: GEMM spans 60% of the 1080-unit plot.
   EXPECT_TRUE(contains(svg, "<rect x=\"60.00\" y=\"70.00\" width=\"648.00\""));
+}
+
+// Issue 15: exposed communication, exposed copies and idle are segments of their own (not one
+// grey remainder), and every category keeps a colour of its own past the reference's eight.
+TEST(BreakdownChart, CommunicationCopiesAndIdleAreOwnSegmentsAndColoursAreDistinct) {
+  BreakdownChart chart{"t", 100.0, {}, 20.0, 5.0, 15.0};
+  for (int i = 0; i < 20; ++i) chart.categories.push_back({"cat" + std::to_string(i), 3.0});
+  const std::string svg = breakdown_chart_svg(chart);
+  EXPECT_TRUE(contains(svg, ">Exposed communication \xE2\x80\x94 20.0 ms (20.0%)</text>")) << svg;
+  EXPECT_TRUE(contains(svg, ">Exposed memory copies \xE2\x80\x94 5.0 ms (5.0%)</text>"));
+  EXPECT_TRUE(contains(svg, ">Idle \xE2\x80\x94 15.0 ms (15.0%)</text>"));
+  EXPECT_FALSE(contains(svg, "Non-computing"));
+  std::set<std::string> colours;
+  std::size_t legend_boxes = 0;
+  for (auto at = svg.find("width=\"14\" height=\"14\" fill=\""); at != std::string::npos;
+       at = svg.find("width=\"14\" height=\"14\" fill=\"", at + 1)) {
+    const auto from = at + std::string("width=\"14\" height=\"14\" fill=\"").size();
+    colours.insert(svg.substr(from, svg.find('"', from) - from));
+    ++legend_boxes;
+  }
+  EXPECT_EQ(legend_boxes, 23u);
+  EXPECT_EQ(colours.size(), 23u) << "two segments share a colour";
 }
 
 TEST(BreakdownChart, SameInputSameBytes) {

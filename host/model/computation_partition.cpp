@@ -1,0 +1,72 @@
+#include "model/computation_partition.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+
+#include "model/gpu_timeline.hpp"
+
+namespace traceprism::model {
+namespace {
+
+constexpr std::uint32_t kNoBucket = std::numeric_limits<std::uint32_t>::max();
+
+struct Piece {
+  double start, end;
+  std::uint32_t bucket;
+};
+
+std::uint32_t bucket_of(std::span<const KernelBucket> buckets, Row r) {
+  auto it = std::lower_bound(buckets.begin(), buckets.end(), r,
+                             [](const KernelBucket& b, Row row) { return b.kernel < row; });
+  return it != buckets.end() && it->kernel == r ? it->bucket : kNoBucket;
+}
+
+// The computation events of the timeline's set, by start (file order for ties, as the
+// timeline's merge keeps it).
+std::vector<Piece> computation_pieces(const index::EventIndex& index, const LaunchLinks& links,
+                                      bool include_unlinked,
+                                      std::span<const KernelBucket> buckets) {
+  std::vector<Row> rows;
+  for (index::EventKind k :
+       {index::EventKind::kKernel, index::EventKind::kGpuMemcpy, index::EventKind::kGpuMemset}) {
+    auto r = index.rows_of_kind(k);
+    rows.insert(rows.end(), r.begin(), r.end());
+  }
+  std::sort(rows.begin(), rows.end());
+  GpuActivityByName activity(index);
+  std::vector<Piece> pieces;
+  for (Row r : rows) {
+    if (!include_unlinked && !links.linked(r)) continue;
+    if (activity(r) != GpuActivity::kComputation) continue;
+    pieces.push_back({index.ts_us(r), index.end_us(r), bucket_of(buckets, r)});
+  }
+  std::stable_sort(pieces.begin(), pieces.end(),
+                   [](const Piece& a, const Piece& b) { return a.start < b.start; });
+  return pieces;
+}
+
+}  // namespace
+
+double ComputationPartition::total_us() const {
+  return std::accumulate(bucket_us.begin(), bucket_us.end(), unbucketed_us);
+}
+
+ComputationPartition partition_computation(const index::EventIndex& index, const LaunchLinks& links,
+                                           bool include_unlinked,
+                                           std::span<const KernelBucket> buckets,
+                                           std::size_t bucket_count) {
+  ComputationPartition out;
+  out.bucket_us.assign(bucket_count, 0.0);
+  double covered_until = -std::numeric_limits<double>::infinity();
+  for (const Piece& p : computation_pieces(index, links, include_unlinked, buckets)) {
+    // Only the part after everything that started earlier is new time.
+    const double from = std::max(p.start, covered_until);
+    if (p.end <= from) continue;
+    (p.bucket == kNoBucket ? out.unbucketed_us : out.bucket_us[p.bucket]) += p.end - from;
+    covered_until = p.end;
+  }
+  return out;
+}
+
+}  // namespace traceprism::model
