@@ -38,6 +38,15 @@ std::string_view op_name(const EventView& ev, const RecomputedKernel& k) {
   return ev.name(k.op != kNoRow ? k.op : ev.launcher(k.kernel));
 }
 
+// The ops whose outputs a selective-checkpointing policy saves first: matrix products,
+// convolutions and attention (expensive to recompute, cheap to keep relative to their cost).
+bool matrix_or_attention(std::string_view op) {
+  for (std::string_view part :
+       {"mm", "matmul", "linear", "conv", "einsum", "attention", "flash", "fmha", "mha", "sdpa"})
+    if (op.find(part) != std::string_view::npos) return true;
+  return false;
+}
+
 }  // namespace
 
 struct RecomputeAnalyzer::Measure {
@@ -174,7 +183,8 @@ void RecomputeAnalyzer::report(Context& ctx, const RecomputeScan& scan, const Me
           .metric("percent_of_e2e", py_round(e2e, 2))
           .metric("kernel_count", static_cast<double>(scan.kernels.size()))
           .metric("region_count", static_cast<double>(scan.region_count()))
-          .metric("op_group_count", static_cast<double>(groups.size()));
+          .metric("op_group_count", static_cast<double>(groups.size()))
+          .metric("matrix_attention_percent", py_round(matrix_attention_percent(groups), 2));
   finding.table(ops_table(groups, m));
   // Evidence: the recomputed kernels, longest first.
   const EventView ev = ctx.events();
@@ -202,7 +212,8 @@ Table RecomputeAnalyzer::ops_table(const std::vector<OpGroup>& groups, const Mea
     if (g.kernel_ns.size() > 1)
       kernel += " (+" + count_of(g.kernel_ns.size() - 1, "other kernel", "other kernels") + ")";
     const double ms = static_cast<double>(g.time_ns) / 1e6;
-    t.row({g.name, g.args.empty() ? kDash : g.args, "recomputed in " + g.rerun, kernel, compact(ms),
+    const std::string path = g.rerun != g.name ? "recomputed in " + g.rerun : "recomputed";
+    t.row({g.name, g.args.empty() ? kDash : g.args, path, kernel, compact(ms),
            compact(m.e2e_us > 0 ? ms * 1000 / m.e2e_us * 100 : 0), std::to_string(g.calls.size()),
            kDash, kDash, kDash});
   }
@@ -212,7 +223,14 @@ Table RecomputeAnalyzer::ops_table(const std::vector<OpGroup>& groups, const Mea
 std::string RecomputeAnalyzer::insight(const RecomputeScan& scan, const Measure& m,
                                        const std::vector<OpGroup>& groups) {
   std::size_t calls = 0;
-  for (const OpGroup& g : groups) calls += g.calls.size();
+  std::map<std::string, std::int64_t> by_name;  // every shape of an op together
+  for (const OpGroup& g : groups) {
+    calls += g.calls.size();
+    by_name[g.name] += g.time_ns;
+  }
+  std::vector<std::pair<std::string, std::int64_t>> ops(by_name.begin(), by_name.end());
+  std::stable_sort(ops.begin(), ops.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
   std::string text =
       count_of(scan.region_count(), "checkpoint region", "checkpoint regions") +
       " of the backward pass rerun forward ops: " + count_of(calls, "op call", "op calls") +
@@ -220,10 +238,23 @@ std::string RecomputeAnalyzer::insight(const RecomputeScan& scan, const Measure&
       support::ms(m.recompute_us / 1000.0) + " of GPU time, " +
       percent_adaptive(m.percent_of_computation) + " of computation and " +
       percent_adaptive(m.percent_of_e2e) + " of E2E. Most of it: ";
-  for (std::size_t i = 0; i < groups.size() && i < 3; ++i)
-    text += (i ? ", " : "") + std::string("`") + groups[i].name + "` (" +
-            support::ms(static_cast<double>(groups[i].time_ns) / 1e6) + ")";
-  return text + ".";
+  for (std::size_t i = 0; i < ops.size() && i < 3; ++i)
+    text += (i ? ", " : "") + std::string("`") + ops[i].first + "` (" +
+            support::ms(static_cast<double>(ops[i].second) / 1e6) + ")";
+  return text + ". Matrix products, convolutions and attention hold " +
+         percent_adaptive(matrix_attention_percent(groups)) +
+         " of the recomputed kernel time: what a policy that saves their outputs stops "
+         "rerunning.";
+}
+
+// The share of the recomputed kernel time (durations summed) in matrix / attention ops.
+double RecomputeAnalyzer::matrix_attention_percent(const std::vector<OpGroup>& groups) {
+  std::int64_t all = 0, matrix = 0;
+  for (const OpGroup& g : groups) {
+    all += g.time_ns;
+    if (matrix_or_attention(g.name) || matrix_or_attention(g.rerun)) matrix += g.time_ns;
+  }
+  return all > 0 ? static_cast<double>(matrix) / static_cast<double>(all) * 100.0 : 0.0;
 }
 
 }  // namespace traceprism::plugins::recompute

@@ -35,6 +35,7 @@ class RecomputeAnalyzer : public Analyzer {
   Table ops_table(const std::vector<OpGroup>& groups, const Measure& m) const;
   static std::string insight(const RecomputeScan& scan, const Measure& m,
                              const std::vector<OpGroup>& groups);
+  static double matrix_attention_percent(const std::vector<OpGroup>& groups);
 
   double computation_percent_;
   std::int64_t table_rows_;
@@ -42,7 +43,7 @@ class RecomputeAnalyzer : public Analyzer {
 };
 
 // Recoverable share of the recomputed time (low, mid, high), docs/analyzers/recompute/recompute.md.
-inline constexpr double kRecomputeRecovery[3] = {0.30, 0.50, 0.80};
+inline constexpr double kRecomputeRecovery[3] = {0.50, 0.75, 0.95};
 
 // The analyzer's options with their defaults (the one place each default is written).
 inline constexpr traceprism_option_v1 kRecomputeOptions[] = {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -98,7 +99,6 @@ class Scanner {
       const Marker m = marker(r);
       if (m == Marker::kGradient || m == Marker::kEngineEvaluation) out.has_backward = true;
       if (m == Marker::kCheckpointNode) out.has_backward = out.has_checkpoint = true;
-      if (m == Marker::kEngineEvaluation) autograd_threads_.insert(ev_.thread(r));
     }
     for (Row r : ctx_.rows(Kind::kPythonFunction))
       if (marker(r) == Marker::kCheckpointFrame) out.has_checkpoint = true;
@@ -138,7 +138,13 @@ class Scanner {
   // the engine's device thread. A checkpoint frame on it is a recompute even where the tree
   // lost the node above the frame.
   bool dedicated_autograd_thread(Row thread) {
-    if (!autograd_threads_.count(thread)) return false;
+    // Threads are read only here: on hosts from ABI 1.4 they cost the full event columns.
+    if (!autograd_threads_) {
+      autograd_threads_.emplace();
+      for (Row r : ctx_.rows(Kind::kCpuOp))
+        if (marker(r) == Marker::kEngineEvaluation) autograd_threads_->insert(ev_.thread(r));
+    }
+    if (!autograd_threads_->count(thread)) return false;
     auto it = dedicated_.find(thread);
     if (it != dedicated_.end()) return it->second;
     bool dedicated = true;
@@ -172,7 +178,7 @@ class Scanner {
   const EventView ev_;
   const Span<const std::int32_t> python_parents_;
   std::unordered_map<std::uint64_t, Marker> markers_;  // by (name id, kind)
-  std::set<Row> autograd_threads_;
+  std::optional<std::set<Row>> autograd_threads_;      // threads running evaluate_function ops
   std::unordered_map<Row, bool> dedicated_;
 };
 

@@ -138,7 +138,11 @@ TEST(RecomputeAnalyzer, CountsTheForwardRerunUnderTheCheckpointNode) {
   // Computation: 900 + 100 + 100 + 20 + 200 + 40 + 300 = 1660 µs; the window 30 .. 3410 µs.
   EXPECT_NEAR(f.metric("percent_of_computation"), 120.0 / 1660 * 100, 0.01);
   EXPECT_NEAR(f.metric("percent_of_e2e"), 120.0 / 3380 * 100, 0.01);
-  EXPECT_NEAR(f.impact_mid, 120.0 / 3380 * 100 * 0.5, 1e-3);
+  EXPECT_NEAR(f.impact_low, 120.0 / 3380 * 100 * 0.50, 1e-3);
+  EXPECT_NEAR(f.impact_mid, 120.0 / 3380 * 100 * 0.75, 1e-3);
+  EXPECT_NEAR(f.impact_high, 120.0 / 3380 * 100 * 0.95, 1e-3);
+  // The gemm (100 µs) of the 120 µs: what a policy saving matrix outputs stops rerunning.
+  EXPECT_NEAR(f.metric("matrix_attention_percent"), 100.0 / 120 * 100, 0.01);
   EXPECT_LE(f.impact_low, f.impact_mid);
   EXPECT_LE(f.impact_mid, f.impact_high);
   EXPECT_LE(f.impact_high, f.metric("percent_of_e2e"));
@@ -156,6 +160,7 @@ TEST(RecomputeAnalyzer, CountsTheForwardRerunUnderTheCheckpointNode) {
   EXPECT_EQ(table.rows[0][4], "0.1");  // ms
   EXPECT_EQ(table.rows[0][6], "1");    // calls
   EXPECT_EQ(table.rows[1][0], "aten::gelu");
+  EXPECT_EQ(table.rows[1][2], "recomputed");
   EXPECT_EQ(table.rows[1][4], "0.02");
   EXPECT_EQ(f.rows.size(), 2u);  // the two recomputed kernels
 }
