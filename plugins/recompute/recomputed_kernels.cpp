@@ -51,13 +51,14 @@ struct Verdict {
 
 class Scanner {
  public:
-  explicit Scanner(const Context& ctx)
-      : ctx_(ctx), ev_(ctx.events()), python_parents_(ctx.python_tree_parents()) {}
+  explicit Scanner(const Context& ctx) : ctx_(ctx), ev_(ctx.events()) {}
 
   RecomputeScan scan() {
     RecomputeScan out;
     note_markers(out);
     if (!out.has_backward || !out.has_checkpoint) return out;  // no finding can be proved
+    // Only now: the host builds the tree with python frames on first use.
+    python_parents_ = ctx_.python_tree_parents();
     std::vector<Row> kernels;
     for (Kind kind : {Kind::kKernel, Kind::kMemcpy, Kind::kMemset})
       for (Row r : ctx_.rows(kind))
@@ -176,7 +177,7 @@ class Scanner {
 
   const Context& ctx_;
   const EventView ev_;
-  const Span<const std::int32_t> python_parents_;
+  Span<const std::int32_t> python_parents_;            // empty until scan() needs it
   std::unordered_map<std::uint64_t, Marker> markers_;  // by (name id, kind)
   std::optional<std::set<Row>> autograd_threads_;      // threads running evaluate_function ops
   std::unordered_map<Row, bool> dedicated_;
