@@ -43,8 +43,10 @@ bool is_backward(std::string_view name) {
   return contains(name, "backward") || contains(name, "Backward");
 }
 
+// A norm op, or the rsqrt of an eager one (HF's Qwen2/Llama RMSNorm: pow, mean, rsqrt, mul).
 bool is_norm(std::string_view name) {
-  return name == "aten::layer_norm" || contains(name, "rms_norm") || contains(name, "rmsnorm");
+  return name == "aten::layer_norm" || contains(name, "rms_norm") || contains(name, "rmsnorm") ||
+         name == "aten::rsqrt";
 }
 
 bool is_activation(std::string_view name) {

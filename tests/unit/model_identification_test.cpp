@@ -292,6 +292,19 @@ TEST(ModelStructure, TransformerBlocksWithEagerAttention) {
   EXPECT_EQ(t.identify().architecture, "Transformer, 4 blocks");
 }
 
+TEST(ModelStructure, EagerRmsNormCountsAsTheBlockNorm) {
+  // HF Qwen2/Llama eager RMSNorm: pow, mean, rsqrt, mul; SwiGLU MLP with silu.
+  LayerTrace t;
+  for (int i = 0; i < 5; ++i) {
+    t.op("aten::pow").op("aten::mean").op("aten::rsqrt").op("aten::mul");
+    t.op("aten::linear").op("aten::linear").op("aten::linear");
+    t.op("aten::scaled_dot_product_attention").op("aten::linear");
+    t.op("aten::pow").op("aten::mean").op("aten::rsqrt").op("aten::mul");
+    t.op("aten::linear").op("aten::silu").op("aten::linear").op("aten::linear");
+  }
+  EXPECT_EQ(t.identify().architecture, "Transformer, 5 blocks");
+}
+
 TEST(ModelStructure, BlocksAreCountedInTheFirstProfilerStep) {
   LayerTrace t;
   for (int step = 0; step < 3; ++step) {
