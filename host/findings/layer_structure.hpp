@@ -20,7 +20,7 @@ enum class Layer : std::uint8_t {
   kConvOther,    // any other kernel size (a 7x7 stem, a 16x16 patch embedding)
   kMaxPool,      // aten::max_pool*
   kResidualAdd,  // aten::add / add_ of two equal-shape 4-D+ tensors (a skip connection)
-  kNorm,         // layer_norm / rms_norm
+  kNorm,         // layer_norm / rms_norm, or aten::rsqrt (an eager RMSNorm)
   kAttention,    // a fused attention op (SDPA, flash)
   kSoftmax,      // softmax (with matmuls around it: eager attention)
   kMatmul,       // bmm / matmul
