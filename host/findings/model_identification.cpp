@@ -140,8 +140,12 @@ constexpr double kEmbeddingBagHeavy = 0.25;
 constexpr double kConvolutionDominant = 0.5;
 constexpr double kCnnConvolutionShare = 0.3;
 
-std::string model_of(const ModelEvidence& e, const Family* family, const OpShares& s) {
+std::string model_of(const ModelEvidence& e, const Family* family, const OpShares& s,
+                     const LayerPatterns& p) {
   if (family) return family->name;
+  // Without module annotations, the layer pattern names the family it is the signature of.
+  if (p.resnet() && !s.attention) return "ResNet-style CNN";
+  if (p.vgg() && !s.attention) return "VGG-style CNN";
   const bool bag_module = std::binary_search(e.module_classes.begin(), e.module_classes.end(),
                                              std::string("EmbeddingBag"));
   if (bag_module || share(s.embedding_bag_us, s.total_us) >= kEmbeddingBagHeavy)
@@ -151,11 +155,25 @@ std::string model_of(const ModelEvidence& e, const Family* family, const OpShare
   return kCannotInfer;
 }
 
-std::string architecture_of(const Family* family, const OpShares& s) {
-  if (s.attention || (s.bmm && s.softmax)) {
+std::string resnet_architecture(const LayerPatterns& p) {
+  if (p.bottleneck_blocks >= p.basic_blocks)
+    return "CNN (ResNet-style: " + std::to_string(p.bottleneck_blocks) +
+           " bottleneck blocks, 1x1-3x3-1x1 convolutions with residual adds)";
+  return "CNN (ResNet-style: " + std::to_string(p.basic_blocks) +
+         " basic blocks, 3x3-3x3 convolutions with residual adds)";
+}
+
+std::string architecture_of(const Family* family, const OpShares& s, const LayerPatterns& p) {
+  if (s.attention || (s.bmm && s.softmax) || p.attention_layers > 0) {
     const bool moe_family = family && contains(family->architecture, "MoE");
-    return s.moe || moe_family ? "Transformer (MoE)" : "Transformer";
+    std::string arch = s.moe || moe_family ? "Transformer (MoE)" : "Transformer";
+    if (p.transformer()) arch += ", " + std::to_string(p.transformer_blocks) + " blocks";
+    return arch;
   }
+  if (p.resnet()) return resnet_architecture(p);
+  if (p.vgg())
+    return "CNN (VGG-style: " + std::to_string(p.conv3x3) +
+           " 3x3 convolutions in stacks with max-pooling, no residual adds)";
   if (share(s.conv_us, s.total_us) > kCnnConvolutionShare) return "CNN";
   if (s.recurrent) return "RNN";
   return family ? family->architecture : kCannotInfer;
@@ -182,18 +200,63 @@ std::string upper(std::string s) {
   return s;
 }
 
+bool is_matrix_kernel(const std::string& lower_name) {
+  for (std::string_view part : {"gemm", "cijk_", "xmma", "wmma", "cutlass", "conv", "wgrad",
+                                "dgrad", "fprop", "scudnn", "s1688", "h884", "h1688", "h16816"})
+    if (contains(lower_name, part)) return true;
+  return false;
+}
+
+bool is_gemm_kernel(std::string_view name) {
+  const std::string n = ascii_lower(name);
+  return contains(n, "gemm") || n.starts_with("cijk_");
+}
+
+// hipBLASLt / Tensile kernels name their data type after the operand layouts:
+// "Cijk_Alik_Bljk_B_BS_..." (bf16), "..._HHS_..." (fp16), "..._S_..." (fp32).
+std::string tensile_precision(const std::string& lower_name) {
+  if (!lower_name.starts_with("cijk_")) return "";
+  std::size_t field = 0, start = 0;
+  while (field < 3) {
+    start = lower_name.find('_', start);
+    if (start == std::string::npos) return "";
+    ++start, ++field;
+  }
+  const std::string_view type = std::string_view(lower_name).substr(start);
+  if (type.starts_with("f8") || type.starts_with("b8")) return "FP8";
+  if (type.starts_with("b")) return "BF16";
+  if (type.starts_with("h")) return "FP16";
+  if (type.starts_with("s")) return "FP32";
+  return "";
+}
+
+void add_time(std::map<std::string, double>& by_precision, const std::string& p, double us) {
+  if (p.empty() || !(us > 0)) return;
+  by_precision[p] += us;
+}
+
 std::string precision_of(const ModelEvidence& e) {
-  std::map<std::string, double> by_dtype;
-  double total = 0;
+  std::map<std::string, double> by_precision;
   for (const auto& op : e.ops) {
-    if (!is_matrix_category(op.category) || op.kernel_time_us <= 0) continue;
-    if (auto d = first_dtype(op.input_type)) {
-      by_dtype[upper(*d)] += op.kernel_time_us;
-      total += op.kernel_time_us;
+    const bool matrix = is_matrix_category(op.category);
+    const std::optional<std::string> op_dtype = matrix ? first_dtype(op.input_type) : std::nullopt;
+    const std::string op_precision = op_dtype ? upper(*op_dtype) : "";
+    if (op.kernels.empty()) {
+      add_time(by_precision, op_precision, op.kernel_time_us);
+      continue;
+    }
+    // Each kernel by the precision its name states, else (matrix ops) by the op's input type;
+    // outside matrix ops only GEMM kernels that state one count (a custom FP8 GEMM op).
+    for (const auto& k : op.kernels) {
+      if (!matrix && !is_gemm_kernel(k.name)) continue;
+      const std::string named = kernel_name_precision(k.name);
+      add_time(by_precision, !named.empty() ? named : op_precision, k.us);
     }
   }
+  double total = 0;
+  for (const auto& [p, us] : by_precision) total += us;
   if (total <= 0) return kCannotInfer;
-  std::vector<std::pair<std::string, double>> ranked(by_dtype.begin(), by_dtype.end());
+  std::vector<std::pair<std::string, double>> ranked(by_precision.begin(), by_precision.end());
   std::stable_sort(ranked.begin(), ranked.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
   if (ranked.front().second / total > 0.8) return ranked.front().first;
@@ -234,7 +297,29 @@ long long most_frequent(const std::map<long long, double>& counts) {
   return best;
 }
 
-std::string scale_of(const ModelEvidence& e) {
+// The depth a ResNet / VGG variant is defined by, from its block or conv count.
+std::string cnn_depth(const LayerPatterns& p) {
+  static const std::map<std::size_t, const char*> kBottleneck = {
+      {16, "ResNet-50"}, {33, "ResNet-101"}, {50, "ResNet-152"}};
+  static const std::map<std::size_t, const char*> kBasic = {{8, "ResNet-18"}, {16, "ResNet-34"}};
+  static const std::map<std::size_t, const char*> kVgg = {
+      {8, "VGG-11"}, {10, "VGG-13"}, {13, "VGG-16"}, {16, "VGG-19"}};
+  auto named = [](const auto& table, std::size_t n, const std::string& what) {
+    auto it = table.find(n);
+    return (it == table.end() ? std::string() : std::string(it->second) + " depth, ") +
+           std::to_string(n) + " " + what;
+  };
+  if (p.resnet())
+    return p.bottleneck_blocks >= p.basic_blocks
+               ? named(kBottleneck, p.bottleneck_blocks, "bottleneck blocks")
+               : named(kBasic, p.basic_blocks, "basic blocks");
+  return named(kVgg, p.conv3x3, "3x3 convolutions");
+}
+
+// What the shapes measure: the hidden size and the block count, never a parameter count (the
+// same hidden size spans models of very different sizes).
+std::string scale_of(const ModelEvidence& e, const LayerPatterns& p) {
+  if ((p.resnet() || p.vgg()) && !p.transformer()) return cnn_depth(p);
   std::map<long long, double> ks, norm_dims;
   for (const auto& op : e.ops) {
     const double n = op.count > 0 ? op.count : 1;
@@ -244,12 +329,11 @@ std::string scale_of(const ModelEvidence& e) {
         if (long long d = last_dim(*dims, 0); d > 0) norm_dims[d] += n;
   }
   const long long hidden = !ks.empty() ? most_frequent(ks) : most_frequent(norm_dims);
-  static const std::map<long long, const char*> kByHidden = {
-      {768, "base (~100M)"}, {1024, "large/~350M"}, {2048, "~1B"},  {3072, "~3B"},
-      {4096, "~7-8B"},       {5120, "~13-14B"},     {8192, "~70B"},
-  };
-  auto it = kByHidden.find(hidden);
-  return it == kByHidden.end() ? std::string(kCannotInfer) : std::string(it->second);
+  std::vector<std::string> parts;
+  if (hidden > 0) parts.push_back("hidden size " + std::to_string(hidden));
+  if (p.transformer()) parts.push_back(std::to_string(p.transformer_blocks) + " blocks");
+  if (parts.empty()) return kCannotInfer;
+  return parts.size() == 1 ? parts[0] : parts[0] + ", " + parts[1];
 }
 
 }  // namespace
@@ -271,26 +355,51 @@ ModelEvidence gather_model_evidence(const index::EventIndex* index,
       }
   }
   e.module_classes.assign(classes.begin(), classes.end());
+  if (index) e.layers = forward_layers(*index);
   if (!unified) return e;
   // The sheet's cells as numbers: an empty (NaN) kernel time counts as 0; shape args as the
   // sheet prints them, "" for None.
   auto arg = [](const std::string& repr) { return repr == "None" ? std::string() : repr; };
-  for (const perf_report::UnifiedGroup& g : unified->groups)
-    e.ops.push_back({g.name, category_key(g.category), arg(g.input_dims), arg(g.input_type),
-                     std::isnan(g.kernel_time_sum_us) ? 0.0 : g.kernel_time_sum_us,
-                     static_cast<double>(g.operation_count)});
+  for (const perf_report::UnifiedGroup& g : unified->groups) {
+    ModelEvidence::Op& op = e.ops.emplace_back();
+    op = {g.name,
+          category_key(g.category),
+          arg(g.input_dims),
+          arg(g.input_type),
+          std::isnan(g.kernel_time_sum_us) ? 0.0 : g.kernel_time_sum_us,
+          static_cast<double>(g.operation_count),
+          {}};
+    for (const perf_report::KernelSummaryEntry& k : g.kernel_summary)
+      op.kernels.push_back({k.name, k.total_duration_us});
+  }
   return e;
 }
 
 ModelInfo identify_model(const ModelEvidence& e) {
   const Family* family = family_of(e.module_classes);
   const OpShares shares = op_shares(e);
+  const LayerPatterns patterns = find_layer_patterns(e.layers);
   ModelInfo info;
-  info.model = model_of(e, family, shares);
-  info.architecture = architecture_of(family, shares);
+  info.model = model_of(e, family, shares, patterns);
+  info.architecture = architecture_of(family, shares, patterns);
   info.precision = precision_of(e);
-  info.scale = scale_of(e);
+  info.scale = scale_of(e, patterns);
   return info;
+}
+
+std::string kernel_name_precision(std::string_view kernel_name) {
+  const std::string n = ascii_lower(kernel_name);
+  if (!is_matrix_kernel(n)) return "";
+  if (contains(n, "mxfp4") || contains(n, "e2m1")) return "MXFP4";
+  if (contains(n, "nvfp4")) return "NVFP4";
+  if (contains(n, "e4m3") || contains(n, "e5m2") || contains(n, "fp8")) return "FP8";
+  if (contains(n, "bf16") || contains(n, "bfloat16")) return "BF16";
+  for (std::string_view part : {"h884", "h1688", "h16816", "hgemm", "fp16", "f16", "half"})
+    if (contains(n, part)) return "FP16";
+  if (contains(n, "tf32") || contains(n, "s1688")) return "TF32";
+  if (const std::string tensile = tensile_precision(n); !tensile.empty()) return tensile;
+  if (contains(n, "sgemm") || contains(n, "scudnn") || contains(n, "fp32")) return "FP32";
+  return "";
 }
 
 std::string model_info_json(const ModelInfo& info) {

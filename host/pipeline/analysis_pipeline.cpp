@@ -12,6 +12,7 @@
 #include "model/collectives.hpp"
 #include "model/computation_partition.hpp"
 #include "model/forward_backward.hpp"
+#include "perf_report/device_copy_model.hpp"
 #include "schedule/analysis_graph.hpp"
 
 namespace traceprism::pipeline {
@@ -68,6 +69,8 @@ void build_perf_report(PipelineRun& run, const PipelineOptions& o) {
   if (o.last_stage == LastStage::kPerfReport) return;  // no analyzer reads them
   run.products->set_perf_sheets(run.report.perf_sheets);
   run.products->set_unified_events(std::move(unified_events));
+  // The sheets above stay the reference's; the analyzers also see the device-copy model.
+  perf_report::add_device_copy_models(unified_table, &run.report.platform);
   run.products->set_op_metrics(std::move(unified_table));
 }
 

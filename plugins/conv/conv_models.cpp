@@ -4,6 +4,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 namespace traceprism::plugins::conv {
@@ -17,6 +19,20 @@ const char* const kConvBiasBackwardNames[] = {"ConvBias_Backward", "ConvBiasReLU
                                               nullptr};
 const char* const kConvCategoryOnlyNames[] = {"aten::cudnn_convolution", "aten::miopen_convolution",
                                               nullptr};
+// PyTorch <= 1.10 split the convolution backward by engine and by gradient before
+// aten::convolution_backward existed (PyTorch 1.11); the reference models none of them.
+const char* const kLegacyConvBackwardInputNames[] = {
+    "aten::cudnn_convolution_backward_input", "aten::miopen_convolution_backward_input", nullptr};
+const char* const kLegacyConvBackwardWeightNames[] = {
+    "aten::cudnn_convolution_backward_weight", "aten::miopen_convolution_backward_weight",
+    "aten::miopen_depthwise_convolution_backward_weight", nullptr};
+const char* const kLegacyConvBackwardBothNames[] = {"aten::cudnn_convolution_backward",
+                                                    "aten::miopen_convolution_backward",
+                                                    "aten::thnn_conv2d_backward",
+                                                    "aten::slow_conv2d_backward",
+                                                    "aten::_slow_conv2d_backward",
+                                                    "aten::thnn_conv_depthwise2d_backward",
+                                                    nullptr};
 const char* const kCausalConv1dFwdNames[] = {"DaoAILab::_causal_conv1d_fwd_cpp", nullptr};
 const char* const kMambaSsdFwdNames[] = {"MambaSplitConv1dScanCombinedFn", nullptr};
 const char* const kSsmBwdCategoryOnlyNames[] = {"DaoAILab::_causal_conv1d_bwd_cpp",
@@ -372,6 +388,115 @@ void model_conv_bias_backward(const OpCall& call, OpModelResult& r) {
   throw BadArgs("the shapes of " + call.name() + " live on its forward op (Sequence number " +
                 std::to_string(call.sequence_number()) +
                 "), which a per-op model cannot see; the forward's backward numbers cover it");
+}
+
+// ---- legacy (PyTorch <= 1.10) convolution backward ops ------------------------------------------
+
+namespace {
+
+// One gradient of a convolution costs one convolution: 2·prod(grad_output)·prod(w[1:]) FLOPs
+// (grad_output holds the forward's output elements; w[1:] is Cin/groups·kernel). Not for
+// transposed convolutions, whose names are not in the tables.
+double one_conv_flops(const Shape& grad_output, const Shape& weight) {
+  return 2.0 * static_cast<double>(prod(grad_output)) * static_cast<double>(prod(weight, 1));
+}
+
+// The IntArrayRef size arg (self_size / weight_size) from Concrete Inputs; older traces have no
+// Concrete Inputs, so it may be unknown (nullopt).
+std::optional<Shape> size_arg(const OpCall& call, std::size_t i) {
+  if (!call.has_concrete() || call.concrete_count() <= i || call.concrete(i).empty())
+    return std::nullopt;
+  return parse_int_list(call.concrete(i));
+}
+
+std::string shape_or_none(const std::optional<Shape>& s) {
+  return s ? py::tuple(*s) : std::string(py::none());
+}
+
+// output_mask (grad_input, grad_weight[, grad_bias]) from Concrete Inputs `i`; both gradients
+// when the trace does not record it (the mask is False only for a network's first layer input).
+std::pair<bool, bool> output_mask(const OpCall& call, std::size_t i) {
+  if (!call.has_concrete() || call.concrete_count() <= i || call.concrete(i).empty())
+    return {true, true};
+  const std::vector<bool> mask = parse_bool_list(call.concrete(i));
+  if (mask.size() < 2) throw BadArgs("output_mask has fewer than two entries");
+  return {mask[0], mask[1]};
+}
+
+struct LegacyConvBackward {
+  Shape grad_output, weight;
+  std::optional<Shape> input;  // the forward's x, when known
+  std::string dtype;
+  bool grad_input = true, grad_weight = true;
+};
+
+void finish_legacy_backward(const LegacyConvBackward& c, OpModelResult& r) {
+  r.category = "CONV_bwd";
+  r.sheet = "CONV";
+  const std::size_t nd = c.grad_output.size();
+  if (nd < 3 || nd > 5 || c.weight.size() != nd) throw BadArgs("not a 1-3d convolution");
+  r.param_str("convNd", "conv" + std::to_string(nd - 2) + "d");
+  r.param_repr("input_shape", shape_or_none(c.input));
+  r.param_repr("filter_shape", py::tuple(c.weight));
+  r.param_repr("grad_output_shape", py::tuple(c.grad_output));
+  r.param_str("gradients", c.grad_input && c.grad_weight ? "input, weight"
+                           : c.grad_input                ? "input"
+                                                         : "weight");
+  const double per_gradient = one_conv_flops(c.grad_output, c.weight);
+  r.flops = per_gradient * ((c.grad_input ? 1 : 0) + (c.grad_weight ? 1 : 0));
+  r.compute_spec = compute_spec("matrix", compute_precision(c.dtype));
+  // Each gradient reads grad_output and the other operand and writes its own gradient.
+  const Bpe bpe = bpe_of(c.dtype);
+  if (!bpe || !c.input) return;
+  const std::int64_t go = prod(c.grad_output), w = prod(c.weight), x = prod(*c.input);
+  const std::int64_t elements = (c.grad_input ? go + w + x : 0) + (c.grad_weight ? go + x + w : 0);
+  r.bytes = static_cast<double>(elements * *bpe);
+}
+
+}  // namespace
+
+// (self_size, grad_output, weight, padding, stride, dilation, groups, ...).
+void model_legacy_conv_backward_input(const OpCall& call, OpModelResult& r) {
+  r.category = "CONV_bwd";
+  LegacyConvBackward c;
+  c.grad_output = call.shape(1);
+  c.weight = call.shape(2);
+  c.input = size_arg(call, 0);
+  c.dtype = call.type(1);
+  c.grad_weight = false;
+  finish_legacy_backward(c, r);
+}
+
+// (weight_size, grad_output, self, padding, stride, dilation, groups, ...): the kernel size is
+// only in weight_size, so without Concrete Inputs the FLOPs are unknown (the call fails, timed).
+void model_legacy_conv_backward_weight(const OpCall& call, OpModelResult& r) {
+  r.category = "CONV_bwd";
+  const std::optional<Shape> weight = size_arg(call, 0);
+  if (!weight) throw BadArgs(call.name() + " without Concrete Inputs: the kernel size is unknown");
+  LegacyConvBackward c;
+  c.grad_output = call.shape(1);
+  c.input = call.shape(2);
+  c.weight = *weight;
+  c.dtype = call.type(1);
+  c.grad_input = false;
+  finish_legacy_backward(c, r);
+}
+
+// cudnn/miopen_convolution_backward(self, grad_output, weight, ..., output_mask) and
+// thnn/slow_conv2d_backward(grad_output, self, weight, ..., output_mask): output_mask is the last
+// argument.
+void model_legacy_conv_backward_both(const OpCall& call, OpModelResult& r) {
+  r.category = "CONV_bwd";
+  const bool grad_output_first = call.name().find("conv2d") != std::string::npos ||
+                                 call.name().find("depthwise2d") != std::string::npos;
+  LegacyConvBackward c;
+  c.grad_output = call.shape(grad_output_first ? 0 : 1);
+  c.input = call.shape(grad_output_first ? 1 : 0);
+  c.weight = call.shape(2);
+  c.dtype = call.type(grad_output_first ? 0 : 1);
+  std::tie(c.grad_input, c.grad_weight) = output_mask(call, call.arg_count() - 1);
+  if (!c.grad_input && !c.grad_weight) throw NotModelled("no gradient requested");
+  finish_legacy_backward(c, r);
 }
 
 void model_conv_category_only(const OpCall&, OpModelResult& r) {

@@ -18,6 +18,15 @@ void model_conv_bias(const OpCall& call, OpModelResult& r);
 // op with the same Sequence number, which a pure model cannot see: always fails (BadArgs),
 // as the reference does on a cache miss. The forward's r.backward carries these numbers.
 void model_conv_bias_backward(const OpCall& call, OpModelResult& r);
+// PyTorch <= 1.10 conv-backward ops (no reference model): CONV_bwd, sheet CONV, one convolution's
+// FLOPs (2·prod(grad_output)·prod(w[1:])) per gradient computed.
+// *_backward_input(self_size, grad_output, weight, ...): the input gradient only.
+void model_legacy_conv_backward_input(const OpCall& call, OpModelResult& r);
+// *_backward_weight(weight_size, grad_output, self, ...): the weight gradient only; needs the
+// weight size from Concrete Inputs.
+void model_legacy_conv_backward_weight(const OpCall& call, OpModelResult& r);
+// cudnn/miopen_convolution_backward, thnn/slow_conv2d_backward: the gradients of output_mask.
+void model_legacy_conv_backward_both(const OpCall& call, OpModelResult& r);
 // aten::cudnn_convolution / aten::miopen_convolution: CONV_fwd, category only.
 void model_conv_category_only(const OpCall& call, OpModelResult& r);
 
@@ -35,6 +44,9 @@ extern const char* const kConvolutionBackwardNames[];
 extern const char* const kConvBiasNames[];
 extern const char* const kConvBiasBackwardNames[];
 extern const char* const kConvCategoryOnlyNames[];
+extern const char* const kLegacyConvBackwardInputNames[];
+extern const char* const kLegacyConvBackwardWeightNames[];
+extern const char* const kLegacyConvBackwardBothNames[];
 extern const char* const kCausalConv1dFwdNames[];
 extern const char* const kMambaSsdFwdNames[];
 extern const char* const kSsmBwdCategoryOnlyNames[];

@@ -18,6 +18,15 @@ TRACEPRISM_OP_MODELS(
     op_model<&conv::model_conv_bias_backward>("conv-bias-backward",
                                               "ConvBias*_Backward (category only in practice)",
                                               conv::kConvBiasBackwardNames),
+    op_model<&conv::model_legacy_conv_backward_input>(
+        "conv-legacy-backward-input", "PyTorch <= 1.10 *_convolution_backward_input",
+        conv::kLegacyConvBackwardInputNames),
+    op_model<&conv::model_legacy_conv_backward_weight>(
+        "conv-legacy-backward-weight", "PyTorch <= 1.10 *_convolution_backward_weight",
+        conv::kLegacyConvBackwardWeightNames),
+    op_model<&conv::model_legacy_conv_backward_both>(
+        "conv-legacy-backward", "PyTorch <= 1.10 cudnn/miopen/thnn/slow conv backward",
+        conv::kLegacyConvBackwardBothNames),
     op_model<&conv::model_conv_category_only>("conv-category-only",
                                               "cuDNN / MIOpen convolution: CONV_fwd timing only",
                                               conv::kConvCategoryOnlyNames),

@@ -278,6 +278,106 @@ TEST(ConvModels, CategoryOnlyOps) {
   }
 }
 
+// ---- PyTorch <= 1.10 conv-backward ops (no reference model), hand-computed ----------------------
+
+// A ResNet 3x3 conv: x (8, 64, 56, 56), w (64, 64, 3, 3), stride 1 padding 1, so grad_output is
+// (8, 64, 56, 56) too. One gradient = one conv: 2·(8·64·56·56)·(64·3·3) = 2·1605632·576 =
+// 1849688064 FLOPs. Bytes of the input gradient (fp16): read gO 1605632 + w 36864, write gI 1605632
+// elements = 3248128 · 2 = 6496256.
+constexpr const char* kGradOutput = "[8,64,56,56]";
+constexpr double kOneConvFlops = 2.0 * 8 * 64 * 56 * 56 * 64 * 3 * 3;
+
+TEST(LegacyConvBackward, InputGradientIsOneConvolution) {
+  EXPECT_EQ(kOneConvFlops, 1849688064.0);
+  const std::string dims = std::string("[[],") + kGradOutput + ",[64,64,3,3],[],[],[],[],[],[],[]]";
+  const char* types = R"(["","c10::Half","c10::Half","","","","","","",""])";
+  auto x = run(model_legacy_conv_backward_input,
+               make("aten::cudnn_convolution_backward_input", dims.c_str(), types));
+  ASSERT_EQ(x.status, OpStatus::kOk);
+  EXPECT_EQ(x.r.category, "CONV_bwd");
+  EXPECT_EQ(x.r.sheet, "CONV");
+  EXPECT_TRUE(x.r.has_model);
+  EXPECT_EQ(x.r.flops, 1849688064.0);
+  EXPECT_EQ(x.r.compute_spec, "matrix_fp16");
+  EXPECT_EQ(x.r.bytes, -1.0) << "self_size unknown without Concrete Inputs: no byte count";
+  EXPECT_EQ(params_of(x.r)["gradients"], "'input'");
+  EXPECT_EQ(params_of(x.r)["input_shape"], "None");
+  // With Concrete Inputs, self_size gives the written gradient.
+  const char* concrete =
+      R"(["[8, 64, 56, 56]","","","[1, 1]","[1, 1]","[1, 1]","1","False","False","True"])";
+  x = run(model_legacy_conv_backward_input,
+          make("aten::miopen_convolution_backward_input", dims.c_str(), types, nullptr, concrete));
+  ASSERT_EQ(x.status, OpStatus::kOk);
+  EXPECT_EQ(x.r.flops, 1849688064.0);
+  EXPECT_EQ(x.r.bytes, 6496256.0);
+  EXPECT_EQ(params_of(x.r)["input_shape"], "(8, 64, 56, 56)");
+}
+
+TEST(LegacyConvBackward, WeightGradientNeedsTheWeightSize) {
+  const std::string dims =
+      std::string("[[],") + kGradOutput + ",[8,64,56,56],[],[],[],[],[],[],[]]";
+  const char* types = R"(["","float","float","","","","","","",""])";
+  auto x = run(model_legacy_conv_backward_weight,
+               make("aten::cudnn_convolution_backward_weight", dims.c_str(), types));
+  EXPECT_EQ(x.status, OpStatus::kFailed) << "kernel size unknown: timed, no FLOPs";
+  EXPECT_EQ(x.r.category, "CONV_bwd");
+  const char* concrete =
+      R"(["[64, 64, 3, 3]","","","[1, 1]","[1, 1]","[1, 1]","1","False","False","True"])";
+  x = run(model_legacy_conv_backward_weight,
+          make("aten::cudnn_convolution_backward_weight", dims.c_str(), types, nullptr, concrete));
+  ASSERT_EQ(x.status, OpStatus::kOk);
+  EXPECT_EQ(x.r.flops, 1849688064.0);
+  EXPECT_EQ(x.r.compute_spec, "matrix_fp32");
+  // fp32: read gO 1605632 + x 1605632, write gW 36864 = 3248128 elements · 4 bytes.
+  EXPECT_EQ(x.r.bytes, 12992512.0);
+  EXPECT_EQ(params_of(x.r)["gradients"], "'weight'");
+}
+
+TEST(LegacyConvBackward, CombinedOpsCountTheGradientsOfOutputMask) {
+  // cudnn_convolution_backward(self, grad_output, weight, ..., output_mask).
+  const std::string dims =
+      std::string("[[8,64,56,56],") + kGradOutput + ",[64,64,3,3],[],[],[],[],[],[],[],[]]";
+  const char* types =
+      R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16","","","","","","","",""])";
+  auto x = run(model_legacy_conv_backward_both,
+               make("aten::cudnn_convolution_backward", dims.c_str(), types));
+  ASSERT_EQ(x.status, OpStatus::kOk);
+  EXPECT_EQ(x.r.flops, 2 * 1849688064.0) << "no output_mask recorded: both gradients";
+  // bf16: (gO + w + x) for each gradient = 2 · 3248128 elements · 2 bytes.
+  EXPECT_EQ(x.r.bytes, 12992512.0);
+  const char* first_layer =
+      R"(["","","","[1, 1]","[1, 1]","[1, 1]","1","False","False","True","[False, True]"])";
+  x = run(model_legacy_conv_backward_both,
+          make("aten::cudnn_convolution_backward", dims.c_str(), types, nullptr, first_layer));
+  ASSERT_EQ(x.status, OpStatus::kOk);
+  EXPECT_EQ(x.r.flops, 1849688064.0) << "output_mask [False, True]: the weight gradient only";
+  EXPECT_EQ(params_of(x.r)["gradients"], "'weight'");
+  // thnn_conv2d_backward(grad_output, self, weight, kernel_size, stride, padding, finput,
+  // fgrad_input, output_mask): grad_output comes first.
+  const std::string thnn =
+      std::string("[") + kGradOutput + ",[8,64,56,56],[64,64,3,3],[],[],[],[],[],[]]";
+  const char* thnn_types = R"(["float","float","float","","","","float","float",""])";
+  x = run(model_legacy_conv_backward_both,
+          make("aten::thnn_conv2d_backward", thnn.c_str(), thnn_types));
+  ASSERT_EQ(x.status, OpStatus::kOk);
+  EXPECT_EQ(x.r.flops, 2 * 1849688064.0);
+  EXPECT_EQ(x.r.bytes, 2 * 12992512.0);
+}
+
+TEST(LegacyConvBackward, NamesAreInTheConvFamily) {
+  auto has = [](const char* const* table, std::string_view name) {
+    for (; *table; ++table)
+      if (name == *table) return true;
+    return false;
+  };
+  EXPECT_TRUE(has(kLegacyConvBackwardInputNames, "aten::cudnn_convolution_backward_input"));
+  EXPECT_TRUE(has(kLegacyConvBackwardInputNames, "aten::miopen_convolution_backward_input"));
+  EXPECT_TRUE(has(kLegacyConvBackwardWeightNames, "aten::cudnn_convolution_backward_weight"));
+  EXPECT_TRUE(has(kLegacyConvBackwardWeightNames, "aten::miopen_convolution_backward_weight"));
+  EXPECT_TRUE(has(kLegacyConvBackwardBothNames, "aten::thnn_conv2d_backward"));
+  EXPECT_TRUE(has(kLegacyConvBackwardBothNames, "aten::slow_conv2d_backward"));
+}
+
 // ---- SSM (§9.2, §9.5), hand-computed -----------------------------------------------------------
 
 // x (2, 1024, 512), w (1024, 4), bias: FLOPs 2·2·1024·512·4 = 8388608;
