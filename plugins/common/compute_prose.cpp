@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include <traceprism/fused_attention.hpp>
 #include <traceprism/python_literal.hpp>
 #include "compute_classify.hpp"
 
@@ -235,10 +236,24 @@ std::optional<double> specific(const CategoryMetrics& m, const std::string& key)
   return std::nullopt;
 }
 
-// "flash", "paged" or "unfused" for the lead attention op (the implementation named in prose).
+// diagnosis.md §1.1: whether the ops' kernels already are fused attention (flash, fmha, CK,
+// AITER, cuDNN SDPA, ...), which rules out advice to fuse the attention or its softmax.
+bool runs_fused_attention(const View& v) {
+  return std::any_of(v.ops.begin(), v.ops.end(), [](const Operation* op) {
+    return is_fused_attention_kernel(op->kernel_name) ||
+           std::any_of(op->kernels.begin(), op->kernels.end(),
+                       [](const std::string& k) { return is_fused_attention_kernel(k); });
+  });
+}
+
+// "flash", "paged", "fused" (the op's name says neither, its kernels are fused attention) or
+// "unfused" for the lead attention op (the implementation named in prose).
 std::string attention_impl(const View& v) {
   const Classification& c = v.lead().classification;
-  return c.is_paged ? "paged" : c.is_flash ? "flash" : "unfused";
+  return c.is_paged                ? "paged"
+         : c.is_flash              ? "flash"
+         : runs_fused_attention(v) ? "fused"
+                                   : "unfused";
 }
 
 // ---- Title / insight ----
@@ -343,9 +358,10 @@ std::string reduce_action(const View& v) {
   std::string a =
       "Optimize the reduction's memory access (vectorized loads, one pass over the "
       "input)";
-  return a + (named(v, "softmax") ? ", and fuse the softmax into the attention chain (Flash "
-                                    "Attention) so the scores never go to memory."
-                                  : ", and fuse it with the producer or consumer op.");
+  const bool unfused_softmax = named(v, "softmax") && !runs_fused_attention(v);
+  return a + (unfused_softmax ? ", and fuse the softmax into the attention chain (Flash "
+                                "Attention) so the scores never go to memory."
+                              : ", and fuse it with the producer or consumer op.");
 }
 
 std::string norm_action(const View& v) {
@@ -394,7 +410,7 @@ std::string triton_action(const View& v) {
 }
 
 std::string generic_action(const View& v) {
-  if (named(v, "softmax"))
+  if (named(v, "softmax") && !runs_fused_attention(v))
     return "Fuse the softmax into the attention (scaled_dot_product_attention / Flash Attention) "
            "so the score matrix never goes to memory.";
   if (named(v, "embedding") || named(v, "index") || named(v, "scatter") || named(v, "gather"))

@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
 
 #include <traceprism/collective.hpp>
+#include <traceprism/fused_attention.hpp>
 
 #include "gpu_events_below.hpp"
 #include "kernel_classifier.hpp"
@@ -23,15 +26,16 @@ bool is_excluded_kernel(std::string_view name, std::string_view lower_name) {
          contains_any(lower_name, {"memcpy", "memset"});
 }
 
-// Kernels that are already fused (flash/fused attention, fused SiLU*mul).
-bool is_already_fused(std::string_view lower_name) {
-  return contains_any(lower_name, {"attn_fwd", "attn_bwd", "fmha", "unified_attention",
-                                   "paged_attention", "flash_attn", "flash_fwd", "silu_and_mul"});
+// Kernels that are already fused: attention (the SDK's one list, diagnosis.md §1.1) and the
+// fused SiLU*mul.
+bool is_already_fused(std::string_view name, std::string_view lower_name) {
+  return is_fused_attention_kernel(name) || contains(lower_name, "silu_and_mul");
 }
 
 bool has_fused_kernel(const std::vector<CandidateKernel>& kernels) {
-  return std::any_of(kernels.begin(), kernels.end(),
-                     [](const CandidateKernel& k) { return is_already_fused(lower(k.name)); });
+  return std::any_of(kernels.begin(), kernels.end(), [](const CandidateKernel& k) {
+    return is_already_fused(k.name, lower(k.name));
+  });
 }
 
 // GEMM/conv plus only norms, residual adds or casts: BN folding territory, not kernel fusion.
@@ -69,6 +73,13 @@ std::vector<std::string> parent_chain_of(const TraceRows& rows, std::int32_t row
   return chain;
 }
 
+// True when `ancestor` is above `row` in the call tree.
+bool is_below(const TraceRows& rows, std::size_t row, std::int32_t ancestor) {
+  for (std::int32_t p = rows.parent(row); p >= 0; p = rows.parent(static_cast<std::size_t>(p)))
+    if (p == ancestor) return true;
+  return false;
+}
+
 bool is_container_event(RowKind kind) {
   return kind != RowKind::kKernel && kind != RowKind::kGpuMemory && kind != RowKind::kRuntime &&
          kind != RowKind::kDriver;
@@ -89,6 +100,11 @@ std::vector<FusionCandidate> walk_modules(const FusionInputs& in, const GpuEvent
       FusionCandidate& c = by_order[it->second];
       ++c.instance_count;
       c.total_kernel_time_us += gpu.kernel_time_us(r);
+      // A module nested in one of its own name (Sequential in Sequential) ran no kernel the
+      // outer instance did not already count.
+      if (is_below(rows, r, c.instance_rows.back())) continue;
+      c.measured_time_us += gpu.kernel_time_us(r);
+      c.instance_rows.push_back(static_cast<std::int32_t>(r));
       continue;
     }
     if (gpu.kernel_count(r) < 2) continue;
@@ -97,6 +113,8 @@ std::vector<FusionCandidate> walk_modules(const FusionInputs& in, const GpuEvent
     c.base_name = base;
     c.parent_chain = parent_chain_of(rows, static_cast<std::int32_t>(r));
     c.total_kernel_time_us = gpu.kernel_time_us(r);  // the sum over its kernels, in order
+    c.measured_time_us = c.total_kernel_time_us;
+    c.instance_rows.push_back(static_cast<std::int32_t>(r));
     if (rows.input_dims) c.input_dims = rows.input_dims(r);
     seen.emplace(std::move(base), by_order.size());
     by_order.push_back(std::move(c));
@@ -113,7 +131,7 @@ std::vector<FusionCandidate> walk_modules(const FusionInputs& in, const GpuEvent
       k.type = classify_kernel(k.name);
       k.dur_us = rows.dur_us(u);
       const std::string lower_name = lower(k.name);
-      k.eligible = !is_excluded_kernel(k.name, lower_name) && !is_already_fused(lower_name);
+      k.eligible = !is_excluded_kernel(k.name, lower_name) && !is_already_fused(k.name, lower_name);
       k.gpu_row = g;
       c.kernels.push_back(std::move(k));
     }
@@ -166,11 +184,18 @@ std::vector<FusionCandidate> sibling_sequences(const FusionInputs& in, const Gpu
     first = last;
     if (members.size() < 2) continue;
     double total = 0;
-    for (const SiblingOp& m : members) total += rows.dur_us(static_cast<std::size_t>(m.kernel));
+    std::vector<std::int32_t> kernel_rows;
+    for (const SiblingOp& m : members) {
+      total += rows.dur_us(static_cast<std::size_t>(m.kernel));
+      kernel_rows.push_back(m.kernel);
+    }
     std::string base = strip_module_index(rows.name(static_cast<std::size_t>(parent)));
     if (auto it = seen.find(base); it != seen.end()) {
-      ++out[it->second].instance_count;
-      out[it->second].total_kernel_time_us += total;
+      FusionCandidate& c = out[it->second];
+      ++c.instance_count;
+      c.total_kernel_time_us += total;
+      c.measured_time_us += total;  // each parent's own leaf ops: no kernel counted twice
+      c.instance_kernel_rows.push_back(std::move(kernel_rows));
       continue;
     }
     FusionCandidate c;
@@ -186,7 +211,8 @@ std::vector<FusionCandidate> sibling_sequences(const FusionInputs& in, const Gpu
       c.kernels.push_back(std::move(k));
     }
     c.kernel_count = c.eligible_kernel_count = static_cast<int>(c.kernels.size());
-    c.total_kernel_time_us = total;
+    c.total_kernel_time_us = c.measured_time_us = total;
+    c.instance_kernel_rows.push_back(std::move(kernel_rows));
     c.sibling_sequence = true;
     if (rows.input_dims) c.input_dims = rows.input_dims(static_cast<std::size_t>(parent));
     seen.emplace(std::move(base), out.size());
@@ -196,36 +222,99 @@ std::vector<FusionCandidate> sibling_sequences(const FusionInputs& in, const Gpu
 }
 
 // Step 3: unfused attention (GEMM, ..., softmax, ..., GEMM) narrows to QK^T .. PV.
-void narrow_attention(FusionCandidate& c, const KernelPerfLookup& lookup) {
-  auto is_gemm = [&](const CandidateKernel& k) {
-    const KernelPerfLookup::ShapeEntries* entries = lookup.entries(k.name);
+class AttentionNarrowing {
+ public:
+  explicit AttentionNarrowing(const KernelPerfLookup& lookup) : lookup_(lookup) {}
+
+  // The [QK^T, PV] positions around the first softmax with a GEMM on both sides.
+  template <class NameOf>
+  std::optional<std::pair<std::size_t, std::size_t>> span(std::size_t n, NameOf name_of) const {
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!contains(lower(name_of(i)), "softmax")) continue;
+      std::optional<std::size_t> qk, pv;
+      for (std::size_t j = i; j-- > 0;)
+        if (is_gemm(name_of(j))) {
+          qk = j;
+          break;
+        }
+      for (std::size_t j = i + 1; j < n; ++j)
+        if (is_gemm(name_of(j))) {
+          pv = j;
+          break;
+        }
+      if (qk && pv) return std::make_pair(*qk, *pv);
+    }
+    return std::nullopt;
+  }
+
+ private:
+  bool is_gemm(std::string_view kernel) const {
+    const KernelPerfLookup::ShapeEntries* entries = lookup_.entries(kernel);
     if (!entries) return false;
     return std::any_of(entries->begin(), entries->end(),
                        [](const auto& e) { return e.second.op_category == "GEMM"; });
-  };
-  const std::size_t n = c.kernels.size();
-  for (std::size_t i = 0; i < n; ++i) {
-    if (!contains(lower(c.kernels[i].name), "softmax")) continue;
-    std::optional<std::size_t> qk, pv;
-    for (std::size_t j = i; j-- > 0;)
-      if (is_gemm(c.kernels[j])) {
-        qk = j;
-        break;
-      }
-    for (std::size_t j = i + 1; j < n; ++j)
-      if (is_gemm(c.kernels[j])) {
-        pv = j;
-        break;
-      }
-    if (!qk || !pv) continue;
-    c.kernels =
-        std::vector<CandidateKernel>(c.kernels.begin() + static_cast<std::ptrdiff_t>(*qk),
-                                     c.kernels.begin() + static_cast<std::ptrdiff_t>(*pv) + 1);
-    c.kernel_count = c.eligible_kernel_count = static_cast<int>(c.kernels.size());
-    double total = 0;
-    for (const CandidateKernel& k : c.kernels) total += k.dur_us;
-    c.total_kernel_time_us = total * c.instance_count;
-    return;
+  }
+
+  const KernelPerfLookup& lookup_;
+};
+
+// The first instance's span sets the candidate's kernels and the reference's figure (that span
+// × the instance count); true when the candidate narrowed.
+bool narrow_first_instance(FusionCandidate& c, const AttentionNarrowing& narrowing) {
+  const auto span = narrowing.span(
+      c.kernels.size(), [&](std::size_t i) -> const std::string& { return c.kernels[i].name; });
+  if (!span) return false;
+  c.kernels = std::vector<CandidateKernel>(
+      c.kernels.begin() + static_cast<std::ptrdiff_t>(span->first),
+      c.kernels.begin() + static_cast<std::ptrdiff_t>(span->second) + 1);
+  c.kernel_count = c.eligible_kernel_count = static_cast<int>(c.kernels.size());
+  double total = 0;
+  for (const CandidateKernel& k : c.kernels) total += k.dur_us;
+  c.total_kernel_time_us = total * c.instance_count;
+  c.narrowed_attention = true;
+  return true;
+}
+
+// diagnosis.md §6.2: each instance narrows to its own span (a vision encoder's attention is not
+// a text encoder's); an instance without one adds nothing.
+void narrow_each_instance(FusionCandidate& c, std::vector<std::vector<std::int32_t>> instances,
+                          const TraceRows& rows, const AttentionNarrowing& narrowing) {
+  c.measured_time_us = 0;
+  c.instance_rows.clear();
+  c.instance_kernel_rows.clear();
+  for (std::vector<std::int32_t>& kernels : instances) {
+    const auto span = narrowing.span(kernels.size(), [&](std::size_t i) {
+      return rows.name(static_cast<std::size_t>(kernels[i]));
+    });
+    if (!span) continue;
+    std::vector<std::int32_t> own(kernels.begin() + static_cast<std::ptrdiff_t>(span->first),
+                                  kernels.begin() + static_cast<std::ptrdiff_t>(span->second) + 1);
+    for (std::int32_t k : own) c.measured_time_us += rows.dur_us(static_cast<std::size_t>(k));
+    c.instance_kernel_rows.push_back(std::move(own));
+  }
+}
+
+void narrow_attention(std::vector<FusionCandidate>& candidates, const FusionInputs& in,
+                      const GpuEventsBelow& gpu, const KernelPerfLookup& lookup) {
+  const AttentionNarrowing narrowing(lookup);
+  std::vector<FusionCandidate*> narrowed;
+  std::vector<std::int32_t> subtrees;  // the tree-walk instances of the narrowed candidates
+  for (FusionCandidate& c : candidates) {
+    if (!narrow_first_instance(c, narrowing)) continue;
+    narrowed.push_back(&c);
+    subtrees.insert(subtrees.end(), c.instance_rows.begin(), c.instance_rows.end());
+  }
+  if (narrowed.empty()) return;
+  const auto lists = gpu.lists(subtrees);
+  for (FusionCandidate* c : narrowed) {
+    std::vector<std::vector<std::int32_t>> instances = c->instance_kernel_rows;
+    for (std::int32_t row : c->instance_rows) {
+      std::vector<std::int32_t> kernels;
+      for (std::int32_t g : lists.at(row))
+        if (in.rows.kind[static_cast<std::size_t>(g)] == RowKind::kKernel) kernels.push_back(g);
+      instances.push_back(std::move(kernels));
+    }
+    narrow_each_instance(*c, std::move(instances), in.rows, narrowing);
   }
 }
 
@@ -282,7 +371,7 @@ std::vector<FusionCandidate> extract_candidates(const FusionInputs& inputs,
   const GpuEventsBelow gpu(inputs.rows);
   std::vector<FusionCandidate> candidates = walk_modules(inputs, gpu);
   for (FusionCandidate& c : sibling_sequences(inputs, gpu)) candidates.push_back(std::move(c));
-  for (FusionCandidate& c : candidates) narrow_attention(c, lookup);
+  narrow_attention(candidates, inputs, gpu, lookup);
   candidates = dedup_by_kernel_names(std::move(candidates));
   for (FusionCandidate& c : candidates) add_data_movement(c, lookup);
   std::stable_sort(candidates.begin(), candidates.end(),
@@ -290,6 +379,40 @@ std::vector<FusionCandidate> extract_candidates(const FusionInputs& inputs,
                      return a.total_kernel_time_us > b.total_kernel_time_us;
                    });
   return candidates;
+}
+
+std::vector<bool> covered_kernels(const TraceRows& rows,
+                                  const std::vector<const FusionCandidate*>& candidates) {
+  std::vector<bool> covered(rows.size(), false), subtree(rows.size(), false);
+  bool any_subtree = false;
+  for (const FusionCandidate* c : candidates) {
+    for (const auto& kernels : c->instance_kernel_rows)
+      for (std::int32_t g : kernels) covered[static_cast<std::size_t>(g)] = true;
+    for (std::int32_t r : c->instance_rows)
+      subtree[static_cast<std::size_t>(r)] = any_subtree = true;
+  }
+  if (!any_subtree) return covered;
+  for (std::size_t g = 0; g < rows.size(); ++g) {
+    if (rows.kind[g] != RowKind::kKernel || covered[g]) continue;
+    for (std::int32_t p = rows.launcher(g); p >= 0; p = rows.parent(static_cast<std::size_t>(p)))
+      if (subtree[static_cast<std::size_t>(p)]) {
+        covered[g] = true;
+        break;
+      }
+  }
+  return covered;
+}
+
+double kernel_time_us(const TraceRows& rows, const std::vector<bool>& marked) {
+  double us = 0;
+  for (std::size_t g = 0; g < marked.size(); ++g)
+    if (marked[g] && rows.kind[g] == RowKind::kKernel) us += rows.dur_us(g);
+  return us;
+}
+
+double covered_kernel_time_us(const TraceRows& rows,
+                              const std::vector<const FusionCandidate*>& candidates) {
+  return kernel_time_us(rows, covered_kernels(rows, candidates));
 }
 
 }  // namespace traceprism::plugins::fusion

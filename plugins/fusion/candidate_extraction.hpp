@@ -16,6 +16,18 @@ namespace traceprism::plugins::fusion {
 std::vector<FusionCandidate> extract_candidates(const FusionInputs& inputs,
                                                 const KernelPerfLookup& lookup);
 
+// The kernel rows the candidates' instances cover (true at each), each kernel once
+// (diagnosis.md §6.2): the subtrees of tree-walk instances, the spelled-out rows of sibling and
+// narrowed attention instances.
+std::vector<bool> covered_kernels(const TraceRows& rows,
+                                  const std::vector<const FusionCandidate*>& candidates);
+// The kernel time of the marked rows.
+double kernel_time_us(const TraceRows& rows, const std::vector<bool>& marked);
+// The time of the kernels the candidates' instances cover: no candidate's measured time exceeds
+// its own figure, nor a set's sum of measured times theirs when they share no kernel.
+double covered_kernel_time_us(const TraceRows& rows,
+                              const std::vector<const FusionCandidate*>& candidates);
+
 // "nn.Module: Qwen2MLP_0" -> "Qwen2MLP"; other names lose a trailing "_<digits>" only.
 std::string strip_module_index(std::string_view name);
 

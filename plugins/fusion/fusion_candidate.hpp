@@ -28,9 +28,22 @@ struct FusionCandidate {
   int eligible_kernel_count = 0;
   std::vector<CandidateKernel> kernels;
   bool has_fused_kernel = false;
-  double total_kernel_time_us = 0;        // over all instances
+  // The reference's figure: the sum over all instances, except for narrowed attention (the
+  // first instance's span × the instance count).
+  double total_kernel_time_us = 0;
+  // diagnosis.md §6.2: what the candidate's kernels took, summed over its instances, each
+  // instance with its own kernels (an instance nested in another of the same name adds nothing;
+  // narrowed attention sums each instance's own QK^T .. PV span). Never above the time of the
+  // kernels the instances cover.
+  double measured_time_us = 0;
+  // Where the instances' kernels are, for the union of what candidates cover: the tree-walk
+  // instances (their subtrees), and the GPU rows of each instance where they are spelled out
+  // (sibling ops, narrowed attention).
+  std::vector<std::int32_t> instance_rows;
+  std::vector<std::vector<std::int32_t>> instance_kernel_rows;
   std::optional<std::string> input_dims;  // the defining event's Input Dims literal
   bool sibling_sequence = false;          // source "sibling_sequence"
+  bool narrowed_attention = false;        // kernels cut to QK^T .. PV
 };
 
 }  // namespace traceprism::plugins::fusion

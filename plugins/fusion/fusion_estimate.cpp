@@ -25,6 +25,11 @@ bool is_norm_kernel(const EnrichedKernel& k) {
                                       "miopenbatchnorm", "rmsnorm"});
 }
 
+// The candidate's kernel time under the rule: measured, or the reference's total.
+double candidate_time_us(const FusionCandidate& c, TimeRule rule) {
+  return rule == TimeRule::kMeasured ? c.measured_time_us : c.total_kernel_time_us;
+}
+
 // Filter (kernel count, 2% of E2E) and dedup by (instances, kernels, time to 0.1 µs), keeping
 // the shorter module name.
 std::vector<FusionCandidate> filter_and_dedup(const std::vector<FusionCandidate>& candidates,
@@ -32,11 +37,10 @@ std::vector<FusionCandidate> filter_and_dedup(const std::vector<FusionCandidate>
   std::vector<FusionCandidate> out;
   std::map<std::tuple<int, int, double>, std::size_t> seen;
   for (const FusionCandidate& c : candidates) {
+    const double time_us = candidate_time_us(c, settings.time_rule);
     if (c.kernel_count > settings.max_kernel_count) continue;
-    if (baseline_ms > 0 && c.total_kernel_time_us < baseline_ms * 10 * settings.min_impact_percent)
-      continue;
-    const auto key =
-        std::make_tuple(c.instance_count, c.kernel_count, py_round(c.total_kernel_time_us, 1));
+    if (baseline_ms > 0 && time_us < baseline_ms * 10 * settings.min_impact_percent) continue;
+    const auto key = std::make_tuple(c.instance_count, c.kernel_count, py_round(time_us, 1));
     auto it = seen.find(key);
     if (it == seen.end()) {
       seen.emplace(key, out.size());
@@ -134,10 +138,19 @@ ConfidenceSignals confidence_signals(const FusionCandidate& c,
   return s;
 }
 
+struct ImpactScores {
+  double low = 0, mid = 0, high = 0;  // % of E2E
+};
+
+ImpactScores impact_of(double gap_high, double time_ms, double baseline_ms) {
+  const double high = gap_high * time_ms / baseline_ms * 100;
+  return {(kTargetLow / kTargetHigh) * high, (kTargetMid / kTargetHigh) * high, high};
+}
+
 std::optional<FusionEstimate> standalone_estimate(const FusionCandidate& c,
                                                   const KernelPerfLookup& lookup,
                                                   const Roofline& rf, double baseline_ms,
-                                                  double min_impact) {
+                                                  const FusionSettings& settings) {
   if (c.kernels.size() < 2 || c.has_fused_kernel) return std::nullopt;
   std::vector<EnrichedKernel> ks;
   const std::optional<std::string_view> dims =
@@ -199,19 +212,26 @@ std::optional<FusionEstimate> standalone_estimate(const FusionCandidate& c,
       savings_us += roofline_savings_us(g, rf);
     }
   }
+  // The share of the kernels' time fusion saves, from the first instance's kernels, applied to
+  // the candidate's time.
   const double gap_high = savings_us / current_us;
-  const double gap_low = (kTargetLow / kTargetHigh) * gap_high;
-  const double gap_mid = (kTargetMid / kTargetHigh) * gap_high;
-  if (savings_us * c.instance_count / 1000 < kMinSavingsMs) return std::nullopt;
-  const double time_ms = current_us * c.instance_count / 1000;
-  const double high = gap_high * time_ms / baseline_ms * 100;
-  if (high < min_impact) return std::nullopt;
+  const double reference_ms = current_us * c.instance_count / 1000;
+  const double time_ms =
+      settings.time_rule == TimeRule::kMeasured ? c.measured_time_us / 1000 : reference_ms;
+  if (gap_high * time_ms < kMinSavingsMs) return std::nullopt;
+  const ImpactScores impact = impact_of(gap_high, time_ms, baseline_ms);
+  if (impact.high < settings.min_impact_percent) return std::nullopt;
+  const ImpactScores reference = impact_of(gap_high, reference_ms, baseline_ms);
 
   FusionEstimate e;
   e.operation = c.base_name;
-  e.impact_score = py_round(gap_mid * time_ms / baseline_ms * 100, 2);
-  e.impact_score_low = py_round(gap_low * time_ms / baseline_ms * 100, 2);
-  e.impact_score_high = py_round(high, 2);
+  e.impact_score = py_round(impact.mid, 2);
+  e.impact_score_low = py_round(impact.low, 2);
+  e.impact_score_high = py_round(impact.high, 2);
+  e.reference_extrapolated_time_ms = py_round(reference_ms, 3);
+  e.reference_impact_score = py_round(reference.mid, 2);
+  e.reference_impact_score_low = py_round(reference.low, 2);
+  e.reference_impact_score_high = py_round(reference.high, 2);
   e.full_estimation = modeled == static_cast<std::ptrdiff_t>(ks.size());
   e.compute_bound = any_epilogue;
   e.matrix_compute = any_matrix;
@@ -249,15 +269,14 @@ FusionMetrics estimate_fusion(const std::vector<FusionCandidate>& candidates,
   if (m.candidates.empty()) return m;
   m.has_data = true;
   double total_us = 0;
-  for (const FusionCandidate& c : m.candidates) total_us += c.total_kernel_time_us;
+  for (const FusionCandidate& c : m.candidates) total_us += c.total_kernel_time_us;  // reference
   m.total_time_ms = py_round(total_us / 1000, 3);
   if (baseline_ms > 0) {
     const double matrix = peaks.matrix_bf16_tflops.value_or(1);
     const Roofline rf{peaks.hbm_tbs * 1e12, peaks.vector_bf16_tflops.value_or(matrix), matrix,
                       settings.overlap_efficiency};
     for (std::size_t i = 0; i < m.candidates.size(); ++i) {
-      if (auto e = standalone_estimate(m.candidates[i], lookup, rf, baseline_ms,
-                                       settings.min_impact_percent)) {
+      if (auto e = standalone_estimate(m.candidates[i], lookup, rf, baseline_ms, settings)) {
         e->candidate = i;
         m.estimates.push_back(std::move(*e));
       }

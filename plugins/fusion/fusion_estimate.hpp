@@ -17,8 +17,14 @@ namespace traceprism::plugins::fusion {
 
 enum class Confidence { kLow = 0, kMedium = 1, kHigh = 2 };
 
+// How a candidate's time is counted. diagnosis.md §6.2: measured, the sum of each instance's own
+// kernels; the reference extrapolates the first instance's kernels × the instance count (kept for
+// the parity tests and as each estimate's reference_* figures).
+enum class TimeRule { kMeasured, kReferenceExtrapolated };
+
 // The reference's constants, as options.
 struct FusionSettings {
+  TimeRule time_rule = TimeRule::kMeasured;
   int max_kernel_count = 15;         // MAX_FUSION_KERNEL_COUNT: more is too complex to fuse
   double min_impact_percent = 2.0;   // MIN_IMPACT_SCORE: best-case % of E2E an estimate needs
   double overlap_efficiency = 0.85;  // memory/compute overlap of the fused kernel
@@ -56,7 +62,12 @@ struct FusionEstimate {
   bool full_estimation = true;  // "full" vs "partial" (some kernels lack perf models)
   bool compute_bound = false;   // bound_type compute (a GEMM epilogue) vs memory
   bool matrix_compute = false;  // fusion_type matrix_compute vs memory_bound
-  double time_ms = 0;           // rounded to 3
+  double time_ms = 0;           // rounded to 3; the impact scores are shares of it
+  // The reference's figures (first instance × instance count, its kernel_fusion_metrics.json
+  // time_ms and impact scores), for comparison: equal to the above under kReferenceExtrapolated.
+  double reference_extrapolated_time_ms = 0;
+  double reference_impact_score = 0, reference_impact_score_low = 0,
+         reference_impact_score_high = 0;
   int instance_count = 0, kernel_count = 0, modeled_kernel_count = 0;
   Confidence confidence = Confidence::kLow;
   ConfidenceSignals signals;
@@ -67,9 +78,9 @@ struct FusionEstimate {
 struct FusionMetrics {
   bool has_data = false;  // status OK; false: NO_DATA (no candidate survived the filters)
   std::vector<FusionCandidate> candidates;  // after filter + dedup (candidate_count)
-  double total_time_ms = 0;                 // rounded to 3
-  double total_impact_score = 0;            // sum of impact_score, rounded to 2
-  std::vector<FusionEstimate> estimates;    // impact_score descending (stable)
+  double total_time_ms = 0;       // the reference's sum of total_kernel_time_us, rounded to 3
+  double total_impact_score = 0;  // sum of impact_score, rounded to 2
+  std::vector<FusionEstimate> estimates;  // impact_score descending (stable)
   std::vector<std::string> warnings;
   // kernel name -> operation for high-confidence estimates (a dict: first position, last value)
   std::vector<std::pair<std::string, std::string>> high_confidence_kernel_map;

@@ -55,7 +55,19 @@ std::string why_fusable(PatternKind kind) {
   }
 }
 
-std::string how_to_fuse(PatternKind kind, bool conv_module) {
+// diagnosis.md §6.5: folding needs frozen statistics, which only inference has; a training run
+// (a backward pass in the trace) updates them every step.
+std::string batch_norm_advice(bool training) {
+  if (training)
+    return "Fuse the batch-norm with the activation that follows it (torch.compile the module, "
+           "which runs the normalization, scale, shift and activation as one kernel), and run the "
+           "model in the channels-last memory format (model.to(memory_format=torch.channels_last)) "
+           "so the convolution and batch-norm kernels need no layout transposes.";
+  return "Fold the frozen batch-norm scale and shift into the preceding convolution's weights at "
+         "load time, or torch.compile the module so the mul + add run as one kernel.";
+}
+
+std::string how_to_fuse(PatternKind kind, bool conv_module, bool training) {
   switch (kind) {
     case PatternKind::kAttention:
       return "Replace the explicit matmul + softmax + matmul with "
@@ -69,8 +81,7 @@ std::string how_to_fuse(PatternKind kind, bool conv_module) {
       return "Use torch.nn.functional.layer_norm (one fused kernel) or torch.compile instead of "
              "the hand-written mean / sub / rsqrt / mul sequence.";
     case PatternKind::kBatchNorm:
-      return "Fold the frozen batch-norm scale and shift into the preceding convolution's weights "
-             "at load time, or torch.compile the module so the mul + add run as one kernel.";
+      return batch_norm_advice(training);
     case PatternKind::kRope:
       return "Apply the rotary embedding with a fused kernel (torch.compile, or the fused rotary "
              "kernels of flash-attn, Liger-Kernel or vLLM) so the neg, cat, mul and add run as "
@@ -114,7 +125,7 @@ const char* confidence_label(Confidence c) {
 }
 
 FusionFindingText describe(const FusionCandidate& c, const FusionEstimate& e,
-                           const FusionPattern& pattern, double baseline_ms) {
+                           const FusionPattern& pattern, double baseline_ms, bool training) {
   FusionFindingText t;
   const std::string where = short_name(c.base_name);
   t.title = pattern.label + " in " + where;
@@ -128,7 +139,7 @@ FusionFindingText describe(const FusionCandidate& c, const FusionEstimate& e,
               fixed(e.impact_score_high, 2) + "% of E2E.";
   const bool conv_module =
       pattern.kind == PatternKind::kConvEpilogue || pattern.kind == PatternKind::kConvPrologue;
-  t.action = how_to_fuse(pattern.kind, conv_module);
+  t.action = how_to_fuse(pattern.kind, conv_module, training);
   t.identification = "`" + c.module_name + "` (" +
                      (c.sibling_sequence ? "sibling leaf ops under one parent" : "call-tree walk") +
                      ") launches " + std::to_string(e.kernel_count) + " kernels per instance, " +

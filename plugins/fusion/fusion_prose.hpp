@@ -20,8 +20,10 @@ struct FusionFindingText {
   std::string confidence_reason;  // one clause: why High / Medium / Low
 };
 
+// `training`: the trace has a backward pass (traceprism/training.hpp), which rules out advice
+// that needs frozen weights or statistics.
 FusionFindingText describe(const FusionCandidate& c, const FusionEstimate& e,
-                           const FusionPattern& pattern, double baseline_ms);
+                           const FusionPattern& pattern, double baseline_ms, bool training);
 
 // A kernel name short enough for a table cell that still says what the kernel computes.
 std::string kernel_label(const std::string& name);

@@ -3,6 +3,9 @@
 #include <cstdio>
 #include <set>
 
+#include <traceprism/support.hpp>
+#include <traceprism/training.hpp>
+
 #include "candidate_extraction.hpp"
 #include "fusion_context.hpp"
 #include "fusion_pattern.hpp"
@@ -33,6 +36,66 @@ void publish_kernel_map(Context& ctx, const FusionMetrics& m) {
   if (!ctx.publish(kKernelMapProduct, map)) ctx.debug("the host did not take the kernel map");
 }
 
+// diagnosis.md §1.5 (one problem, one finding): the kernels of the findings reported so far, so
+// that a later finding claims only the time no earlier one does (Timesformer's aten::matmul
+// inside its self-attention).
+class ReportedKernels {
+ public:
+  explicit ReportedKernels(const TraceRows& rows) : rows_(rows), reported_(rows.size(), false) {}
+
+  struct Claim {
+    std::vector<bool> kernels;  // what the candidate's instances cover
+    double covered_us = 0;      // their time
+    double unreported_us = 0;   // the part no earlier finding reports
+  };
+
+  Claim claim(const FusionCandidate& c) const {
+    Claim out{covered_kernels(rows_, {&c})};
+    for (std::size_t g = 0; g < out.kernels.size(); ++g) {
+      if (!out.kernels[g] || rows_.kind[g] != RowKind::kKernel) continue;
+      out.covered_us += rows_.dur_us(g);
+      if (!reported_[g]) out.unreported_us += rows_.dur_us(g);
+    }
+    return out;
+  }
+  void add(const Claim& claim) {
+    for (std::size_t g = 0; g < claim.kernels.size(); ++g)
+      if (claim.kernels[g]) reported_[g] = true;
+  }
+
+ private:
+  const TraceRows& rows_;
+  std::vector<bool> reported_;
+};
+
+// The estimate as its finding shows it: time and impacts cut to the share of its kernel time
+// that no higher-ranked finding reports.
+FusionEstimate unreported_part(const FusionEstimate& e, const ReportedKernels::Claim& claim) {
+  if (claim.covered_us <= 0 || claim.unreported_us >= claim.covered_us) return e;
+  const double share = claim.unreported_us / claim.covered_us;
+  FusionEstimate out = e;
+  out.time_ms = support::py_round(claim.unreported_us / 1000, 3);
+  out.impact_score = support::py_round(e.impact_score * share, 2);
+  out.impact_score_low = support::py_round(e.impact_score_low * share, 2);
+  out.impact_score_high = support::py_round(e.impact_score_high * share, 2);
+  return out;
+}
+
+// diagnosis.md §6.2: the kernel time the candidates cover, each kernel once, beside the
+// reference's extrapolated sum of the estimates.
+void record_measured_totals(Context& ctx, const FusionInputs& in, const FusionMetrics& m) {
+  std::vector<const FusionCandidate*> all;
+  for (const FusionCandidate& c : m.candidates) all.push_back(&c);
+  ctx.record("kernel_fusion.covered_kernel_time_ms", covered_kernel_time_us(in.rows, all) / 1000);
+  double measured = 0, extrapolated = 0;
+  for (const FusionEstimate& e : m.estimates) {
+    measured += e.time_ms;
+    extrapolated += e.reference_extrapolated_time_ms;
+  }
+  ctx.record("kernel_fusion.estimated_time_ms", measured);
+  ctx.record("kernel_fusion.reference_extrapolated_time_ms", extrapolated);
+}
+
 }  // namespace
 
 KernelFusionAnalyzer::KernelFusionAnalyzer(Context& ctx) {
@@ -57,41 +120,60 @@ Status KernelFusionAnalyzer::run(Context& ctx) {
   const std::vector<FusionCandidate> candidates = extract_candidates(*inputs, lookup);
   const FusionMetrics m =
       estimate_fusion(candidates, lookup, inputs->peaks, inputs->baseline_ms, settings_);
-  publish_kernel_map(ctx, m);
+  // The compute tier's feedback (§5.6) keeps the reference's estimates for now: the measured
+  // rule adds high-confidence candidates (Timesformer's spatial attention) whose kernels the
+  // compute goldens still price. docs/compatibility.md, "Measured fusion time".
+  FusionSettings reference_rule = settings_;
+  reference_rule.time_rule = TimeRule::kReferenceExtrapolated;
+  publish_kernel_map(
+      ctx, estimate_fusion(candidates, lookup, inputs->peaks, inputs->baseline_ms, reference_rule));
   ctx.record("kernel_fusion.candidate_count", static_cast<double>(m.candidates.size()));
   ctx.record("kernel_fusion.estimated_count", static_cast<double>(m.estimates.size()));
   ctx.record("kernel_fusion.total_impact_score", m.total_impact_score);
   ctx.record("kernel_fusion.total_time_ms", m.total_time_ms);
+  record_measured_totals(ctx, *inputs, m);
   if (!m.has_data) {
     ctx.record("kernel_fusion.rejected_count", 0);
     ctx.info("no kernel fusion candidate (" + std::to_string(candidates.size()) +
              " before the kernel-count, 2% of E2E and dedup filters)");
     return Status::kSkipped;
   }
+  const bool training = has_backward_pass(ctx);
   std::size_t rejected = 0, position = 0;
   std::vector<std::string> titles;
   std::set<std::int64_t> reported_kernels;  // GPU rows of the estimates reported so far
-  for (const FusionEstimate& e : m.estimates) {
+  ReportedKernels reported(inputs->rows);
+  for (const FusionEstimate& estimate : m.estimates) {
     ++position;
-    const FusionCandidate& c = m.candidates[e.candidate];
+    const FusionCandidate& c = m.candidates[estimate.candidate];
     std::string reason = reject_reason(c, reject_);
     // A frame's sibling-ops estimate covers kernels its tree-walk estimate already reports
     // (Qwen's apply_rotary_pos_emb): reporting both would count the same time twice.
     if (reason.empty() && covered_by(c, reported_kernels))
       reason = "its kernels all belong to a higher-ranked fusion estimate";
+    const ReportedKernels::Claim claim =
+        reason.empty() ? reported.claim(c) : ReportedKernels::Claim{};
+    if (reason.empty() && claim.covered_us > 0 && claim.unreported_us <= 0)
+      reason = "its kernels all belong to higher-ranked fusion estimates";
     if (!reason.empty()) {
       ++rejected;
-      ctx.info("kernel fusion estimate '" + e.operation + "' not reported: " + reason);
+      ctx.info("kernel fusion estimate '" + estimate.operation + "' not reported: " + reason);
       continue;
     }
     for (const CandidateKernel& k : c.kernels)
       if (k.gpu_row >= 0) reported_kernels.insert(k.gpu_row);
+    reported.add(claim);
+    const FusionEstimate e = unreported_part(estimate, claim);
     const FusionPattern pattern = pattern_of(c, e);
-    FusionFindingText text = describe(c, e, pattern, inputs->baseline_ms);
+    FusionFindingText text = describe(c, e, pattern, inputs->baseline_ms, training);
     // Two estimates of one frame (its tree walk and its sibling ops) need telling apart.
     for (const std::string& t : titles)
       if (t == text.title) text.title += c.sibling_sequence ? " (sibling ops)" : " (subtree)";
     titles.push_back(text.title);
+    if (e.time_ms < estimate.time_ms)
+      text.insight += " Another " + support::fixed(estimate.time_ms - e.time_ms, 3) +
+                      " ms of these kernels belong to a higher-ranked fusion finding and count "
+                      "there.";
     ctx.report(Tier::kFusion, "kernel_fusion", text.title)
         .key(finding_key(position))
         .severity(Severity::kWarning)
@@ -101,6 +183,8 @@ Status KernelFusionAnalyzer::run(Context& ctx) {
         .impact(e.impact_score_low, e.impact_score, e.impact_score_high)
         .cause("fusion")
         .metric("time_ms", e.time_ms)
+        .metric("reference_extrapolated_time_ms", e.reference_extrapolated_time_ms)
+        .metric("covered_kernel_time_ms", claim.covered_us / 1000)
         .metric("instance_count", e.instance_count)
         .metric("kernel_count", e.kernel_count)
         .metric("modeled_kernel_count", e.modeled_kernel_count)

@@ -65,7 +65,10 @@ TEST(KernelFusionAnalyzer, QwenFindingsInMetricsOrder) {
   EXPECT_EQ(findings[2].key, "kernel_fusion#005");
   const findings::Finding& norm = findings[0];
   EXPECT_EQ(norm.category, "kernel_fusion");
-  EXPECT_NEAR(norm.impact_mid, 16.63, 1e-9);
+  // diagnosis.md §6.2: the impact follows the measured time, the 49 instances' own kernels
+  // (fusion_candidates.json total_kernel_time_us 7377.993 µs) instead of the reference's first
+  // instance × 49 (kernel_fusion_metrics.json time_ms 7.189, impact_score 16.63).
+  EXPECT_NEAR(norm.impact_mid, 16.63 * 7377.993 / 7189.182, 0.01);
   ASSERT_EQ(norm.tables.size(), 2u);
   EXPECT_EQ(norm.tables[0].title, "kernels");
   EXPECT_EQ(norm.tables[1].title, "estimate");
@@ -81,6 +84,8 @@ TEST(KernelFusionAnalyzer, QwenFindingsInMetricsOrder) {
   };
   EXPECT_EQ(metric(norm, "confidence_level"), 2);
   EXPECT_EQ(metric(norm, "instance_count"), 49);
+  EXPECT_NEAR(metric(norm, "time_ms"), 7.378, 1e-9);
+  EXPECT_NEAR(metric(norm, "reference_extrapolated_time_ms"), 7.189, 1e-9);
   EXPECT_EQ(metric(findings[2], "kernel_count"), 5);
   // The kernel map of the high-confidence estimates, for the compute analyzers.
   ASSERT_EQ(c.outcome().products.size(), 1u);
