@@ -1,8 +1,10 @@
 #include "layout_transform_analyzer.hpp"
 
+#include <traceprism/shape_args.hpp>
 #include <traceprism/support.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <initializer_list>
 #include <utility>
 
@@ -89,6 +91,51 @@ std::size_t capped(std::size_t n, std::int64_t limit) {
   return std::min(n, static_cast<std::size_t>(std::max<std::int64_t>(0, limit)));
 }
 
+constexpr const char* kDash = "\xE2\x80\x94";
+
+// The report's compute Data table (analysis.md §10: Operation | Args | Kernel Path | Kernel Name |
+// Time (ms) | %E2E | Count | FLOPS/Byte | Efficiency | Bound): one row per unified_perf_summary
+// op whose kernels include layout kernels, with those kernels' time; most time first.
+Table data_table(const Context& ctx, double e2e_us, std::int64_t limit) {
+  Table table("Data", {"Operation", "Args", "Kernel Path", "Kernel Name", "Time (ms)", "%E2E",
+                       "Count", "FLOPS/Byte", "Efficiency", "Bound"});
+  const std::optional<OpMetrics> m = ctx.op_metrics();
+  if (!m) return table;
+  struct OpRow {
+    std::size_t op;
+    double us;
+    std::string kernels;
+  };
+  std::vector<OpRow> rows;
+  for (std::size_t i = 0; i < m->size(); ++i) {
+    OpRow r{i, 0.0, ""};
+    const OpKernels kernels = m->kernels(i);
+    for (std::size_t k = 0; k < kernels.size(); ++k) {
+      const std::string_view name = kernels[k].name();
+      if (layout_kind(name) == LayoutKind::kNone) continue;
+      r.us += kernels[k].total_us();
+      r.kernels += (r.kernels.empty() ? "" : "<br>") + support::shorten(name, 78);
+    }
+    if (r.us > 0) rows.push_back(std::move(r));
+  }
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const OpRow& a, const OpRow& b) { return a.us > b.us; });
+  rows.resize(capped(rows.size(), limit));
+  for (const OpRow& r : rows) {
+    const std::string args =
+        render_shape_args(m->input_dims(r.op).value_or(""), m->input_type(r.op).value_or(""));
+    const double fpb = m->flops_per_byte(r.op);
+    const Bound bound = m->bound(r.op);
+    table.row({std::string(m->name(r.op)), args.empty() ? kDash : args, kDash, r.kernels,
+               compact(r.us / 1000), e2e_us > 0 ? compact(r.us / e2e_us * 100) : kDash,
+               std::to_string(m->operation_count(r.op)), std::isfinite(fpb) ? compact(fpb) : kDash,
+               kDash,
+               bound == Bound::kCompute  ? "compute-bound"
+               : bound == Bound::kMemory ? "memory-bound"
+                                         : kDash});
+  }
+  return table;
+}
 }  // namespace
 
 LayoutKind layout_kind(std::string_view kernel) {
@@ -212,7 +259,7 @@ void LayoutTransformAnalyzer::report(Context& ctx, const Layouts& l) const {
           .metric("percent_of_computation", py_round(of_computation, 2))
           .metric("percent_of_e2e", py_round(of_e2e, 2))
           .metric("kernels", static_cast<double>(l.rows.size()));
-  finding.table(kernels_table(l)).table(ops_table(l));
+  finding.table(data_table(ctx, l.e2e_us, table_rows_)).table(kernels_table(l)).table(ops_table(l));
   std::vector<Row> rows = l.rows;
   const EventView ev = ctx.events();
   std::stable_sort(rows.begin(), rows.end(),

@@ -84,9 +84,10 @@ TEST(LayoutTransformAnalyzer, ReportsConversionsWithChannelsLast) {
   EXPECT_TRUE(has(f.action, "torch.channels_last")) << f.action;
   EXPECT_FALSE(has(f.action, "MIOpen")) << f.action;
   EXPECT_DOUBLE_EQ(f.metric("under_convolution_us"), 100.0);
-  ASSERT_EQ(f.tables.size(), 2u);
-  ASSERT_EQ(f.tables[1].rows.size(), 1u);
-  EXPECT_EQ(f.tables[1].rows[0][0], "aten::conv2d \u2192 aten::cudnn_convolution");
+  ASSERT_EQ(f.tables.size(), 3u);  // Data (from the unified perf summary), kernels, ops
+  EXPECT_EQ(f.tables[0].columns[0], "Operation");
+  ASSERT_EQ(f.tables[2].rows.size(), 1u);
+  EXPECT_EQ(f.tables[2].rows[0][0], "aten::conv2d \u2192 aten::cudnn_convolution");
   EXPECT_EQ(f.rows.size(), 2u);
 }
 

@@ -138,10 +138,13 @@ TEST(MatrixPrecisionAnalyzer, ReportsFp32GemmTimeWithItsRecoverableShare) {
   EXPECT_NEAR(f.impact_high, 30 * gain * 0.9, 1e-9);
   EXPECT_TRUE(has(f.action, "torch.autocast"));
   EXPECT_TRUE(has(f.action, "allow_tf32")) << f.action;  // no TF32 kernel: TF32 is not on
-  ASSERT_FALSE(f.tables.empty());
-  ASSERT_EQ(f.tables[0].rows.size(), 1u);
-  EXPECT_EQ(f.tables[0].rows[0][0], kSgemm);
-  EXPECT_EQ(f.tables[0].rows[0][5], "aten::addmm");
+  // The report's Data table comes from the unified perf summary (none on the fake host), then
+  // the kernels and the precision split.
+  ASSERT_EQ(f.tables.size(), 3u);
+  EXPECT_EQ(f.tables[0].columns[0], "Operation");
+  ASSERT_EQ(f.tables[1].rows.size(), 1u);
+  EXPECT_EQ(f.tables[1].rows[0][0], kSgemm);
+  EXPECT_EQ(f.tables[1].rows[0][5], "aten::addmm");
   EXPECT_EQ(f.rows.size(), 1u);
 }
 
