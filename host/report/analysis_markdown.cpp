@@ -142,14 +142,15 @@ std::string fusion_confidence(const findings::Finding& f) {
 }
 
 void write_impact_marker(std::ostringstream& md, const findings::Finding& f) {
+  md << "<!-- impact-begin kind=p_item";
+  // Compute markers name their category, quantified or not (validate-report checks it).
+  if (f.tier == findings::Tier::kCompute)
+    md << " category=" << (f.category.empty() ? "other" : f.category);
   if (f.impact_kind == findings::ImpactKind::kNotQuantifiable) {
-    md << "<!-- impact-begin kind=p_item low=null mid=null high=null -->\n"
+    md << " low=null mid=null high=null -->\n"
        << "**Impact**: Not quantifiable from trace data\n<!-- impact-end -->\n\n";
     return;
   }
-  md << "<!-- impact-begin kind=p_item";
-  if (f.tier == findings::Tier::kCompute)
-    md << " category=" << (f.category.empty() ? "other" : f.category);
   md << " low=" << fixed(f.impact_low) << " mid=" << fixed(f.impact_mid)
      << " high=" << fixed(f.impact_high) << " -->\n"
      << "**Impact**: impact_score: " << fixed(f.impact_mid);
