@@ -96,6 +96,9 @@ std::vector<TopOperationRow> top_operations(const AnalysisReport& r) {
     const CategoryFigures f_figures = known != figures.end() ? known->second : CategoryFigures{};
     TopOperationRow row{key, it != names.end() ? it->second : f.category, f_figures, false};
     row.figures.time_ms = category_time_ms(r, key, f_figures);
+    // A category that is no op category (a layout-transform finding's): the finding's own time.
+    if (row.figures.time_ms <= 0 && f.share_percent > 0)
+      row.figures.time_ms = f.share_percent / 100 * r.timeline.total_us / 1000;
     if (row.figures.time_ms > 0) finding_categories.push_back(row);
   }
   std::stable_sort(rollups.begin(), rollups.end(), [](const auto& a, const auto& b) {
