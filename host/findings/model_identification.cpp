@@ -383,7 +383,8 @@ ModelInfo identify_model(const ModelEvidence& e) {
   info.model = model_of(e, family, shares, patterns);
   info.architecture = architecture_of(family, shares, patterns);
   info.precision = precision_of(e);
-  info.scale = scale_of(e, patterns);
+  // Issue 15: never a scale without a model (a lone norm layer's width is no model's size).
+  info.scale = info.architecture == kCannotInfer ? kCannotInfer : scale_of(e, patterns);
   return info;
 }
 

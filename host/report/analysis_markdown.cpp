@@ -266,9 +266,10 @@ struct Bottleneck {
 // top-ranked finding is named separately. Runs without a partition fall back to the largest
 // analyzer category, then to the host's op category.
 std::optional<Bottleneck> top_bottleneck(const AnalysisReport& r) {
+  const findings::CategoryShare* largest = nullptr;
   for (const findings::CategoryShare& s : r.diagnosis.computation_by_category)
-    if (s.category != findings::kNoOpCategory)
-      return Bottleneck{s.category, s.time_us / 1000, true};
+    if (!largest || s.time_us > largest->time_us) largest = &s;
+  if (largest) return Bottleneck{largest->category, largest->time_us / 1000, true};
   const auto names = category_display_names(r);
   const std::pair<const std::string, CategoryFigures>* most = nullptr;
   for (const auto& entry : category_figures(r))
@@ -383,6 +384,8 @@ void write_narrative(std::ostringstream& md, const AnalysisReport& r) {
        << percent_of_total(t, t.exposed_memcpy_us) << "%.";
     const std::string largest = largest_categories(r);
     if (!largest.empty()) md << " Kernel time is dominated by " << largest << ".";
+    if (const auto covered = r.diagnosis.compute_coverage_percent)
+      md << " Perf models cover " << fixed(*covered, 1) << "% of the computation time.";
     write_idle_causes(md, r);
   }
   if (!f.compute.empty())
@@ -549,15 +552,25 @@ void write_steps(std::ostringstream& md, const AnalysisReport& r) {
 // diagnosis.md §1.4: "within target" only when the perf models cover at least 90 % of the
 // computation time; otherwise say how much was assessed and how much was not.
 std::string no_compute_items(const AnalysisReport& r) {
-  const std::string head = "✅ No compute kernel optimization opportunities identified.";
   const std::optional<double> covered = r.diagnosis.compute_coverage_percent;
   if (covered && *covered >= 90.0)
-    return head + " All categories are within target performance bounds.\n\n";
+    return "✅ No compute kernel optimization opportunities identified. All categories are within "
+           "target performance bounds.\n\n";
+  const std::string head = "No compute kernel optimization opportunity identified";
   if (!covered || *covered <= 0)
-    return head + " No computation time is covered by a perf model.\n\n";
-  return head + " No opportunity found in the " + fixed(*covered, 1) +
+    return head + ", but no computation time is covered by a perf model, so none was assessed.\n\n";
+  return head + " in the " + fixed(*covered, 1) +
          "% of computation time that the perf models cover; " + fixed(100.0 - *covered, 1) +
          "% is unassessed.\n\n";
+}
+
+// Fusion candidates are found under module frames and CPU ops: a trace with neither (GPU only)
+// cannot show one, which is not the same as having none.
+std::string no_fusion_items(const AnalysisReport& r) {
+  if (r.index && r.index->rows_of_kind(index::EventKind::kCpuOp).empty())
+    return "Kernel fusion cannot be assessed: the trace has no CPU ops or module frames to group "
+           "kernels by.\n\n";
+  return "No kernel fusion opportunities detected.\n\n";
 }
 
 // diagnosis.md §1.4: how much of the computation the items above could judge.
@@ -592,7 +605,7 @@ std::string analysis_markdown(const AnalysisReport& r) {
         "perf models use their measured trace time as-is. Candidates where fewer than 75% of "
         "kernels have perf models are not reported. Actual recoverable time depends on "
         "implementation feasibility and interaction effects.\n\n";
-  if (f.fusion.empty()) md << "No kernel fusion opportunities detected.\n\n";
+  if (f.fusion.empty()) md << no_fusion_items(r);
   write_cards(md, f.fusion);
 
   md << "---\n\n## System-Level Optimizations\n\n"

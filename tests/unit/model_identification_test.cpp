@@ -86,6 +86,7 @@ TEST(ModelIdentification, PrecisionWeightedByKernelTime) {
 
 TEST(ModelIdentification, ScaleIsTheMeasuredHiddenSizeNeverAParameterCount) {
   ModelEvidence e;
+  e.module_classes = {"Qwen2DecoderLayer"};  // an architecture the trace names
   e.ops = {gemm("aten::addmm", "((3072,), (512, 768), (768, 3072))", kBf16x3, 10, 12),
            gemm("aten::addmm", "((768,), (512, 3072), (3072, 768))", kBf16x3, 10, 12),
            gemm("aten::addmm", "((768,), (512, 768), (768, 768))", kBf16x3, 10, 48)};
@@ -103,6 +104,15 @@ TEST(ModelIdentification, ScaleIsTheMeasuredHiddenSizeNeverAParameterCount) {
             {}}};
   EXPECT_EQ(identify_model(e).scale, "hidden size 4096");
   e.ops = {{"aten::add", "elementwise", "((8,), (8,))", "('float', 'float')", 1000, 1, {}}};
+  EXPECT_EQ(identify_model(e).scale, kCannotInfer);
+}
+
+// Issue 15 item 7: no scale without a model. A lone norm layer of width 32 (the normalization
+// test trace) names no architecture, so its width is no model's size.
+TEST(ModelIdentification, NoScaleWithoutAnArchitecture) {
+  ModelEvidence e;
+  e.ops = {{"aten::layer_norm", "norm_fwd", "((4, 197, 32), (32,))", "('float',)", 10, 25, {}}};
+  ASSERT_EQ(identify_model(e).architecture, kCannotInfer);
   EXPECT_EQ(identify_model(e).scale, kCannotInfer);
 }
 
