@@ -5,8 +5,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
+#include <vector>
 
 namespace traceprism::plugins::precision {
 namespace {
@@ -34,22 +37,21 @@ bool timeline_counts_unlinked(const Context& ctx, const Timeline& timeline) {
   return timeline.gpu_event_count == all && all != linked;
 }
 
-// The cpu_op rows above a kernel's launching call, innermost first.
-std::vector<Row> launching_ops(const EventView& ev, Row kernel) {
-  std::vector<Row> ops;
+// The cpu_op rows above a kernel's launching call, innermost first (into `ops`, reused).
+void launching_ops(const EventView& ev, Row kernel, std::vector<Row>& ops) {
+  ops.clear();
   const Row launch = ev.launcher(kernel);
-  if (launch == kNoRow) return ops;
+  if (launch == kNoRow) return;
   for (Row p = ev.parent(launch); p != kNoRow; p = ev.parent(p))
     if (ev.kind(p) == Kind::kCpuOp) ops.push_back(p);
-  return ops;
 }
 
-// "aten::linear → aten::addmm": the innermost ops, outermost of them first.
-std::string chain_text(const EventView& ev, const std::vector<Row>& ops) {
-  if (ops.empty()) return "(no launching op)";
+// "aten::linear → aten::addmm" from the op names innermost first: the outermost of them first.
+std::string chain_text(const Context& ctx, const std::vector<StringId>& names) {
+  if (names.empty()) return "(no launching op)";
   std::string text;
-  const std::size_t n = std::min(ops.size(), kChainDepth);
-  for (std::size_t i = n; i-- > 0;) text += std::string(ev.name(ops[i])) + (i ? " \u2192 " : "");
+  for (std::size_t i = names.size(); i-- > 0;)
+    text += std::string(ctx.string(names[i])) + (i ? " \u2192 " : "");
   return text;
 }
 
@@ -147,14 +149,27 @@ MatrixTime measure_matrix_time(const Context& ctx) {
   const EventView ev = ctx.events();
   std::map<Precision, std::vector<support::Interval>> spans;
   std::vector<support::Interval> fp32_spans;
-  std::map<std::string, KernelGroup> groups;
+  // Keyed by ids, texts built once per group: a big trace has millions of kernels and few names.
+  std::map<std::pair<StringId, Precision>, KernelGroup> groups;
+  std::map<std::pair<StringId, Precision>, std::map<std::vector<StringId>, double>> chains;
+  struct NameClass {
+    bool matrix = false;
+    std::optional<Precision> precision;
+  };
+  std::unordered_map<StringId, NameClass> by_name;
+  std::vector<Row> ops;
   for (Row r : ctx.rows(Kind::kKernel)) {
     if (ev.gpu_class(r) != GpuClass::kComputation) continue;
     if (!unlinked && ev.launcher(r) == kNoRow) continue;
-    const std::string_view name = ev.name(r);
-    if (!is_matrix_kernel(name)) continue;
-    const std::vector<Row> ops = launching_ops(ev, r);
-    std::optional<Precision> p = precision_from_name(name);
+    auto [known, fresh] = by_name.try_emplace(ev.name_id(r));
+    if (fresh) {
+      const std::string_view name = ev.name(r);
+      known->second.matrix = is_matrix_kernel(name);
+      if (known->second.matrix) known->second.precision = precision_from_name(name);
+    }
+    if (!known->second.matrix) continue;
+    launching_ops(ev, r, ops);
+    std::optional<Precision> p = known->second.precision;
     if (!p && !ops.empty()) {
       if (const std::optional<std::string_view> types = input_types(ctx, ops.front()))
         p = precision_from_input_types(*types);
@@ -165,15 +180,29 @@ MatrixTime measure_matrix_time(const Context& ctx) {
       fp32_spans.push_back(span_of(ev, r));
       t.fp32_rows.push_back(r);
     }
-    KernelGroup& g = groups[std::string(name) + '\0' + precision_label(precision)];
-    g.name = std::string(name), g.precision = precision;
+    const std::pair<StringId, Precision> key{ev.name_id(r), precision};
+    KernelGroup& g = groups[key];
     ++g.calls;
     g.time_us += ev.dur_us(r);
-    g.ops[chain_text(ev, ops)] += ev.dur_us(r);
+    std::vector<StringId> chain;
+    for (std::size_t i = 0; i < std::min(ops.size(), kChainDepth); ++i)
+      chain.push_back(ev.name_id(ops[i]));
+    chains[key][chain] += ev.dur_us(r);
+  }
+  for (auto& [key, g] : groups) {
+    g.name = std::string(ctx.string(key.first));
+    g.precision = key.second;
+    for (const auto& [chain, us] : chains[key]) g.ops[chain_text(ctx, chain)] += us;
   }
   for (auto& [p, list] : spans) t.busy_us[p] = union_us(std::move(list));
   t.fp32_family_us = union_us(std::move(fp32_spans));
   for (auto& [key, g] : groups) t.kernels.push_back(std::move(g));
+  // Same order as by name text, whatever the string ids.
+  std::stable_sort(
+      t.kernels.begin(), t.kernels.end(), [](const KernelGroup& a, const KernelGroup& b) {
+        if (a.name != b.name) return a.name < b.name;
+        return std::string_view(precision_label(a.precision)) < precision_label(b.precision);
+      });
   std::stable_sort(
       t.kernels.begin(), t.kernels.end(),
       [](const KernelGroup& a, const KernelGroup& b) { return a.time_us > b.time_us; });
