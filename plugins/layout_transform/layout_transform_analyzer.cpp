@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <initializer_list>
+#include <unordered_map>
 #include <utility>
 
 namespace traceprism::plugins::layout_transform {
@@ -182,12 +183,16 @@ LayoutTransformAnalyzer::Layouts LayoutTransformAnalyzer::measure(const Context&
   const EventView ev = ctx.events();
   std::vector<support::Interval> all, format;
   std::map<std::string, Group> kernels, ops;
+  // Decided once per kernel name: a big trace has millions of kernels and few names.
+  std::unordered_map<StringId, LayoutKind> kind_of_name;
   for (Row r : ctx.rows(Kind::kKernel)) {
     if (ev.gpu_class(r) != GpuClass::kComputation) continue;
     if (!unlinked && ev.launcher(r) == kNoRow) continue;
-    const std::string_view name = ev.name(r);
-    const LayoutKind kind = layout_kind(name);
+    auto [known, fresh] = kind_of_name.try_emplace(ev.name_id(r), LayoutKind::kNone);
+    if (fresh) known->second = layout_kind(ev.name(r));
+    const LayoutKind kind = known->second;
     if (kind == LayoutKind::kNone) continue;
+    const std::string_view name = ev.name(r);
     l.rows.push_back(r);
     all.push_back(span_of(ev, r));
     if (is_format_conversion(kind)) format.push_back(span_of(ev, r));
