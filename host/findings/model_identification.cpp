@@ -398,7 +398,7 @@ std::string kernel_name_precision(std::string_view kernel_name) {
   for (std::string_view part : {"h884", "h1688", "h16816", "hgemm", "fp16", "f16", "half"})
     if (contains(n, part)) return "FP16";
   if (contains(n, "tf32") || contains(n, "s1688")) return "TF32";
-  if (const std::string tensile = tensile_precision(n); !tensile.empty()) return tensile;
+  if (std::string tensile = tensile_precision(n); !tensile.empty()) return tensile;
   if (contains(n, "sgemm") || contains(n, "scudnn") || contains(n, "fp32")) return "FP32";
   return "";
 }

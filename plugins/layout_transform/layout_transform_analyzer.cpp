@@ -80,7 +80,7 @@ void add(std::map<std::string, LayoutTransformAnalyzer::Group>& groups, const st
 }
 
 std::vector<LayoutTransformAnalyzer::Group> by_time(
-    std::map<std::string, LayoutTransformAnalyzer::Group> groups) {
+    std::map<std::string, LayoutTransformAnalyzer::Group>&& groups) {
   std::vector<LayoutTransformAnalyzer::Group> out;
   for (auto& [name, g] : groups) out.push_back(std::move(g));
   std::stable_sort(out.begin(), out.end(),
