@@ -174,8 +174,9 @@ TEST_P(ComputeFindingsGolden, RankedFindingsAndFiguresMatchReference) {
   if (no_unified_sheet(root)) GTEST_SKIP() << "the run has no unified_perf_summary sheet yet";
 
   // Departure (diagnosis.md §6.1, §6.4; docs/compatibility.md): matrix-precision,
-  // layout-transform and recompute have no counterpart in the reference. Their findings are compute-tier items
-  // the reference never lists; the reference's own items must still match, in their order.
+  // layout-transform and recompute have no counterpart in the reference. Their findings are
+  // compute-tier items the reference never lists; the reference's own items must still match, in
+  // their order.
   const json::value priority = read_json(c.expected / "priority_data.json");
   const CopyDeparture copies = copy_departure(c, priority);
   std::vector<const json::object*> ours;
@@ -187,9 +188,9 @@ TEST_P(ComputeFindingsGolden, RankedFindingsAndFiguresMatchReference) {
     const std::string analyzer(o.at("analyzer").as_string());
     if (analyzer == "matrix-precision" || analyzer == "layout-transform" ||
         analyzer == "recompute") {
-      EXPECT_EQ(o.at("cause").as_string(), analyzer == "matrix-precision" ? "precision"
-                                          : analyzer == "layout-transform" ? "layout"
-                                                                           : "recompute");
+      EXPECT_EQ(o.at("cause").as_string(), analyzer == "matrix-precision"   ? "precision"
+                                           : analyzer == "layout-transform" ? "layout"
+                                                                            : "recompute");
       continue;
     }
     if (copies.any() && about_device_copies(o, "evidence", "name")) {
