@@ -271,8 +271,9 @@ std::optional<Bottleneck> top_bottleneck(const AnalysisReport& r) {
     if (!largest || s.time_us > largest->time_us) largest = &s;
   if (largest) return Bottleneck{largest->category, largest->time_us / 1000, true};
   const auto names = category_display_names(r);
+  const auto figures = category_figures(r);  // `most` points into it
   const std::pair<const std::string, CategoryFigures>* most = nullptr;
-  for (const auto& entry : category_figures(r))
+  for (const auto& entry : figures)
     if (entry.second.time_ms > 0 && (!most || entry.second.time_ms > most->second.time_ms))
       most = &entry;
   if (most) {
