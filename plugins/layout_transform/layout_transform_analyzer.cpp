@@ -3,6 +3,8 @@
 #include <traceprism/shape_args.hpp>
 #include <traceprism/support.hpp>
 
+#include "../common/kernel_scan.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <initializer_list>
@@ -11,6 +13,12 @@
 
 namespace traceprism::plugins::layout_transform {
 namespace {
+
+using kernel_scan::data_table;
+using kernel_scan::kDash;
+using kernel_scan::launching_ops;
+using kernel_scan::span_of;
+using kernel_scan::timeline_counts_unlinked;
 
 using support::compact;
 using support::percent_adaptive;
@@ -32,28 +40,6 @@ bool contains_any(std::string_view text, std::initializer_list<std::string_view>
   return false;
 }
 
-bool timeline_counts_unlinked(const Context& ctx, const Timeline& timeline) {
-  const EventView ev = ctx.events();
-  std::size_t all = 0, linked = 0;
-  for (Kind kind : {Kind::kKernel, Kind::kMemcpy, Kind::kMemset})
-    for (Row r : ctx.rows(kind)) {
-      if (ev.gpu_class(r) == GpuClass::kNone) continue;
-      ++all;
-      if (ev.launcher(r) != kNoRow) ++linked;
-    }
-  return timeline.gpu_event_count == all && all != linked;
-}
-
-// The cpu_op rows above a kernel's launching call, innermost first.
-std::vector<Row> launching_ops(const EventView& ev, Row kernel) {
-  std::vector<Row> ops;
-  const Row launch = ev.launcher(kernel);
-  if (launch == kNoRow) return ops;
-  for (Row p = ev.parent(launch); p != kNoRow; p = ev.parent(p))
-    if (ev.kind(p) == Kind::kCpuOp) ops.push_back(p);
-  return ops;
-}
-
 std::string chain_text(const EventView& ev, const std::vector<Row>& ops) {
   if (ops.empty()) return "(no launching op)";
   std::string text;
@@ -64,11 +50,6 @@ std::string chain_text(const EventView& ev, const std::vector<Row>& ops) {
 
 bool is_convolution_op(std::string_view op) {
   return contains_any(op, {"conv", "Conv"});
-}
-
-support::Interval span_of(const EventView& ev, Row r) {
-  const double start = support::reference_us(ev.ts_ns(r));
-  return {start, start + support::reference_us(ev.dur_ns(r))};
 }
 
 void add(std::map<std::string, LayoutTransformAnalyzer::Group>& groups, const std::string& name,
@@ -92,51 +73,6 @@ std::size_t capped(std::size_t n, std::int64_t limit) {
   return std::min(n, static_cast<std::size_t>(std::max<std::int64_t>(0, limit)));
 }
 
-constexpr const char* kDash = "\xE2\x80\x94";
-
-// The report's compute Data table (analysis.md §10: Operation | Args | Kernel Path | Kernel Name |
-// Time (ms) | %E2E | Count | FLOPS/Byte | Efficiency | Bound): one row per unified_perf_summary
-// op whose kernels include layout kernels, with those kernels' time; most time first.
-Table data_table(const Context& ctx, double e2e_us, std::int64_t limit) {
-  Table table("Data", {"Operation", "Args", "Kernel Path", "Kernel Name", "Time (ms)", "%E2E",
-                       "Count", "FLOPS/Byte", "Efficiency", "Bound"});
-  const std::optional<OpMetrics> m = ctx.op_metrics();
-  if (!m) return table;
-  struct OpRow {
-    std::size_t op;
-    double us;
-    std::string kernels;
-  };
-  std::vector<OpRow> rows;
-  for (std::size_t i = 0; i < m->size(); ++i) {
-    OpRow r{i, 0.0, ""};
-    const OpKernels kernels = m->kernels(i);
-    for (std::size_t k = 0; k < kernels.size(); ++k) {
-      const std::string_view name = kernels[k].name();
-      if (layout_kind(name) == LayoutKind::kNone) continue;
-      r.us += kernels[k].total_us();
-      r.kernels += (r.kernels.empty() ? "" : "<br>") + support::shorten(name, 78);
-    }
-    if (r.us > 0) rows.push_back(std::move(r));
-  }
-  std::stable_sort(rows.begin(), rows.end(),
-                   [](const OpRow& a, const OpRow& b) { return a.us > b.us; });
-  rows.resize(capped(rows.size(), limit));
-  for (const OpRow& r : rows) {
-    const std::string args =
-        render_shape_args(m->input_dims(r.op).value_or(""), m->input_type(r.op).value_or(""));
-    const double fpb = m->flops_per_byte(r.op);
-    const Bound bound = m->bound(r.op);
-    table.row({std::string(m->name(r.op)), args.empty() ? kDash : args, kDash, r.kernels,
-               compact(r.us / 1000), e2e_us > 0 ? compact(r.us / e2e_us * 100) : kDash,
-               std::to_string(m->operation_count(r.op)), std::isfinite(fpb) ? compact(fpb) : kDash,
-               kDash,
-               bound == Bound::kCompute  ? "compute-bound"
-               : bound == Bound::kMemory ? "memory-bound"
-                                         : kDash});
-  }
-  return table;
-}
 }  // namespace
 
 LayoutKind layout_kind(std::string_view kernel) {
@@ -183,6 +119,7 @@ LayoutTransformAnalyzer::Layouts LayoutTransformAnalyzer::measure(const Context&
   const EventView ev = ctx.events();
   std::vector<support::Interval> all, format;
   std::map<std::string, Group> kernels, ops;
+  std::vector<Row> chain;
   // Decided once per kernel name: a big trace has millions of kernels and few names.
   std::unordered_map<StringId, LayoutKind> kind_of_name;
   for (Row r : ctx.rows(Kind::kKernel)) {
@@ -197,7 +134,7 @@ LayoutTransformAnalyzer::Layouts LayoutTransformAnalyzer::measure(const Context&
     all.push_back(span_of(ev, r));
     if (is_format_conversion(kind)) format.push_back(span_of(ev, r));
     l.miopen = l.miopen || kind == LayoutKind::kBatchedTranspose;
-    const std::vector<Row> chain = launching_ops(ev, r);
+    launching_ops(ev, r, chain);
     for (Row op : chain)
       if (is_convolution_op(ev.name(op))) {
         l.under_conv_us += ev.dur_us(r);
@@ -264,7 +201,13 @@ void LayoutTransformAnalyzer::report(Context& ctx, const Layouts& l) const {
           .metric("percent_of_computation", py_round(of_computation, 2))
           .metric("percent_of_e2e", py_round(of_e2e, 2))
           .metric("kernels", static_cast<double>(l.rows.size()));
-  finding.table(data_table(ctx, l.e2e_us, table_rows_)).table(kernels_table(l)).table(ops_table(l));
+  finding
+      .table(data_table(ctx, l.e2e_us, table_rows_,
+                        [](std::string_view name, const OpMetrics&, std::size_t) {
+                          return layout_kind(name) != LayoutKind::kNone;
+                        }))
+      .table(kernels_table(l))
+      .table(ops_table(l));
   std::vector<Row> rows = l.rows;
   const EventView ev = ctx.events();
   std::stable_sort(rows.begin(), rows.end(),

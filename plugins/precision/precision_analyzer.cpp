@@ -3,6 +3,8 @@
 #include <traceprism/shape_args.hpp>
 #include <traceprism/support.hpp>
 
+#include "../common/kernel_scan.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -14,6 +16,12 @@
 namespace traceprism::plugins::precision {
 namespace {
 
+using kernel_scan::data_table;
+using kernel_scan::kDash;
+using kernel_scan::launching_ops;
+using kernel_scan::span_of;
+using kernel_scan::timeline_counts_unlinked;
+
 using support::compact;
 using support::percent_adaptive;
 using support::py_round;
@@ -22,29 +30,6 @@ constexpr std::size_t kChainDepth = 3;  // ops named per kernel: enough for line
 // Recoverable part of the faster peak's gain (low, mid, high): a real kernel reaches only part
 // of the peak ratio, and casts add some traffic (docs/analyzers/precision/matrix-precision.md).
 constexpr double kRecovery[3] = {0.5, 0.7, 0.9};
-
-// Whether gpu_timeline counts unlinked GPU events too (a run with --include-unlinked): the host
-// says how many events it counts, not which.
-bool timeline_counts_unlinked(const Context& ctx, const Timeline& timeline) {
-  const EventView ev = ctx.events();
-  std::size_t all = 0, linked = 0;
-  for (Kind kind : {Kind::kKernel, Kind::kMemcpy, Kind::kMemset})
-    for (Row r : ctx.rows(kind)) {
-      if (ev.gpu_class(r) == GpuClass::kNone) continue;
-      ++all;
-      if (ev.launcher(r) != kNoRow) ++linked;
-    }
-  return timeline.gpu_event_count == all && all != linked;
-}
-
-// The cpu_op rows above a kernel's launching call, innermost first (into `ops`, reused).
-void launching_ops(const EventView& ev, Row kernel, std::vector<Row>& ops) {
-  ops.clear();
-  const Row launch = ev.launcher(kernel);
-  if (launch == kNoRow) return;
-  for (Row p = ev.parent(launch); p != kNoRow; p = ev.parent(p))
-    if (ev.kind(p) == Kind::kCpuOp) ops.push_back(p);
-}
 
 // "aten::linear → aten::addmm" from the op names innermost first: the outermost of them first.
 std::string chain_text(const Context& ctx, const std::vector<StringId>& names) {
@@ -70,11 +55,6 @@ double union_us(std::vector<support::Interval> intervals) {
   return support::total_length(support::merge(std::move(intervals)));
 }
 
-support::Interval span_of(const EventView& ev, Row r) {
-  const double start = support::reference_us(ev.ts_ns(r));
-  return {start, start + support::reference_us(ev.dur_ns(r))};
-}
-
 std::optional<double> peak(const Context& ctx, const char* spec) {
   return ctx.platform_number(std::string("peak_tflops.") + spec);
 }
@@ -85,51 +65,6 @@ std::optional<double> first_of(const Context& ctx, std::initializer_list<const c
   return std::nullopt;
 }
 
-constexpr const char* kDash = "\xE2\x80\x94";
-
-// The report's compute Data table (analysis.md §10: Operation | Args | Kernel Path | Kernel Name |
-// Time (ms) | %E2E | Count | FLOPS/Byte | Efficiency | Bound): one row per unified_perf_summary
-// op whose kernels include FP32-family matrix kernels, with those kernels' time; most time first.
-Table data_table(const Context& ctx, double e2e_us, std::int64_t limit) {
-  Table table("Data", {"Operation", "Args", "Kernel Path", "Kernel Name", "Time (ms)", "%E2E",
-                       "Count", "FLOPS/Byte", "Efficiency", "Bound"});
-  const std::optional<OpMetrics> m = ctx.op_metrics();
-  if (!m) return table;
-  struct OpRow {
-    std::size_t op;
-    double us;
-    std::string kernels;
-  };
-  std::vector<OpRow> rows;
-  for (std::size_t i = 0; i < m->size(); ++i) {
-    OpRow r{i, 0.0, ""};
-    const OpKernels kernels = m->kernels(i);
-    for (std::size_t k = 0; k < kernels.size(); ++k) {
-      const std::string_view name = kernels[k].name();
-      if (!is_fp32_family(classify(name, m->input_type(i)))) continue;
-      r.us += kernels[k].total_us();
-      r.kernels += (r.kernels.empty() ? "" : "<br>") + support::shorten(name, 78);
-    }
-    if (r.us > 0) rows.push_back(std::move(r));
-  }
-  std::stable_sort(rows.begin(), rows.end(),
-                   [](const OpRow& a, const OpRow& b) { return a.us > b.us; });
-  rows.resize(std::min(rows.size(), static_cast<std::size_t>(std::max<std::int64_t>(0, limit))));
-  for (const OpRow& r : rows) {
-    const std::string args =
-        render_shape_args(m->input_dims(r.op).value_or(""), m->input_type(r.op).value_or(""));
-    const double fpb = m->flops_per_byte(r.op);
-    const Bound bound = m->bound(r.op);
-    table.row({std::string(m->name(r.op)), args.empty() ? kDash : args, kDash, r.kernels,
-               compact(r.us / 1000), e2e_us > 0 ? compact(r.us / e2e_us * 100) : kDash,
-               std::to_string(m->operation_count(r.op)), std::isfinite(fpb) ? compact(fpb) : kDash,
-               kDash,
-               bound == Bound::kCompute  ? "compute-bound"
-               : bound == Bound::kMemory ? "memory-bound"
-                                         : kDash});
-  }
-  return table;
-}
 }  // namespace
 
 double MatrixTime::busy(Precision p) const {
@@ -310,7 +245,11 @@ void MatrixPrecisionAnalyzer::report(Context& ctx, const MatrixTime& t, const Pe
     finding.impact(of_e2e * *gain * kRecovery[0], of_e2e * *gain * kRecovery[1],
                    of_e2e * *gain * kRecovery[2]);
   }
-  finding.table(data_table(ctx, t.e2e_us, table_rows_))
+  finding
+      .table(data_table(ctx, t.e2e_us, table_rows_,
+                        [](std::string_view name, const OpMetrics& m, std::size_t op) {
+                          return is_fp32_family(classify(name, m.input_type(op)));
+                        }))
       .table(kernels_table(t))
       .table(precisions_table(t));
   std::vector<Row> rows = t.fp32_rows;
