@@ -62,13 +62,87 @@ IdleCauseFindings::IdleCauseFindings(Context& ctx, const IdleAttribution& idle, 
 
 void IdleCauseFindings::emit_all() {
   tally();
+  std::vector<IdleCause> smaller;
   for (std::size_t c = 0; c < kIdleCauseCount; ++c) {
     const auto cause = static_cast<IdleCause>(c);
     ctx_.record(std::string("idle.") + idle_cause_key(cause) + "_us",
                 static_cast<double>(tallies_[c].ns) / 1000.0);
-    if (tallies_[c].ns > 0 && percent_of_window(tallies_[c].ns) >= options_.min_percent)
+    if (tallies_[c].ns <= 0) continue;
+    if (percent_of_window(tallies_[c].ns) >= options_.min_percent)
       emit(cause, tallies_[c]);
+    else
+      smaller.push_back(cause);
   }
+  emit_smaller_causes(std::move(smaller));
+}
+
+// diagnosis.md §2.5, "at most one other finding": causes each under the threshold are reported
+// together once their sum reaches it, led by the largest with its own action.
+void IdleCauseFindings::emit_smaller_causes(std::vector<IdleCause> causes) {
+  auto tally_of = [&](IdleCause c) -> const CauseTally& {
+    return tallies_[static_cast<std::size_t>(c)];
+  };
+  std::int64_t ns = 0;
+  for (IdleCause c : causes) ns += tally_of(c).ns;
+  const double pct = percent_of_window(ns);
+  if (causes.size() < 2 || pct < options_.min_percent) return;
+  std::stable_sort(causes.begin(), causes.end(),
+                   [&](IdleCause a, IdleCause b) { return tally_of(a).ns > tally_of(b).ns; });
+  auto words = [](IdleCause c) {
+    std::string w = idle_cause_key(c);
+    std::replace(w.begin(), w.end(), '_', ' ');
+    return w;
+  };
+  std::string list, detail;
+  double low = 0, mid = 0, high = 0;
+  bool quantified = false;
+  std::vector<Row> evidence;
+  for (std::size_t i = 0; i < causes.size(); ++i) {
+    const CauseTally& t = tally_of(causes[i]);
+    const std::string share = percent(percent_of_window(t.ns));
+    if (i < 3) list += (i ? ", " : "") + words(causes[i]) + " " + share;
+    const std::string holder = holder_phrase(t);
+    detail += (i ? "; " : "") + words(causes[i]) + " " + ms(ns_to_ms(t.ns)) + " (" + share + ")" +
+              (holder.empty() ? "" : ", most of it in " + holder);
+    const Recovery& r = kRecovery[static_cast<std::size_t>(causes[i])];
+    if (r.mid >= 0) {
+      const double recurring = recurring_percent(causes[i], t);
+      low += recurring * r.low, mid += recurring * r.mid, high += recurring * r.high;
+      quantified = true;
+    }
+    const auto holders = ranked_holders(t);
+    if (!holders.empty()) evidence.push_back(holders.front().second.example);
+  }
+  if (causes.size() > 3) list += " and " + count_of(causes.size() - 3, "more");
+  const IdleCause lead = causes.front();
+  FindingBuilder b =
+      ctx_.report(Tier::kSystem, "cpu_idle",
+                  "GPU idle " + percent(pct) + " of the run in smaller causes (" + list + ")");
+  b.key("idle-smaller-causes")
+      .severity(Severity::kWarning)
+      .insight("No cause of GPU idle time reaches " + fixed(options_.min_percent, 1) +
+               "% of the run on its own; together " + count_of(causes.size(), "cause") + " hold " +
+               ms(ns_to_ms(ns)) + " (" + percent(pct) + " of the run): " + detail + ".")
+      .action("Start with the largest, " + words(lead) + ": " + action(lead, tally_of(lead)))
+      .reasoning(reasoning(lead, tally_of(lead)))
+      .share_percent(pct)
+      .evidence_rows(evidence)
+      .metric("idle_percent_of_e2e", pct)
+      .metric("idle_ms", ns_to_ms(ns))
+      .metric("causes", static_cast<double>(causes.size()));
+  if (quantified) b.impact(low, mid, high);
+  b.table(smaller_causes_table(causes));
+  b.emit();
+}
+
+Table IdleCauseFindings::smaller_causes_table(const std::vector<IdleCause>& causes) const {
+  Table t("Causes", {"Cause", "Idle (ms)", "% of run", "Gaps", "Held mostly in"});
+  for (IdleCause c : causes) {
+    const CauseTally& tally = tallies_[static_cast<std::size_t>(c)];
+    t.row({idle_cause_key(c), fixed(ns_to_ms(tally.ns), 3), fixed(percent_of_window(tally.ns), 2),
+           std::to_string(tally.gaps.size()), holder_phrase(tally)});
+  }
+  return t;
 }
 
 void IdleCauseFindings::tally() {

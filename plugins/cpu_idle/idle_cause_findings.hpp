@@ -54,6 +54,8 @@ class IdleCauseFindings {
 
   void tally();
   void emit(IdleCause cause, const CauseTally& t);
+  void emit_smaller_causes(std::vector<IdleCause> causes);
+  Table smaller_causes_table(const std::vector<IdleCause>& causes) const;
   std::string while_phrase(IdleCause cause, const CauseTally& t) const;
   std::string title(IdleCause cause, const CauseTally& t) const;
   std::string insight(IdleCause cause, const CauseTally& t) const;

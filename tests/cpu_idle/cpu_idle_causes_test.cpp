@@ -130,6 +130,35 @@ TEST_F(CpuIdleCauses, CausesUnderTwoPercentAreNotReported) {
   EXPECT_DOUBLE_EQ(r.figure("idle.sync_us"), 1900.0);
 }
 
+// diagnosis.md §2.5 "at most one other finding": sync 1.5 %, allocator 1.0 % and dependency
+// 0.5 % are each under 2 % but hold 3 % together; one finding reports them, led by the largest
+// with its action; its impact adds the quantifiable causes' ranges (dependency has none):
+// low 1.5*0.5 + 1.0*0.5 = 1.25, mid 1.5*0.75 + 1.0*0.75 = 1.875, high 2.5*0.95 = 2.375.
+TEST_F(CpuIdleCauses, SmallerCausesTogetherGetOneFinding) {
+  const Row sync = trace_.runtime("cudaStreamSynchronize", 1000, 1500);
+  const Row alloc = trace_.runtime("cudaMalloc", 3000, 1000);
+  idle_.part(1'500'000, TRACEPRISM_CAUSE_SYNC, sync, kernel_);
+  idle_.part(1'000'000, TRACEPRISM_CAUSE_ALLOCATOR, alloc, kernel_);
+  idle_.part(500'000, TRACEPRISM_CAUSE_DEPENDENCY, TRACEPRISM_NO_ROW, kernel_);
+  trace_.set_idle_attribution(idle_.table());
+  const tt::RunResult r = tt::run<CpuIdleAnalyzer>(trace_, "cpu-idle");
+  ASSERT_EQ(r.findings.size(), 1U);
+  const tt::Finding& f = r.findings[0];
+  EXPECT_EQ(f.key, "idle-smaller-causes");
+  EXPECT_EQ(f.cause, "");
+  EXPECT_EQ(f.title,
+            "GPU idle 3.0% of the run in smaller causes (sync 1.5%, allocator 1.0%, dependency "
+            "0.5%)");
+  EXPECT_EQ(f.action.rfind("Start with the largest, sync: ", 0), 0U) << f.action;
+  EXPECT_NE(f.action.find("cudaStreamSynchronize"), std::string::npos) << f.action;
+  EXPECT_NEAR(f.impact_low, 1.25, 1e-9);
+  EXPECT_NEAR(f.impact_mid, 1.875, 1e-9);
+  EXPECT_NEAR(f.impact_high, 2.375, 1e-9);
+  EXPECT_NEAR(f.share_percent, 3.0, 1e-9);
+  ASSERT_EQ(f.tables.size(), 1U);
+  EXPECT_EQ(f.tables[0].rows.size(), 3U);
+}
+
 TEST_F(CpuIdleCauses, LaunchOverheadSaysHowManyGraphLaunchesExist) {
   trace_.runtime("cudaGraphLaunch", 200, 5);
   trace_.runtime("cudaGraphLaunch", 300, 5);
