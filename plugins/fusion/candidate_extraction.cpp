@@ -282,6 +282,7 @@ void narrow_each_instance(FusionCandidate& c, std::vector<std::vector<std::int32
   c.measured_time_us = 0;
   c.instance_rows.clear();
   c.instance_kernel_rows.clear();
+  c.instance_kernels.clear();
   for (std::vector<std::int32_t>& kernels : instances) {
     const auto span = narrowing.span(kernels.size(), [&](std::size_t i) {
       return rows.name(static_cast<std::size_t>(kernels[i]));
@@ -289,7 +290,12 @@ void narrow_each_instance(FusionCandidate& c, std::vector<std::vector<std::int32
     if (!span) continue;
     std::vector<std::int32_t> own(kernels.begin() + static_cast<std::ptrdiff_t>(span->first),
                                   kernels.begin() + static_cast<std::ptrdiff_t>(span->second) + 1);
-    for (std::int32_t k : own) c.measured_time_us += rows.dur_us(static_cast<std::size_t>(k));
+    std::vector<FusionCandidate::InstanceKernel>& named = c.instance_kernels.emplace_back();
+    for (std::int32_t k : own) {
+      const auto row = static_cast<std::size_t>(k);
+      c.measured_time_us += rows.dur_us(row);
+      named.push_back({std::string(rows.name(row)), rows.dur_us(row)});
+    }
     c.instance_kernel_rows.push_back(std::move(own));
   }
 }

@@ -41,6 +41,14 @@ struct FusionCandidate {
   // (sibling ops, narrowed attention).
   std::vector<std::int32_t> instance_rows;
   std::vector<std::vector<std::int32_t>> instance_kernel_rows;
+  // Narrowed attention: each instance's own kernels, so that savings are modelled per instance
+  // rather than extrapolated from the first (a temporal attention's GEMM-heavy instance next to
+  // spatial ones whose softmax dominates; diagnosis.md §6.2).
+  struct InstanceKernel {
+    std::string name;
+    double dur_us = 0;
+  };
+  std::vector<std::vector<InstanceKernel>> instance_kernels;
   std::optional<std::string> input_dims;  // the defining event's Input Dims literal
   bool sibling_sequence = false;          // source "sibling_sequence"
   bool narrowed_attention = false;        // kernels cut to QK^T .. PV

@@ -6,6 +6,7 @@
 #include <map>
 #include <tuple>
 
+#include "kernel_classifier.hpp"
 #include "name_text.hpp"
 
 namespace traceprism::plugins::fusion {
@@ -147,6 +148,63 @@ ImpactScores impact_of(double gap_high, double time_ms, double baseline_ms) {
   return {(kTargetLow / kTargetHigh) * high, (kTargetMid / kTargetHigh) * high, high};
 }
 
+struct Savings {
+  double us = 0;
+  bool any_epilogue = false;
+};
+
+// What fusing one instance's kernels saves: subgroups split at matrix ops (a matrix op opens a
+// new one); a GEMM's elementwise tail is assumed free once fused into it, an elementwise
+// subgroup runs at its roofline.
+Savings savings_of(const std::vector<EnrichedKernel>& ks, const Roofline& rf) {
+  std::vector<std::vector<const EnrichedKernel*>> groups;
+  for (const EnrichedKernel& k : ks) {
+    if (is_matrix_op(k) && !groups.empty() && !groups.back().empty()) groups.emplace_back();
+    if (groups.empty()) groups.emplace_back();
+    groups.back().push_back(&k);
+  }
+  Savings out;
+  for (const auto& g : groups) {
+    const bool has_matrix =
+        std::any_of(g.begin(), g.end(), [](auto* k) { return is_matrix_op(*k); });
+    const bool has_other =
+        std::any_of(g.begin(), g.end(), [](auto* k) { return !is_matrix_op(*k); });
+    if (has_matrix && has_other) {
+      out.any_epilogue = true;
+      for (const EnrichedKernel* k : g)
+        if (!is_matrix_op(*k)) out.us += k->dur_us;
+    } else if (!has_matrix) {
+      out.us += roofline_savings_us(g, rf);
+    }
+  }
+  return out;
+}
+
+EnrichedKernel enriched(std::string name, std::string type, double dur_us,
+                        const KernelPerfLookup& lookup, std::optional<std::string_view> dims) {
+  EnrichedKernel e{std::move(name), std::move(type), dur_us, {}, {}, {}, {}, {}};
+  if (const PerfEntry* perf = lookup.find(e.name, dims)) {
+    e.data_moved_mb = perf->data_moved_mb;
+    e.gflops = perf->gflops;
+    e.compute_spec = perf->compute_spec;
+  }
+  return e;
+}
+
+// The savings summed over the instances, each from its own kernels (their shapes' perf entries
+// by kernel name: an instance's Input Dims are not kept).
+double instance_savings_us(const FusionCandidate& c, const KernelPerfLookup& lookup,
+                           const Roofline& rf) {
+  double total = 0;
+  for (const auto& instance : c.instance_kernels) {
+    std::vector<EnrichedKernel> ks;
+    for (const FusionCandidate::InstanceKernel& k : instance)
+      ks.push_back(enriched(k.name, classify_kernel(k.name), k.dur_us, lookup, std::nullopt));
+    total += savings_of(ks, rf).us;
+  }
+  return total;
+}
+
 std::optional<FusionEstimate> standalone_estimate(const FusionCandidate& c,
                                                   const KernelPerfLookup& lookup,
                                                   const Roofline& rf, double baseline_ms,
@@ -187,41 +245,22 @@ std::optional<FusionEstimate> standalone_estimate(const FusionCandidate& c,
   for (const EnrichedKernel& k : ks) current_us += k.dur_us;
   if (current_us <= 0) return std::nullopt;
 
-  // Subgroups split at matrix ops: a matrix op opens a new one.
-  std::vector<std::vector<const EnrichedKernel*>> groups;
-  for (const EnrichedKernel& k : ks) {
-    if (is_matrix_op(k) && !groups.empty() && !groups.back().empty()) groups.emplace_back();
-    if (groups.empty()) groups.emplace_back();
-    groups.back().push_back(&k);
-  }
-  double savings_us = 0;
-  bool any_epilogue = false;
-  for (const auto& g : groups) {
-    const bool has_matrix =
-        std::any_of(g.begin(), g.end(), [](auto* k) { return is_matrix_op(*k); });
-    const bool has_other =
-        std::any_of(g.begin(), g.end(), [](auto* k) { return !is_matrix_op(*k); });
-    if (has_matrix && has_other) {
-      // A GEMM epilogue: the elementwise tail is assumed free once fused into the GEMM.
-      any_epilogue = true;
-      double tail = 0;
-      for (const EnrichedKernel* k : g)
-        if (!is_matrix_op(*k)) tail += k->dur_us;
-      savings_us += tail;
-    } else if (!has_matrix) {
-      savings_us += roofline_savings_us(g, rf);
-    }
-  }
-  // The share of the kernels' time fusion saves, from the first instance's kernels, applied to
-  // the candidate's time.
-  const double gap_high = savings_us / current_us;
+  const Savings first = savings_of(ks, rf);
+  // The reference: the share of the kernels' time fusion saves, from the first instance's
+  // kernels, applied to the candidate's time. Measured: where each instance's kernels are
+  // known, the savings of each instance over their time (diagnosis.md §6.2).
+  const double reference_gap = first.us / current_us;
+  double gap_high = reference_gap;
+  if (settings.time_rule == TimeRule::kMeasured && !c.instance_kernels.empty() &&
+      c.measured_time_us > 0)
+    gap_high = std::min(1.0, instance_savings_us(c, lookup, rf) / c.measured_time_us);
   const double reference_ms = current_us * c.instance_count / 1000;
   const double time_ms =
       settings.time_rule == TimeRule::kMeasured ? c.measured_time_us / 1000 : reference_ms;
   if (gap_high * time_ms < kMinSavingsMs) return std::nullopt;
   const ImpactScores impact = impact_of(gap_high, time_ms, baseline_ms);
   if (impact.high < settings.min_impact_percent) return std::nullopt;
-  const ImpactScores reference = impact_of(gap_high, reference_ms, baseline_ms);
+  const ImpactScores reference = impact_of(reference_gap, reference_ms, baseline_ms);
 
   FusionEstimate e;
   e.operation = c.base_name;
@@ -233,7 +272,7 @@ std::optional<FusionEstimate> standalone_estimate(const FusionCandidate& c,
   e.reference_impact_score_low = py_round(reference.low, 2);
   e.reference_impact_score_high = py_round(reference.high, 2);
   e.full_estimation = modeled == static_cast<std::ptrdiff_t>(ks.size());
-  e.compute_bound = any_epilogue;
+  e.compute_bound = first.any_epilogue;
   e.matrix_compute = any_matrix;
   e.time_ms = py_round(time_ms, 3);
   e.instance_count = c.instance_count;

@@ -58,6 +58,14 @@ class ReportedKernels {
     }
     return out;
   }
+  // The claim's kernels no earlier finding reports: what this finding counts.
+  std::vector<Row> unreported_kernels(const Claim& claim) const {
+    std::vector<Row> out;
+    for (std::size_t g = 0; g < claim.kernels.size(); ++g)
+      if (claim.kernels[g] && rows_.kind[g] == RowKind::kKernel && !reported_[g])
+        out.push_back(static_cast<Row>(g));
+    return out;
+  }
   void add(const Claim& claim) {
     for (std::size_t g = 0; g < claim.kernels.size(); ++g)
       if (claim.kernels[g]) reported_[g] = true;
@@ -162,6 +170,7 @@ Status KernelFusionAnalyzer::run(Context& ctx) {
     }
     for (const CandidateKernel& k : c.kernels)
       if (k.gpu_row >= 0) reported_kernels.insert(k.gpu_row);
+    const std::vector<Row> claimed = reported.unreported_kernels(claim);
     reported.add(claim);
     const FusionEstimate e = unreported_part(estimate, claim);
     const FusionPattern pattern = pattern_of(c, e);
@@ -182,6 +191,7 @@ Status KernelFusionAnalyzer::run(Context& ctx) {
         .identification(text.identification)
         .impact(e.impact_score_low, e.impact_score, e.impact_score_high)
         .cause("fusion")
+        .kernel_rows(claimed)
         .metric("time_ms", e.time_ms)
         .metric("reference_extrapolated_time_ms", e.reference_extrapolated_time_ms)
         .metric("covered_kernel_time_ms", claim.covered_us / 1000)
