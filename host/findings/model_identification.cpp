@@ -304,19 +304,18 @@ std::string cnn_depth(const LayerPatterns& p) {
   static const std::map<std::size_t, const char*> kBasic = {{8, "ResNet-18"}, {16, "ResNet-34"}};
   static const std::map<std::size_t, const char*> kVgg = {
       {8, "VGG-11"}, {10, "VGG-13"}, {13, "VGG-16"}, {16, "VGG-19"}};
-  auto named = [](const auto& table, std::size_t n, const std::string& what) {
+  // The architecture already states the count; the scale adds the depth it names, if any.
+  auto named = [](const auto& table, std::size_t n) {
     auto it = table.find(n);
-    return (it == table.end() ? std::string() : std::string(it->second) + " depth, ") +
-           std::to_string(n) + " " + what;
+    return it == table.end() ? std::string(kCannotInfer) : std::string(it->second) + " depth";
   };
   if (p.resnet())
-    return p.bottleneck_blocks >= p.basic_blocks
-               ? named(kBottleneck, p.bottleneck_blocks, "bottleneck blocks")
-               : named(kBasic, p.basic_blocks, "basic blocks");
-  return named(kVgg, p.conv3x3, "3x3 convolutions");
+    return p.bottleneck_blocks >= p.basic_blocks ? named(kBottleneck, p.bottleneck_blocks)
+                                                 : named(kBasic, p.basic_blocks);
+  return named(kVgg, p.conv3x3);
 }
 
-// What the shapes measure: the hidden size and the block count, never a parameter count (the
+// What the shapes measure: the hidden size or the named depth, never a parameter count (the
 // same hidden size spans models of very different sizes).
 std::string scale_of(const ModelEvidence& e, const LayerPatterns& p) {
   if ((p.resnet() || p.vgg()) && !p.transformer()) return cnn_depth(p);
@@ -329,11 +328,9 @@ std::string scale_of(const ModelEvidence& e, const LayerPatterns& p) {
         if (long long d = last_dim(*dims, 0); d > 0) norm_dims[d] += n;
   }
   const long long hidden = !ks.empty() ? most_frequent(ks) : most_frequent(norm_dims);
-  std::vector<std::string> parts;
-  if (hidden > 0) parts.push_back("hidden size " + std::to_string(hidden));
-  if (p.transformer()) parts.push_back(std::to_string(p.transformer_blocks) + " blocks");
-  if (parts.empty()) return kCannotInfer;
-  return parts.size() == 1 ? parts[0] : parts[0] + ", " + parts[1];
+  // The block count is in the architecture ("Transformer, 12 blocks"): not repeated here.
+  if (hidden <= 0) return kCannotInfer;
+  return "hidden size " + std::to_string(hidden);
 }
 
 }  // namespace
