@@ -30,6 +30,8 @@ constexpr std::size_t kChainDepth = 3;  // ops per launch: enough for contiguous
 // (docs/analyzers/layout_transform/layout-transform.md).
 constexpr double kRecovery[3] = {0.50, 0.75, 0.90};
 
+constexpr std::string_view kNoLaunchingOp = "(no launching op)";
+
 bool contains(std::string_view text, std::string_view part) {
   return text.find(part) != std::string_view::npos;
 }
@@ -41,7 +43,7 @@ bool contains_any(std::string_view text, std::initializer_list<std::string_view>
 }
 
 std::string chain_text(const EventView& ev, const std::vector<Row>& ops) {
-  if (ops.empty()) return "(no launching op)";
+  if (ops.empty()) return std::string(kNoLaunchingOp);
   std::string text;
   const std::size_t n = std::min(ops.size(), kChainDepth);
   for (std::size_t i = n; i-- > 0;) text += std::string(ev.name(ops[i])) + (i ? " \u2192 " : "");
@@ -135,6 +137,7 @@ LayoutTransformAnalyzer::Layouts LayoutTransformAnalyzer::measure(const Context&
     if (is_format_conversion(kind)) format.push_back(span_of(ev, r));
     l.miopen = l.miopen || kind == LayoutKind::kBatchedTranspose;
     launching_ops(ev, r, chain);
+    if (chain.empty()) l.without_op_us += ev.dur_us(r);
     for (Row op : chain)
       if (is_convolution_op(ev.name(op))) {
         l.under_conv_us += ev.dur_us(r);
@@ -213,7 +216,7 @@ void LayoutTransformAnalyzer::report(Context& ctx, const Layouts& l) const {
   std::stable_sort(rows.begin(), rows.end(),
                    [&](Row a, Row b) { return ev.dur_ns(a) > ev.dur_ns(b); });
   rows.resize(capped(rows.size(), max_evidence_rows_));
-  finding.evidence_rows(rows);
+  finding.evidence_rows(rows).kernel_rows(l.rows);
   finding.emit();
 }
 
@@ -225,11 +228,20 @@ std::string LayoutTransformAnalyzer::insight(const Layouts& l) {
   if (l.under_conv_us > 0)
     text += " " + support::ms(l.under_conv_us / 1000) +
             " of the kernel time is launched by convolution ops.";
-  if (!l.ops.empty())
+  if (launching_op_unknown(l))
+    text += " No CPU op sits above " +
+            std::string(l.without_op_us < l.busy_us ? "most of them" : "them") +
+            " in the trace, so it cannot show which op launches them.";
+  else if (!l.ops.empty())
     text += " Most is launched by `" + l.ops.front().name + "` (" +
             percent_adaptive(l.busy_us > 0 ? l.ops.front().time_us / l.busy_us * 100 : 0) +
             " of the layout kernels' time).";
   return text;
+}
+
+// The largest group of layout kernels has no CPU op above it (a GPU-only trace).
+bool LayoutTransformAnalyzer::launching_op_unknown(const Layouts& l) {
+  return !l.ops.empty() && l.ops.front().name == kNoLaunchingOp;
 }
 
 // Channels-last where the kernels are NCHW <-> NHWC conversions; for other transposes, the
@@ -239,9 +251,14 @@ std::string LayoutTransformAnalyzer::action(const Layouts& l) {
   if (l.format_busy_us > 0) {
     const std::string library = l.miopen ? "MIOpen" : "cuDNN";
     const std::string why =
-        l.under_conv_us > 0
-            ? "so that the convolution library (" + library +
-                  ") stops converting NCHW \u2194 NHWC around each convolution"
+        l.under_conv_us > 0 ? "so that the convolution library (" + library +
+                                  ") stops converting NCHW \u2194 NHWC around each convolution"
+        : launching_op_unknown(l)
+            ? std::string("so that tensors are made in the NHWC layout they are converted to") +
+                  (l.miopen ? " (MIOpen's batched_transpose kernels are the layout conversions "
+                              "its convolution solvers run for NCHW tensors; the trace has no "
+                              "CPU ops to confirm the launching op)"
+                            : " (the trace has no CPU ops to show which op launches them)")
             : "so that tensors are made in the NHWC layout they are converted to (these "
               "conversions are launched by `" +
                   l.ops.front().name + "`, not by a convolution op)";

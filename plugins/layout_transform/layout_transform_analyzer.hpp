@@ -52,6 +52,7 @@ class LayoutTransformAnalyzer : public Analyzer {
     double e2e_us = 0, computation_us = 0;
     double busy_us = 0, format_busy_us = 0;  // unions: all of them / the format conversions
     double under_conv_us = 0;                // durations launched under a convolution op
+    double without_op_us = 0;                // durations with no CPU op above them
     bool miopen = false;                     // some are MIOpen's
     std::vector<Group> kernels, ops;         // most time first
     std::vector<Row> rows;                   // file order
@@ -62,6 +63,7 @@ class LayoutTransformAnalyzer : public Analyzer {
   void report(Context& ctx, const Layouts& l) const;
   static std::string action(const Layouts& l);
   static std::string insight(const Layouts& l);
+  static bool launching_op_unknown(const Layouts& l);
   Table kernels_table(const Layouts& l) const;
   Table ops_table(const Layouts& l) const;
 
