@@ -36,11 +36,27 @@ struct Finding {
   double share_percent = -1;
   double confidence = -1;
   std::vector<std::uint32_t> rows;
+  // Every GPU event whose time the finding is about, ascending (ABI 1.7; empty from older
+  // plugins and findings not about kernels): what diagnosis.md §1.5 deduplicates by.
+  std::vector<std::uint32_t> kernels;
   std::int64_t first_evidence_ts_ns = 0;  // ordering tie-break; 0 when no evidence
   std::vector<std::pair<std::string, double>> metrics;
   std::vector<DataTable> tables;
   // Set by the ranker.
   int rank = 0;  // P-number within the tier, 1-based
+  // diagnosis.md §1.5 (findings/shared_kernels.hpp): kernel time this finding shares with more
+  // specific ones, by the finding that reports it; the finding it repeats, when folded.
+  struct KernelTimeElsewhere {
+    std::string analyzer, key;
+    double us = 0;
+    std::string finding_id;  // the owner's "compute-p1" once ranked; empty when it was dropped
+  };
+  std::vector<KernelTimeElsewhere> elsewhere;
+  double kernel_us = 0;  // its kernels' time before sharing (0: no kernel rows)
+  // Impact and share as the analyzer emitted them, before they shrank (with `elsewhere`).
+  double emitted_low = 0, emitted_mid = 0, emitted_high = 0, emitted_share = -1;
+  std::string folded_into_analyzer, folded_into_key;
+  std::string folded_into_id;  // the owner's finding id, for a folded finding
 };
 
 enum class AnalyzerStatus { kOk, kSkipped, kFailed, kDisabled };

@@ -4,6 +4,8 @@
 #include <set>
 #include <tuple>
 
+#include "findings/shared_kernels.hpp"
+
 namespace traceprism::findings {
 namespace {
 
@@ -33,9 +35,30 @@ bool ranks_before(const Finding& a, const Finding& b) {
          std::tie(b.analyzer, b.key, b.first_evidence_ts_ns, b.title);
 }
 
+std::vector<Finding*> all_findings(RankedFindings& r) {
+  std::vector<Finding*> all;
+  for (auto* tier : {&r.compute, &r.fusion, &r.system})
+    for (Finding& f : *tier) all.push_back(&f);
+  return all;
+}
+
+// diagnosis.md §1.5: shared kernel time goes to the most specific finding; the findings that
+// only repeat another leave their tier for RankedFindings::folded.
+void share_kernel_time(RankedFindings& r, std::span<const std::int64_t> dur_ns) {
+  if (dur_ns.empty()) return;
+  give_each_kernel_to_one_finding(all_findings(r), dur_ns);
+  for (auto* tier : {&r.compute, &r.fusion, &r.system}) {
+    std::vector<Finding> kept;
+    for (Finding& f : *tier)
+      (f.folded_into_analyzer.empty() ? kept : r.folded).push_back(std::move(f));
+    *tier = std::move(kept);
+  }
+}
+
 }  // namespace
 
-RankedFindings rank_findings(const std::vector<AnalyzerOutcome>& outcomes) {
+RankedFindings rank_findings(const std::vector<AnalyzerOutcome>& outcomes,
+                             std::span<const std::int64_t> dur_ns) {
   RankedFindings out;
   for (const AnalyzerOutcome& o : outcomes) {
     if (o.status != AnalyzerStatus::kOk && o.status != AnalyzerStatus::kSkipped) continue;
@@ -51,6 +74,7 @@ RankedFindings rank_findings(const std::vector<AnalyzerOutcome>& outcomes) {
           .push_back(f);
     }
   }
+  share_kernel_time(out, dur_ns);
   for (auto* tier : {&out.compute, &out.fusion, &out.system}) {
     std::stable_sort(tier->begin(), tier->end(), ranks_before);
     std::vector<Finding> kept;
@@ -68,6 +92,7 @@ RankedFindings rank_findings(const std::vector<AnalyzerOutcome>& outcomes) {
     for (std::size_t i = 0; i < kept.size(); ++i) kept[i].rank = static_cast<int>(i + 1);
     *tier = std::move(kept);
   }
+  describe_shared_kernels(all_findings(out), out.folded);
   return out;
 }
 

@@ -291,6 +291,7 @@ class GroupBuilder {
     duration_.push_back(r.duration_us);
     kernel_time_.push_back(r.kernel_time_us);
     kernels_.add(r.kernel_details);
+    g_.gpu_events.insert(g_.gpu_events.end(), r.gpu_events.begin(), r.gpu_events.end());
     if (!r.metrics) return;
     const model::OpMetrics& m = *r.metrics;
     keep_first(g_.gflops, m.gflops);
@@ -317,6 +318,9 @@ class GroupBuilder {
     g_.kernel_time = series_stats(kernel_time_);
     g_.kernel_time_sum_us = pandas_sum(kernel_time_);
     g_.kernel_summary = kernels_.finish();
+    std::sort(g_.gpu_events.begin(), g_.gpu_events.end());
+    g_.gpu_events.erase(std::unique(g_.gpu_events.begin(), g_.gpu_events.end()),
+                        g_.gpu_events.end());
     return std::move(g_);
   }
 

@@ -73,6 +73,7 @@ struct UnifiedGroup {
   std::optional<std::string> perf_params;
   bool has_perf_model = false;
   double percentage = 0, cumulative_percentage = 0;  // of the total kernel time
+  std::vector<index::Row> gpu_events;                // every row's GPU events, ascending
 };
 
 struct UnifiedPerfTable {

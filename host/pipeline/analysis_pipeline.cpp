@@ -100,7 +100,7 @@ void run_analyzers(PipelineRun& run, const PipelineOptions& o) {
                                      o.isolate_analyzers,
                                      o.analyzer_timeout_seconds};
   r.graph = schedule::run_analysis_graph(inputs, *run.products);
-  r.findings = findings::rank_findings(r.graph.analyzers);
+  r.findings = findings::rank_findings(r.graph.analyzers, run.trace.file.index.dur_column());
 }
 
 // Computation time by op category and perf-model coverage, from a partition of the timeline's

@@ -251,6 +251,17 @@ std::string copy_finding(const traceprism_run_ctx* ctx, const traceprism_finding
     if (!out.cause.empty() && !findings::is_known_cause(out.cause))
       return "finding cause '" + out.cause + "' is not in findings.json's vocabulary";
   }
+  if (in.struct_size >=
+      offsetof(traceprism_finding_v1, kernel_row_count) + sizeof(in.kernel_row_count)) {
+    if (in.kernel_row_count > 0 && !in.kernel_rows) return "finding kernel rows are missing";
+    for (std::uint64_t i = 0; i < in.kernel_row_count; ++i)
+      if (in.kernel_rows[i] >= index.size())
+        return "finding kernel row " + std::to_string(in.kernel_rows[i]) +
+               " is past the last event";
+    out.kernels.assign(in.kernel_rows, in.kernel_rows + in.kernel_row_count);
+    std::sort(out.kernels.begin(), out.kernels.end());
+    out.kernels.erase(std::unique(out.kernels.begin(), out.kernels.end()), out.kernels.end());
+  }
   if (in.impact_kind != TRACEPRISM_IMPACT_NOT_QUANTIFIABLE) {
     out.impact_low = in.impact_low;
     out.impact_mid = in.impact_mid;

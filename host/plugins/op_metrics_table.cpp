@@ -158,6 +158,18 @@ OpMetricsTable::OpMetricsTable(perf_report::UnifiedPerfTable table, double gpu_t
   t.kernel_extra_count = extra_count_.data();
   t.extra_key = extra_key.data();
   t.extra_value = extra_value.data();
+
+  // The groups' event lists move into one column: each would otherwise be kept twice.
+  for (UnifiedGroup& g : table_.groups) {
+    gpu_begin_.push_back(gpu_rows_.size());
+    gpu_count_.push_back(static_cast<std::uint32_t>(g.gpu_events.size()));
+    gpu_rows_.insert(gpu_rows_.end(), g.gpu_events.begin(), g.gpu_events.end());
+    std::vector<index::Row>().swap(g.gpu_events);
+  }
+  t.gpu_total = gpu_rows_.size();
+  t.gpu_begin = gpu_begin_.data();
+  t.gpu_count = gpu_count_.data();
+  t.gpu_rows = gpu_rows_.data();
 }
 
 }  // namespace traceprism::plugins

@@ -34,6 +34,8 @@ class OpMetricsTable {
   std::vector<std::uint8_t> has_perf_model_;
   std::vector<std::uint32_t> kernel_begin_, kernel_count_, extra_begin_, extra_count_;
   std::vector<std::int64_t> kernel_stream_;
+  std::vector<std::uint64_t> gpu_begin_;
+  std::vector<std::uint32_t> gpu_count_, gpu_rows_;
   traceprism_op_metrics_v1 view_{};
 };
 

@@ -2,8 +2,39 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 
 namespace traceprism::report {
+namespace {
+
+// diagnosis.md §1.5: the analyzers' category rollups count each of their findings as emitted;
+// the impact the ranker moved to a more specific finding (shrunk or folded items) leaves the
+// category's rollup with it, so that Top Operations agrees with the items listed below it.
+void leave_shared_impact_to_its_owner(const AnalysisReport& r,
+                                      std::map<std::string, CategoryFigures>& out) {
+  auto subtract = [&](const findings::Finding& f, double low, double mid, double high) {
+    auto it = out.find(f.category);
+    if (f.tier != findings::Tier::kCompute || it == out.end() || !it->second.impact) return;
+    CategoryFigures& c = it->second;
+    c.impact_moved = true;
+    auto less = [](std::optional<double>& v, double d) {
+      if (v) v = std::max(0.0, std::round((*v - d) * 100) / 100);  // the rollups' 2 decimals
+    };
+    less(c.low, low);
+    less(c.impact, mid);
+    less(c.high, high);
+  };
+  // The rollups sum the model-quantified findings only (heuristic ones stay out of them).
+  for (const findings::Finding& f : r.findings.compute)
+    if (!f.elsewhere.empty() && f.impact_kind == findings::ImpactKind::kQuantified)
+      subtract(f, f.emitted_low - f.impact_low, f.emitted_mid - f.impact_mid,
+               f.emitted_high - f.impact_high);
+  for (const findings::Finding& f : r.findings.folded)
+    if (f.impact_kind == findings::ImpactKind::kQuantified)
+      subtract(f, f.emitted_low, f.emitted_mid, f.emitted_high);
+}
+
+}  // namespace
 
 std::map<std::string, CategoryFigures> category_figures(const AnalysisReport& r) {
   std::map<std::string, std::map<std::string, double>> raw;
@@ -25,6 +56,7 @@ std::map<std::string, CategoryFigures> category_figures(const AnalysisReport& r)
     if (auto it = f.find("impact_score_high"); it != f.end()) c.high = it->second;
     out[category] = c;
   }
+  leave_shared_impact_to_its_owner(r, out);
   return out;
 }
 
@@ -76,7 +108,7 @@ std::vector<TopOperationRow> top_operations(const AnalysisReport& r) {
     auto it = names.find(key);
     TopOperationRow row{key, it != names.end() ? it->second : key, f, false};
     row.figures.time_ms = category_time_ms(r, key, f);
-    if (f.impact && *f.impact > 0) {
+    if (f.impact && (*f.impact > 0 || f.impact_moved)) {
       row.quantified = true;
       rollups.push_back(row);
     } else if (f.findings == 0) {

@@ -16,6 +16,9 @@ namespace traceprism::report {
 struct CategoryFigures {
   double time_ms = 0, ops = 0, findings = 0;
   std::optional<double> impact, low, high;
+  // Part of the rollup went to more specific findings (diagnosis.md §1.5): still a rollup row
+  // of Top Operations even where nothing is left.
+  bool impact_moved = false;
 };
 
 // Compute categories by key ("gemm", "conv_fwd"); system analyzers' figures are left out.

@@ -58,6 +58,44 @@ void write_impact(text::JsonWriter& w, const findings::Finding& f) {
   w.end_object();
 }
 
+void write_emitted_impact(text::JsonWriter& w, const findings::Finding& f) {
+  w.key("impact_as_emitted").begin_object();
+  if (f.impact_kind != findings::ImpactKind::kNotQuantifiable) {
+    w.key("low").value(f.emitted_low);
+    w.key("mid").value(f.emitted_mid);
+    w.key("high").value(f.emitted_high);
+  }
+  w.end_object();
+  if (f.emitted_share >= 0)
+    w.key("share_percent_as_emitted").value(f.emitted_share);
+  else
+    w.key("share_percent_as_emitted").null();
+}
+
+// diagnosis.md §1.5: the kernel time a more specific finding reports instead of this one.
+void write_shared_kernels(text::JsonWriter& w, const findings::Finding& f) {
+  if (f.elsewhere.empty()) {
+    w.key("shared_kernels").null();
+    return;
+  }
+  w.key("shared_kernels").begin_object();
+  w.key("kernel_time_us").value(f.kernel_us);
+  w.key("reported_elsewhere").begin_array();
+  for (const findings::Finding::KernelTimeElsewhere& e : f.elsewhere) {
+    w.begin_object();
+    if (e.finding_id.empty())
+      w.key("finding").null();
+    else
+      w.key("finding").value(e.finding_id);
+    w.key("analyzer").value(e.analyzer);
+    w.key("time_us").value(e.us);
+    w.end_object();
+  }
+  w.end_array();
+  write_emitted_impact(w, f);
+  w.end_object();
+}
+
 void write_evidence(text::JsonWriter& w, const findings::Finding& f,
                     const index::EventIndex& index) {
   w.key("evidence").begin_array();
@@ -67,6 +105,33 @@ void write_evidence(text::JsonWriter& w, const findings::Finding& f,
     w.key("name").value(index.name(r));
     w.key("ts_us").value(index.ts_us(r));
     w.key("dur_us").value(static_cast<double>(index.dur_ns(r)) / 1e3);
+    w.end_object();
+  }
+  w.end_array();
+}
+
+// Findings dropped because a more specific one reports (nearly) all their kernel time.
+void write_folded_findings(text::JsonWriter& w, const std::vector<findings::Finding>& folded,
+                           const index::EventIndex& index) {
+  w.key("folded_findings").begin_array();
+  for (const findings::Finding& f : folded) {
+    w.begin_object();
+    w.key("tier").value(findings::tier_name(f.tier));
+    w.key("analyzer").value(f.analyzer);
+    w.key("category").value(f.category);
+    w.key("key").value(f.key);
+    w.key("title").value(f.title);
+    w.key("library").value(f.library);
+    w.key("kind").value(f.impact_kind == findings::ImpactKind::kQuantified  ? "quantified"
+                        : f.impact_kind == findings::ImpactKind::kHeuristic ? "heuristic"
+                                                                            : "not_quantifiable");
+    write_emitted_impact(w, f);
+    w.key("kernel_time_us").value(f.kernel_us);
+    write_evidence(w, f, index);
+    if (f.folded_into_id.empty())
+      w.key("folded_into").null();
+    else
+      w.key("folded_into").value(f.folded_into_id);
     w.end_object();
   }
   w.end_array();
@@ -104,6 +169,7 @@ void write_finding(text::JsonWriter& w, const findings::Finding& f,
     w.key("confidence").value(f.confidence);
   else
     w.key("confidence").null();
+  write_shared_kernels(w, f);
   write_evidence(w, f, index);
   w.key("metrics").begin_object();
   for (const auto& [k, v] : f.metrics) w.key(k).value(v);
@@ -325,6 +391,7 @@ std::string findings_json(const AnalysisReport& r) {
        {findings::Tier::kCompute, findings::Tier::kFusion, findings::Tier::kSystem})
     for (const findings::Finding& f : r.findings.tier(t)) write_finding(w, f, *r.index);
   w.end_array();
+  write_folded_findings(w, r.findings.folded, *r.index);
   w.end_object();
   return w.str();
 }

@@ -96,6 +96,8 @@ void encode_finding(Writer& w, const Finding& f) {
   w.i64(f.first_evidence_ts_ns);
   w.u64(f.rows.size());
   for (auto r : f.rows) w.u64(r);
+  w.u64(f.kernels.size());
+  for (auto k : f.kernels) w.u64(k);
   w.u64(f.metrics.size());
   for (const auto& [k, v] : f.metrics) w.str(k), w.f64(v);
   w.u64(f.tables.size());
@@ -122,6 +124,13 @@ bool decode_finding(Reader& r, Finding& f) {
     std::uint64_t v = 0;
     if (!r.u64(v)) return false;
     row = static_cast<std::uint32_t>(v);
+  }
+  if (!r.count(n, 8)) return false;
+  f.kernels.resize(n);
+  for (auto& kernel : f.kernels) {
+    std::uint64_t v = 0;
+    if (!r.u64(v)) return false;
+    kernel = static_cast<std::uint32_t>(v);
   }
   if (!r.count(n, 16)) return false;
   f.metrics.resize(n);

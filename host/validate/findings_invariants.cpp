@@ -1,5 +1,6 @@
 #include "validate/findings_invariants.hpp"
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <cmath>
 #include <cstdio>
@@ -58,6 +59,7 @@ class Checker {
   std::vector<std::string> run() {
     check_gpu_split();
     check_findings();
+    check_shared_kernels();
     if (const json::object* d = object_at(root_, "diagnosis")) check_diagnosis(*d);
     return std::move(problems_);
   }
@@ -100,6 +102,57 @@ class Checker {
       const auto share = number_at(f, "share_percent");
       if (share && *share > 100 + kPercentTolerance)
         problem("finding " + id + " covers " + number(*share) + " % of the run, above 100 %");
+    }
+  }
+
+  // diagnosis.md §1.5: time reported elsewhere is part of the finding's kernel time and points
+  // at a finding of the report; the impact left is the emitted one shrunk in proportion; a
+  // folded finding names the finding it repeats.
+  void check_shared_kernels() {
+    const json::array* list = array_at(root_, "findings");
+    if (!list) return;
+    for (const json::value& v : *list) {
+      if (!v.is_object()) continue;
+      const json::object* shared = object_at(v.as_object(), "shared_kernels");
+      if (shared) check_shared(string_at(v.as_object(), "id"), v.as_object(), *shared);
+    }
+    if (const json::array* folded = array_at(root_, "folded_findings"))
+      for (const json::value& v : *folded) {
+        if (!v.is_object()) continue;
+        const json::value* into = v.as_object().if_contains("folded_into");
+        if (into && into->is_string() && !ids_.count(std::string(into->as_string())))
+          problem("folded finding " + string_at(v.as_object(), "key") + " is folded into '" +
+                  std::string(into->as_string()) + "', which is no finding");
+      }
+  }
+
+  void check_shared(const std::string& id, const json::object& f, const json::object& shared) {
+    const double total = number_at(shared, "kernel_time_us").value_or(0);
+    double elsewhere = 0;
+    if (const json::array* where = array_at(shared, "reported_elsewhere"))
+      for (const json::value& e : *where) {
+        if (!e.is_object()) continue;
+        elsewhere += number_at(e.as_object(), "time_us").value_or(0);
+        const std::string owner = string_at(e.as_object(), "finding");
+        if (!owner.empty() && !ids_.count(owner))
+          problem("finding " + id + " says part of its kernel time is under '" + owner +
+                  "', which is no finding");
+      }
+    if (elsewhere > total + kMicrosecondTolerance)
+      problem("finding " + id + " reports " + number(elsewhere) + " µs of its kernels elsewhere, " +
+              "more than their " + number(total) + " µs");
+    const json::object* impact = object_at(f, "impact");
+    const json::object* emitted = object_at(shared, "impact_as_emitted");
+    if (!impact || !emitted || total <= 0 || string_at(*impact, "kind") == "not_quantifiable")
+      return;
+    const double own = std::max(0.0, 1.0 - elsewhere / total);
+    for (const char* key : {"low", "mid", "high"}) {
+      const double left = number_at(*impact, key).value_or(0);
+      const double expected = number_at(*emitted, key).value_or(0) * own;
+      if (std::fabs(left - expected) > 1e-6 * std::max(1.0, std::fabs(expected)))
+        problem("finding " + id + "'s impact " + key + " " + number(left) +
+                " is not its emitted impact times the share of its kernel time it keeps (" +
+                number(expected) + ")");
     }
   }
 

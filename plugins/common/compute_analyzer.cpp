@@ -47,6 +47,18 @@ std::vector<Row> evidence_of(const Context& ctx, const CategoryMetrics& m,
   return rows;
 }
 
+// Every GPU event of the finding's ops (ABI 1.7), for the host's one-finding-per-kernel rule.
+std::vector<Row> kernels_of(const OpMetrics& metrics, const CategoryMetrics& m,
+                            const CategoryFinding& f) {
+  std::vector<Row> rows;
+  for (const ImpactEstimate& e : f.members) {
+    const std::size_t row = m.operations[e.op].sheet_row;
+    if (row >= metrics.size()) continue;
+    for (Row g : metrics.gpu_events(row)) rows.push_back(g);
+  }
+  return rows;
+}
+
 void add_efficiency_range(FindingBuilder& b, const CategoryFinding& f) {
   std::optional<double> lo, hi;
   for (const ImpactEstimate& e : f.members) {
@@ -57,7 +69,8 @@ void add_efficiency_range(FindingBuilder& b, const CategoryFinding& f) {
   if (lo) b.metric("efficiency_min_percent", *lo).metric("efficiency_max_percent", *hi);
 }
 
-void emit_finding(Context& ctx, const CategoryMetrics& m, const CategoryFinding& f) {
+void emit_finding(Context& ctx, const OpMetrics& metrics, const CategoryMetrics& m,
+                  const CategoryFinding& f) {
   const FindingText text = finding_text(m, f);
   double time_ms = 0, share = 0;
   for (const ImpactEstimate& e : f.members) {
@@ -77,6 +90,7 @@ void emit_finding(Context& ctx, const CategoryMetrics& m, const CategoryFinding&
       .cause(f.heuristic ? "unmodeled" : "roofline")
       .share_percent(support::py_round(share, 2))
       .evidence_rows(evidence_of(ctx, m, f))
+      .kernel_rows(kernels_of(metrics, m, f))
       .metric("category_rank", f.rank)
       .metric("member_count", static_cast<double>(f.members.size()))
       .metric("time_ms", support::py_round(time_ms, 3))
@@ -235,7 +249,7 @@ Status run_compute_analyzer(Context& ctx, const ComputeSettings& settings, Famil
     const CategoryMetrics m = analyze_category(in, category, display);
     record_figures(ctx, m);
     for (const CategoryFinding& f : m.findings)
-      if (!about_copies_only(m, f)) emit_finding(ctx, m, f);
+      if (!about_copies_only(m, f)) emit_finding(ctx, *metrics, m, f);
   }
   if (!any) {
     ctx.info("no op category of this analyzer in the unified perf summary");

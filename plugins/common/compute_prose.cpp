@@ -189,6 +189,9 @@ std::optional<double> param(const Operation& op, const char* key) {
   return v->number;
 }
 
+// Below this mean time per call a GEMM is latency-bound whatever its tiles (µs).
+constexpr double kShortGemmUs = 10;
+
 // Tiny GEMMs called very often: the reference's "batch upstream" case (spec §16.2).
 bool tiny_batched_gemm(const Operation& op) {
   if (op.count < 1000) return false;
@@ -307,10 +310,19 @@ std::string gemm_action(const View& v) {
   if (any_op(v, tiny_batched_gemm))
     return "Batch the tiny GEMMs upstream (one batched or grouped GEMM instead of thousands of "
            "small calls), then tune what remains.";
+  // diagnosis.md §1.1: a GEMM of a few µs is bound by launch and ramp-up latency, which no
+  // tile or split-K choice removes (BERT-small's M = 141 addmm at ~6 µs).
+  const Operation& lead = v.lead();
+  const double per_call_us =
+      lead.count > 0 ? lead.time_ms * 1000 / static_cast<double>(lead.count) : 0;
+  if (v.memory_bound() && per_call_us > 0 && per_call_us < kShortGemmUs)
+    return "The dominant GEMM kernels are short (" + compact(per_call_us) +
+           " µs per call on average): at that size launch and ramp-up latency, not memory "
+           "access, sets their time, so tile and split-K tuning recover little. Issue fewer, "
+           "larger GEMMs: more rows per call, or one GEMM for projections that share an input.";
   if (v.memory_bound())
     return "Optimize the memory access of the dominant GEMM kernels (tile shape for the skinny "
-           "dimension, split-K), and fold bias or epilogue elementwise ops into the GEMM where "
-           "they follow it.";
+           "dimension, split-K).";
   std::string a = "Profile the dominant GEMM kernels for tile-size and wave-occupancy tuning";
   // diagnosis.md §1.1: FP8 only where the platform has an FP8 matrix peak (not A100, V100,
   // MI250X).
@@ -329,11 +341,17 @@ std::string sdpa_action(const View& v) {
                               "KV-cache read serves more queries, and tune the KV block size."
                             : "Tune the dominant paged-attention kernel (tile sizes, occupancy) "
                               "for this head dimension, and check the GQA grouping.";
+  // A fused kernel's intensity grows with the sequence length only: more sequences per call
+  // leave it where it is (Qwen's flash kernel at N = 559 reaches 19 % of its memory bound), so
+  // the lever is the kernel itself.
   const std::optional<double> n = param(v.lead(), "N_Q");
   if (v.memory_bound() && n && *n < 1024)
-    return "Short sequences (N = " + compact(*n) +
-           ") keep attention memory-bound by nature: batch more sequences per call, or tune the "
-           "kernel's memory access for short sequences.";
+    return "At N = " + compact(*n) +
+           " the fused attention's arithmetic intensity is below this GPU's ridge point, so its "
+           "bound is memory; more sequences per call do not change that (the intensity grows "
+           "with the sequence length only). Time the other fused SDPA backends for this head "
+           "dimension and length (`torch.nn.attention.sdpa_kernel`: flash, cuDNN, "
+           "memory-efficient) and keep the fastest.";
   return v.memory_bound()
              ? "Tune the attention kernel's memory access (tile sizes that keep K/V reads "
                "coalesced) for this head dimension."

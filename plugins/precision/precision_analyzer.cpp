@@ -258,7 +258,7 @@ void MatrixPrecisionAnalyzer::report(Context& ctx, const MatrixTime& t, const Pe
                    [&](Row a, Row b) { return ev.dur_ns(a) > ev.dur_ns(b); });
   rows.resize(std::min(rows.size(),
                        static_cast<std::size_t>(std::max<std::int64_t>(0, max_evidence_rows_))));
-  finding.evidence_rows(rows);
+  finding.evidence_rows(rows).kernel_rows(t.fp32_rows);
   finding.emit();
 }
 

@@ -190,6 +190,7 @@ void RecomputeAnalyzer::report(Context& ctx, const RecomputeScan& scan, const Me
   const EventView ev = ctx.events();
   std::vector<Row> rows;
   for (const RecomputedKernel& k : scan.kernels) rows.push_back(k.kernel);
+  finding.kernel_rows(rows);
   std::stable_sort(rows.begin(), rows.end(),
                    [&](Row a, Row b) { return ev.dur_ns(a) > ev.dur_ns(b); });
   if (max_evidence_rows_ >= 0 && rows.size() > static_cast<std::size_t>(max_evidence_rows_))

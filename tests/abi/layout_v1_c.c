@@ -42,5 +42,8 @@ const size_t traceprism_c_sizes[] = {
     sizeof(traceprism_idle_attribution_v1),
     offsetof(traceprism_idle_attribution_v1, idle_us),
     offsetof(traceprism_idle_attribution_v1, queue_max),
+    offsetof(traceprism_finding_v1, kernel_rows),
+    offsetof(traceprism_op_metrics_v1, gpu_total),
+    offsetof(traceprism_op_metrics_v1, gpu_rows),
 };
 const size_t traceprism_c_size_count = sizeof(traceprism_c_sizes) / sizeof(traceprism_c_sizes[0]);

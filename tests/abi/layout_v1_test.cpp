@@ -158,7 +158,7 @@ static_assert(offsetof(traceprism_table_v1, columns) == 32);
 static_assert(offsetof(traceprism_table_v1, cells) == 40);
 
 // traceprism_finding_v1
-static_assert(sizeof(traceprism_finding_v1) == 256);  // 240 before minor 6
+static_assert(sizeof(traceprism_finding_v1) == 272);  // 240 before minor 6, 256 before 7
 static_assert(offsetof(traceprism_finding_v1, struct_size) == 0);
 static_assert(offsetof(traceprism_finding_v1, tier) == 4);
 static_assert(offsetof(traceprism_finding_v1, severity) == 8);
@@ -185,6 +185,8 @@ static_assert(offsetof(traceprism_finding_v1, table_count) == 224);
 static_assert(offsetof(traceprism_finding_v1, reserved) == 228);
 static_assert(offsetof(traceprism_finding_v1, tables) == 232);
 static_assert(offsetof(traceprism_finding_v1, cause) == 240);  // minor 6
+static_assert(offsetof(traceprism_finding_v1, kernel_rows) == 256);       // minor 7
+static_assert(offsetof(traceprism_finding_v1, kernel_row_count) == 264);  // minor 7
 
 // traceprism_host_api_v1
 static_assert(sizeof(traceprism_host_api_v1) == 208);  // 128 in 1.0, 144 in 1.1, 168 in 1.2,
@@ -246,7 +248,7 @@ static_assert(offsetof(traceprism_gpu_events_v1, stream) == 32);
 static_assert(offsetof(traceprism_gpu_events_v1, gpu_class) == 40);
 
 // traceprism_op_metrics_v1 (minor 5)
-static_assert(sizeof(traceprism_op_metrics_v1) == 552);
+static_assert(sizeof(traceprism_op_metrics_v1) == 584);  // 552 before minor 7
 static_assert(offsetof(traceprism_op_metrics_v1, struct_size) == 0);
 static_assert(offsetof(traceprism_op_metrics_v1, reserved) == 4);
 static_assert(offsetof(traceprism_op_metrics_v1, count) == 8);
@@ -318,6 +320,10 @@ static_assert(offsetof(traceprism_op_metrics_v1, kernel_extra_begin) == 520);
 static_assert(offsetof(traceprism_op_metrics_v1, kernel_extra_count) == 528);
 static_assert(offsetof(traceprism_op_metrics_v1, extra_key) == 536);
 static_assert(offsetof(traceprism_op_metrics_v1, extra_value) == 544);
+static_assert(offsetof(traceprism_op_metrics_v1, gpu_total) == 552);  // minor 7
+static_assert(offsetof(traceprism_op_metrics_v1, gpu_begin) == 560);
+static_assert(offsetof(traceprism_op_metrics_v1, gpu_count) == 568);
+static_assert(offsetof(traceprism_op_metrics_v1, gpu_rows) == 576);
 
 // traceprism_op_call_v1 (minor 1)
 static_assert(sizeof(traceprism_op_call_v1) == 104);
@@ -437,6 +443,9 @@ TEST(AbiLayoutV1, CAndCppCompilersAgree) {
       sizeof(traceprism_idle_attribution_v1),
       offsetof(traceprism_idle_attribution_v1, idle_us),
       offsetof(traceprism_idle_attribution_v1, queue_max),
+      offsetof(traceprism_finding_v1, kernel_rows),
+      offsetof(traceprism_op_metrics_v1, gpu_total),
+      offsetof(traceprism_op_metrics_v1, gpu_rows),
   };
   ASSERT_EQ(traceprism_c_size_count, std::size(cpp));
   for (std::size_t i = 0; i < std::size(cpp); ++i) EXPECT_EQ(traceprism_c_sizes[i], cpp[i]) << i;

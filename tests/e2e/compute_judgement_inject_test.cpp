@@ -1,9 +1,9 @@
 // diagnosis.md §6.1 and §6.4 end to end: `traceprism synth --inject fp32-gemm` and
 // `--inject layout-transpose` (NVIDIA and AMD names) are analyzed with the default plugins; the
 // matrix-precision / layout-transform finding exists, names the right fix, and is the first
-// compute-tier finding (see the test for the one duplicate still allowed ahead of the layout
-// finding); on the clean synthetic trace neither analyzer reports anything. Every report written
-// here passes validate-report.
+// compute-tier finding, and the elementwise item about the same copy kernels is folded into the
+// layout finding (§1.5); on the clean synthetic trace neither analyzer reports anything. Every
+// report written here passes validate-report.
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
@@ -18,8 +18,8 @@ namespace json = boost::json;
 
 namespace {
 
-// synth (2 layers, 3 steps) with `args`, then analyze; the findings of findings.json.
-json::array analyzed_findings(const std::string& args) {
+// synth (2 layers, 3 steps) with `args`, then analyze; findings.json.
+json::object analyzed_report(const std::string& args) {
   traceprism::testing::TempDir dir;
   const std::string trace = dir.file("t.json");
   std::string log;
@@ -31,8 +31,11 @@ json::array analyzed_findings(const std::string& args) {
   EXPECT_EQ(traceprism::testing::run_cli("analyze " + trace + " -o " + out, &log), 0) << log;
   for (const auto& p : traceprism::validate::validate_report(out))
     ADD_FAILURE() << args << ": " << p.to_string();
-  const json::value report = json::parse(traceprism::testing::read_file(out + "/findings.json"));
-  return report.at("findings").as_array();
+  return json::parse(traceprism::testing::read_file(out + "/findings.json")).as_object();
+}
+
+json::array analyzed_findings(const std::string& args) {
+  return analyzed_report(args).at("findings").as_array();
 }
 
 const json::object* finding_of(const json::array& findings, const std::string& analyzer) {
@@ -57,27 +60,25 @@ class ComputeJudgement : public ::testing::TestWithParam<InjectCase> {};
 
 TEST_P(ComputeJudgement, InjectedProblemIsTheFirstComputeFinding) {
   const InjectCase& c = GetParam();
-  const json::array findings = analyzed_findings(c.args);
+  const json::object report = analyzed_report(c.args);
+  const json::array& findings = report.at("findings").as_array();
   const json::object* f = finding_of(findings, c.analyzer);
   ASSERT_NE(f, nullptr) << json::serialize(findings);
   EXPECT_EQ(f->at("cause").as_string(), c.cause);
   EXPECT_EQ(f->at("tier").as_string(), "compute");
-  // First in the compute tier. Open (diagnosis.md §1.5, one problem one finding): the layout
-  // kernels of the synthetic trace run under `aten::copy_`, so elementwise-efficiency also
-  // reports their microseconds as a memory-bound elementwise op; until it leaves them to this
-  // finding, only such a duplicate (the same share of E2E) may rank ahead of it.
-  const double share = f->at("share_percent").to_number<double>();
-  for (const json::value& v : findings) {
-    const json::object& other = v.as_object();
-    if (&other == f) break;
-    if (other.at("tier").as_string() != "compute") continue;
-    const bool same_time_as_elementwise =
-        std::string(c.cause) == "layout" &&
-        other.at("analyzer").as_string() == "elementwise-efficiency" &&
-        std::abs(other.at("share_percent").to_number<double>() - share) < 0.5;
-    EXPECT_TRUE(same_time_as_elementwise)
-        << other.at("id").as_string() << " ranks before " << f->at("id").as_string() << ": "
-        << other.at("title").as_string();
+  EXPECT_EQ(f->at("rank").to_number<int>(), 1) << "first in the compute tier";
+  // diagnosis.md §1.5: the layout kernels of the synthetic trace run under `aten::copy_`, which
+  // elementwise-efficiency also reports as a memory-bound elementwise op. That item repeats this
+  // finding: it is folded into it, never ranked beside it.
+  if (std::string(c.cause) == "layout") {
+    bool folded = false;
+    for (const json::value& v : report.at("folded_findings").as_array())
+      folded = folded || (v.at("analyzer").as_string() == "elementwise-efficiency" &&
+                          v.at("folded_into").as_string() == f->at("id").as_string());
+    EXPECT_TRUE(folded) << json::serialize(report.at("folded_findings"));
+    EXPECT_NE(f->at("insight").as_string().find("not listed on their own: elementwise-efficiency"),
+              json::string::npos)
+        << f->at("insight").as_string();
   }
   const std::string action(f->at("action").as_string());
   EXPECT_NE(action.find(c.action_has), std::string::npos) << action;

@@ -91,4 +91,40 @@ TEST(FindingsInvariants, StepPartsFitInTheStep) {
   EXPECT_NE(problems_of(o).find("exceeds the step's duration"), std::string::npos);
 }
 
+// diagnosis.md §1.5: a compute finding with 1000 µs of kernels, 250 µs of them under
+// fusion-p1, keeps 3/4 of its emitted impact; a folded finding names an existing finding.
+json::object with_shared_kernels() {
+  json::object o = consistent();
+  json::array& findings = o["findings"].as_array();
+  findings.push_back(json::parse(R"({"id": "fusion-p1", "cause": "fusion",
+      "impact": {"kind": "quantified", "low": 6.0, "mid": 7.0, "high": 8.0},
+      "shared_kernels": null})"));
+  findings.push_back(json::parse(R"({"id": "compute-p1", "cause": "roofline",
+      "impact": {"kind": "quantified", "low": 3.0, "mid": 6.0, "high": 9.0},
+      "shared_kernels": {"kernel_time_us": 1000.0,
+        "reported_elsewhere": [{"finding": "fusion-p1", "analyzer": "kernel-fusion",
+                                "time_us": 250.0}],
+        "impact_as_emitted": {"low": 4.0, "mid": 8.0, "high": 12.0},
+        "share_percent_as_emitted": 10.0}})"));
+  o["folded_findings"] = json::parse(R"([{"key": "k", "folded_into": "fusion-p1"}])");
+  return o;
+}
+
+TEST(FindingsInvariants, SharedKernelTimeShrinksTheImpactAndPointsAtAFinding) {
+  EXPECT_EQ(problems_of(with_shared_kernels()), "");
+  json::object o = with_shared_kernels();
+  json::object& shared = o["findings"].as_array()[2].as_object()["shared_kernels"].as_object();
+  shared["reported_elsewhere"].as_array()[0].as_object()["finding"] = "fusion-p7";
+  shared["reported_elsewhere"].as_array()[0].as_object()["time_us"] = 1500.0;
+  o["folded_findings"].as_array()[0].as_object()["folded_into"] = "compute-p9";
+  const std::string p = problems_of(o);
+  EXPECT_NE(p.find("under 'fusion-p7', which is no finding"), std::string::npos) << p;
+  EXPECT_NE(p.find("more than their 1000 µs"), std::string::npos) << p;
+  EXPECT_NE(p.find("folded into 'compute-p9', which is no finding"), std::string::npos) << p;
+  o = with_shared_kernels();
+  o["findings"].as_array()[2].as_object()["impact"].as_object()["mid"] = 8.0;
+  EXPECT_NE(problems_of(o).find("impact mid 8 is not its emitted impact"), std::string::npos)
+      << problems_of(o);
+}
+
 }  // namespace

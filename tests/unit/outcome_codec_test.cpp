@@ -21,6 +21,7 @@ findings::AnalyzerOutcome sample() {
   f.impact_low = 1.25, f.impact_mid = 2.5, f.impact_high = 3.75, f.share_percent = -1;
   f.first_evidence_ts_ns = -7;
   f.rows = {3, 1, 4294967295u};
+  f.kernels = {2, 5, 4294967294u};
   f.metrics = {{"m", 0.1}};
   f.tables = {{"T", {"A", "B"}, {{"1", "2"}, {"", "x|y"}}}};
   o.findings = {f, findings::Finding{}};
@@ -46,6 +47,7 @@ TEST(OutcomeCodec, RoundTripsEveryField) {
   EXPECT_EQ(f.cause, "dataloader");
   EXPECT_EQ(f.first_evidence_ts_ns, -7);
   EXPECT_EQ(f.rows, in.findings[0].rows);
+  EXPECT_EQ(f.kernels, in.findings[0].kernels);
   EXPECT_EQ(f.metrics, in.findings[0].metrics);
   ASSERT_EQ(f.tables.size(), 1u);
   EXPECT_EQ(f.tables[0].rows, in.findings[0].tables[0].rows);

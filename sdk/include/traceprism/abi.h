@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #define TRACEPRISM_ABI_MAJOR 1
-#define TRACEPRISM_ABI_MINOR 6
+#define TRACEPRISM_ABI_MINOR 7
 
 #if defined(_WIN32)
 #define TRACEPRISM_EXPORT __declspec(dllexport)
@@ -260,6 +260,11 @@ typedef struct traceprism_finding_v1 {
    * ("dataloader", "sync", ...), "exposed_comm", "memcpy", "precision", "roofline", "fusion",
    * "recompute", "layout" or "unmodeled"; data == NULL when none fits. */
   traceprism_str cause;
+  /* ---- minor 7+ ---- */
+  /* Every GPU event whose time the finding is about (all of them, unlike `rows`, which may be
+   * capped): the host reports the same microseconds in one finding only (diagnosis.md §1.5). */
+  const uint32_t* kernel_rows;
+  uint64_t kernel_row_count;
 } traceprism_finding_v1;
 
 /* Minor 1: the shape args of one op call (host API op_call), as canonical JSON text exactly as
@@ -364,6 +369,13 @@ typedef struct traceprism_op_metrics_v1 {
   const uint32_t* kernel_extra_count;
   const traceprism_str* extra_key;
   const traceprism_str* extra_value;     /* Python repr of the value                          */
+  /* ---- minor 7+ ---- */
+  /* Per row, the GPU events it stands for (every instance's), ascending: entries
+   * gpu_begin[i] .. gpu_begin[i] + gpu_count[i] - 1 of gpu_rows. */
+  uint64_t gpu_total;
+  const uint64_t* gpu_begin;
+  const uint32_t* gpu_count;
+  const uint32_t* gpu_rows;
 } traceprism_op_metrics_v1;
 
 /* Minor 6: every GPU idle microsecond of the timeline's window with its cause (diagnosis.md §2).

@@ -315,6 +315,13 @@ class OpMetrics {
   double percentage(std::size_t i) const { return t_->percentage[i]; }
   double cumulative_percentage(std::size_t i) const { return t_->cumulative_percentage[i]; }
   OpKernels kernels(std::size_t i) const { return OpKernels(t_, i); }
+  // The GPU events row i stands for, ascending (hosts from ABI 1.7; empty on older ones).
+  Span<const Row> gpu_events(std::size_t i) const {
+    if (t_->struct_size < offsetof(traceprism_op_metrics_v1, gpu_rows) + sizeof(t_->gpu_rows) ||
+        !t_->gpu_rows)
+      return {};
+    return {t_->gpu_rows + t_->gpu_begin[i], t_->gpu_count[i]};
+  }
   const traceprism_op_metrics_v1* raw() const { return t_; }
 
  private:
@@ -529,6 +536,13 @@ class FindingBuilder {
     for (Row r : rows) rows_.push_back(r);
     return *this;
   }
+  // Every GPU event whose time the finding is about, uncapped (hosts from ABI 1.7): the host
+  // reports the same kernel time in the most specific finding only (diagnosis.md §1.5).
+  template <class Rows>
+  FindingBuilder& kernel_rows(const Rows& rows) {
+    for (Row r : rows) kernel_rows_.push_back(r);
+    return *this;
+  }
   FindingBuilder& metric(std::string key, double value) {
     metrics_.emplace_back(std::move(key), value);
     return *this;
@@ -548,7 +562,7 @@ class FindingBuilder {
   std::string category_, key_, title_, insight_, action_, identification_, reasoning_, resolution_,
       library_, cause_;
   double low_ = 0, mid_ = 0, high_ = 0, share_ = -1, confidence_ = -1;
-  std::vector<Row> rows_;
+  std::vector<Row> rows_, kernel_rows_;
   std::vector<std::pair<std::string, double>> metrics_;
   std::vector<Table> tables_;
 };
@@ -845,6 +859,10 @@ inline bool FindingBuilder::emit() {
   f.table_count = static_cast<std::uint32_t>(tables.size());
   f.tables = tables.data();
   f.cause = cause_.empty() ? traceprism_str{nullptr, 0} : to_str(cause_);
+  std::sort(kernel_rows_.begin(), kernel_rows_.end());
+  kernel_rows_.erase(std::unique(kernel_rows_.begin(), kernel_rows_.end()), kernel_rows_.end());
+  f.kernel_rows = kernel_rows_.data();
+  f.kernel_row_count = kernel_rows_.size();
   return ctx_.api()->emit(ctx_.raw(), &f) == TRACEPRISM_OK;
 }
 

@@ -42,6 +42,7 @@ struct Finding {
   std::string cause;  // ABI 1.6; empty when the finding names none
   double impact_low = 0, impact_mid = 0, impact_high = 0, share_percent = -1, confidence = -1;
   std::vector<Row> rows;
+  std::vector<Row> kernel_rows;  // ABI 1.7: every GPU event the finding is about
   std::vector<std::pair<std::string, double>> metrics;
   std::vector<FindingTable> tables;
 
@@ -624,6 +625,11 @@ inline std::int32_t Session::emit(traceprism_run_ctx* c, const traceprism_findin
     problem = "finding has no category";
   for (std::uint32_t i = 0; !problem && i < f->row_count; ++i)
     if (f->rows[i] >= s.columns_.count) problem = "finding evidence row is past the last event";
+  if (!problem && f->struct_size >= offsetof(traceprism_finding_v1, kernel_row_count) +
+                                        sizeof(f->kernel_row_count))
+    for (std::uint64_t i = 0; !problem && i < f->kernel_row_count; ++i)
+      if (f->kernel_rows[i] >= s.columns_.count)
+        problem = "finding kernel row is past the last event";
   if (problem) {
     s.result.logs.push_back({TRACEPRISM_LOG_WARNING, std::string("finding dropped: ") + problem});
     return TRACEPRISM_ERROR;
@@ -642,6 +648,10 @@ inline std::int32_t Session::emit(traceprism_run_ctx* c, const traceprism_findin
   out.impact_low = f->impact_low, out.impact_mid = f->impact_mid, out.impact_high = f->impact_high;
   out.share_percent = f->share_percent, out.confidence = f->confidence;
   out.rows.assign(f->rows, f->rows + f->row_count);
+  if (f->struct_size >=
+          offsetof(traceprism_finding_v1, kernel_row_count) + sizeof(f->kernel_row_count) &&
+      f->kernel_rows)
+    out.kernel_rows.assign(f->kernel_rows, f->kernel_rows + f->kernel_row_count);
   for (std::uint32_t i = 0; i < f->metric_count; ++i)
     out.metrics.emplace_back(to_view(f->metrics[i].key), f->metrics[i].value);
   for (std::uint32_t i = 0; i < f->table_count; ++i) {
