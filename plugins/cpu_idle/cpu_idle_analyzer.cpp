@@ -425,8 +425,13 @@ TraceFacts CpuIdleAnalyzer::trace_facts(Context& ctx, const Kernels& kernels) {
                  args->copy_destination == TRACEPRISM_MEMORY_PAGEABLE))
       ++facts.pageable_host_copies;
   }
-  for (Row r : ctx.rows(Kind::kUserAnnotation))
+  for (Row r : ctx.rows(Kind::kUserAnnotation)) {
     if (system::starts_with(ev.name(r), "ProfilerStep#")) facts.steps.push_back(r);
+    // Outermost only: the rows come by start, so a nested one starts inside the last kept.
+    if (names_warmup_region(ev.name(r)) &&
+        (facts.warmup_regions.empty() || ev.ts_ns(r) >= ev.end_ns(facts.warmup_regions.back())))
+      facts.warmup_regions.push_back(r);
+  }
   const OpInstances ops = ctx.op_instances();
   for (std::size_t i = 0; i < ops.size(); ++i) facts.launching_ops.push_back(ops.row(i));
   std::sort(facts.launching_ops.begin(), facts.launching_ops.end());

@@ -1,6 +1,7 @@
 #include "idle_cause_findings.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <utility>
 
 #include <traceprism/support.hpp>
@@ -156,18 +157,17 @@ void IdleCauseFindings::tally() {
       t.ns += part.dur_ns;
       in_gap[c] += part.dur_ns;
       if (gap.dur_ns < kShortGapNs) t.short_gap_ns += part.dur_ns;
+      const bool warmup = in_warmup_region(part.start_ns);
+      if (warmup) t.warmup_ns += part.dur_ns;
+      const bool first_launch = part.holder != kNoRow &&
+                                part.cause == IdleCause::kLaunchOverhead &&
+                                is_call(ev_.kind(part.holder)) &&
+                                ev_.dur_ns(part.holder) >= kOneTimeLaunchNs;
+      if (first_launch) t.one_time_launch_ns += part.dur_ns;
+      if (warmup || first_launch) t.once_ns += part.dur_ns;
       if (part.holder == kNoRow) continue;
-      if (part.cause == IdleCause::kLaunchOverhead && is_call(ev_.kind(part.holder)) &&
-          ev_.dur_ns(part.holder) >= kOneTimeLaunchNs)
-        t.one_time_launch_ns += part.dur_ns;
-      Holder& h = t.holders[std::string(ev_.name(part.holder))];
-      h.ns += part.dur_ns;
-      if (part.dur_ns > h.largest_part_ns) {
-        h.largest_part_ns = part.dur_ns;
-        h.example = part.holder;
-        h.frame = part.frame;
-        h.top = part.top;
-      }
+      add_to_holder(t.holders, part);
+      if (!warmup && !first_launch) add_to_holder(t.recurring_holders, part);
     }
     for (std::size_t c = 0; c < kIdleCauseCount; ++c) {
       if (in_gap[c] == 0) continue;
@@ -177,15 +177,59 @@ void IdleCauseFindings::tally() {
   }
 }
 
+void IdleCauseFindings::add_to_holder(std::map<std::string, Holder>& holders,
+                                      const IdleAttribution::Part& part) const {
+  Holder& h = holders[std::string(ev_.name(part.holder))];
+  h.ns += part.dur_ns;
+  if (part.dur_ns > h.largest_part_ns) {
+    h.largest_part_ns = part.dur_ns;
+    h.example = part.holder;
+    h.frame = part.frame;
+    h.top = part.top;
+  }
+}
+
 bool IdleCauseFindings::launches_gpu_work(Row op) const {
   return std::binary_search(facts_.launching_ops.begin(), facts_.launching_ops.end(), op);
 }
 
-// The share of the run a fix of the cause can give back: one-time first launches (module
-// loading, library initialisation) recur in no later step, so launch-overhead fixes leave them.
-double IdleCauseFindings::recurring_percent(IdleCause cause, const CauseTally& t) const {
-  const std::int64_t once = cause == IdleCause::kLaunchOverhead ? t.one_time_launch_ns : 0;
-  return percent_of_window(t.ns - once);
+// The share of the run a fix of the cause can give back: time in warm-up regions and one-time
+// first launches (module loading, library initialisation) recur in no later iteration.
+double IdleCauseFindings::recurring_percent(IdleCause, const CauseTally& t) const {
+  return percent_of_window(t.ns - t.once_ns);
+}
+
+bool IdleCauseFindings::in_warmup_region(std::int64_t ns) const {
+  for (Row r : facts_.warmup_regions) {
+    if (ev_.ts_ns(r) > ns) break;
+    if (ev_.end_ns(r) > ns) return true;
+  }
+  return false;
+}
+
+// diagnosis.md §3: what of the cause's time is warm-up, said wherever it is.
+std::string IdleCauseFindings::warmup_sentence(const CauseTally& t) const {
+  if (t.warmup_ns <= 0 || facts_.warmup_regions.empty()) return {};
+  return " " + ms(ns_to_ms(t.warmup_ns)) + " of it (" +
+         percent(static_cast<double>(t.warmup_ns) / static_cast<double>(t.ns) * 100) +
+         ") falls in the warm-up region `" + shorten(ev_.name(facts_.warmup_regions.front())) +
+         "`, paid once before the measured iterations; the impact counts only the rest.";
+}
+
+bool names_warmup_region(std::string_view name) {
+  std::string lowered;
+  for (char c : name) lowered += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (std::string_view token : {"warmup", "warm_up", "warm-up"}) {
+    for (std::size_t at = lowered.find(token); at != std::string::npos;
+         at = lowered.find(token, at + 1)) {
+      const std::size_t end = at + token.size();
+      const bool starts = at == 0 || !std::isalpha(static_cast<unsigned char>(lowered[at - 1]));
+      const bool ends = end == lowered.size() ||
+                        !std::isalpha(static_cast<unsigned char>(lowered[end]));
+      if (starts && ends) return true;
+    }
+  }
+  return false;
 }
 
 double IdleCauseFindings::percent_of_window(std::int64_t ns) const {
@@ -262,10 +306,26 @@ std::string IdleCauseFindings::insight(IdleCause cause, const CauseTally& t) con
                      " run) " + kWhile[static_cast<std::size_t>(cause)];
   const std::string holder = holder_phrase(t);
   if (!holder.empty()) text += "; most of it in " + holder;
-  return text + ".";
+  return text + "." + warmup_sentence(t);
 }
 
 std::string IdleCauseFindings::action(IdleCause cause, const CauseTally& t) const {
+  // Mostly warm-up: what a fix of the loop gives is the rest, and the profile should skip it.
+  if (2 * t.warmup_ns >= t.ns && t.warmup_ns > 0) {
+    std::string a =
+        "Most of this time is in the warm-up region, paid once: profile the iterations after it "
+        "(torch.profiler's schedule with wait/warmup steps), then judge this cause on them.";
+    if (t.recurring_holders.empty()) return a;
+    CauseTally measured = t;  // the rest, with the host events that hold it
+    measured.ns = t.ns - t.once_ns;
+    measured.one_time_launch_ns = measured.warmup_ns = measured.once_ns = 0;
+    measured.holders = t.recurring_holders;
+    return a + " For the rest: " + cause_action(cause, measured);
+  }
+  return cause_action(cause, t);
+}
+
+std::string IdleCauseFindings::cause_action(IdleCause cause, const CauseTally& t) const {
   const std::string holder = holder_phrase(t);
   switch (cause) {
     case IdleCause::kDataloader: {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace traceprism::plugins::cpu_idle {
@@ -25,7 +26,14 @@ struct TraceFacts {
   std::uint64_t kernels = 0;
   std::vector<Row> steps;          // ProfilerStep#N annotations, by start
   std::vector<Row> launching_ops;  // host ops that own GPU work (op instances), sorted
+  // Annotations that mark a warm-up region ("[param|...|warmup|forward]", "warmup"), by start,
+  // outermost only: time in them is paid once, before the iterations that repeat.
+  std::vector<Row> warmup_regions;
 };
+
+// Whether an annotation's name marks a warm-up region: a "warmup", "warm_up" or "warm-up"
+// token (case-insensitive, delimited by anything but a letter).
+bool names_warmup_region(std::string_view name);
 
 class IdleCauseFindings {
  public:
@@ -48,11 +56,16 @@ class IdleCauseFindings {
     std::vector<std::size_t> gaps;          // gap indexes with time of this cause
     std::int64_t most_in_one_gap_ns = 0;    // the cause's time in the gap where it has most
     std::int64_t one_time_launch_ns = 0;    // in launch calls of 1 ms or more (first launches)
+    std::int64_t warmup_ns = 0;             // inside warm-up regions
+    std::int64_t once_ns = 0;               // either of the two: not recovered by a fix
     std::int64_t short_gap_ns = 0;          // in gaps under 10 µs
     std::map<std::string, Holder> holders;  // by the holding event's name
+    std::map<std::string, Holder> recurring_holders;  // the same, outside the once_ns parts
   };
 
   void tally();
+  void add_to_holder(std::map<std::string, Holder>& holders,
+                     const IdleAttribution::Part& part) const;
   void emit(IdleCause cause, const CauseTally& t);
   void emit_smaller_causes(std::vector<IdleCause> causes);
   Table smaller_causes_table(const std::vector<IdleCause>& causes) const;
@@ -60,12 +73,15 @@ class IdleCauseFindings {
   std::string title(IdleCause cause, const CauseTally& t) const;
   std::string insight(IdleCause cause, const CauseTally& t) const;
   std::string action(IdleCause cause, const CauseTally& t) const;
+  std::string cause_action(IdleCause cause, const CauseTally& t) const;
   std::string reasoning(IdleCause cause, const CauseTally& t) const;
   std::vector<std::pair<std::string, Holder>> ranked_holders(const CauseTally& t) const;
   bool launches_gpu_work(Row op) const;
   double recurring_percent(IdleCause cause, const CauseTally& t) const;
   std::string holder_phrase(const CauseTally& t) const;  // "aten::item (train.py(42): step)"
   std::string step_of(std::int64_t ns) const;
+  bool in_warmup_region(std::int64_t ns) const;
+  std::string warmup_sentence(const CauseTally& t) const;
   Table gap_table(const CauseTally& t, std::vector<Row>& evidence) const;
   Table holder_table(const CauseTally& t) const;
   double percent_of_window(std::int64_t ns) const;

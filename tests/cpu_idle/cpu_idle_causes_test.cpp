@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cpu_idle/cpu_idle_analyzer.hpp"
+#include "cpu_idle/idle_cause_findings.hpp"
 
 namespace {
 
@@ -157,6 +158,42 @@ TEST_F(CpuIdleCauses, SmallerCausesTogetherGetOneFinding) {
   EXPECT_NEAR(f.share_percent, 3.0, 1e-9);
   ASSERT_EQ(f.tables.size(), 1U);
   EXPECT_EQ(f.tables[0].rows.size(), 3U);
+}
+
+// diagnosis.md §3: time inside a warm-up annotation is paid once. Allocator idle of 10 ms
+// (10 %) of which 8 ms lie in PARAM's warm-up region: the impact counts the other 2 ms
+// (2 % x 50/75/95 %), the card says so and names the measured part's holder.
+TEST_F(CpuIdleCauses, WarmupRegionTimeIsPaidOnce) {
+  trace_.user_annotation("[param|pytorch.model.alex_net|0|0|0|warmup|forward]", 1000, 8000);
+  const Row first = trace_.runtime("cudaFree", 1000, 8000);
+  const Row later = trace_.runtime("cudaMalloc", 9000, 2000);
+  idle_.part(8'000'000, TRACEPRISM_CAUSE_ALLOCATOR, first, kernel_);
+  idle_.part(2'000'000, TRACEPRISM_CAUSE_ALLOCATOR, later, kernel_);
+  trace_.set_idle_attribution(idle_.table());
+  const tt::RunResult r = tt::run<CpuIdleAnalyzer>(trace_, "cpu-idle");
+  const tt::Finding* f = finding(r, "allocator");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NEAR(f->share_percent, 10.0, 1e-9);
+  EXPECT_NEAR(f->impact_low, 1.0, 1e-9);
+  EXPECT_NEAR(f->impact_mid, 1.5, 1e-9);
+  EXPECT_NEAR(f->impact_high, 1.9, 1e-9);
+  EXPECT_NE(f->insight.find("8.00 ms of it (80.0%) falls in the warm-up region"),
+            std::string::npos)
+      << f->insight;
+  EXPECT_EQ(f->action.rfind("Most of this time is in the warm-up region", 0), 0U) << f->action;
+  EXPECT_NE(f->action.find("For the rest: The host allocates or frees memory in cudaMalloc"),
+            std::string::npos)
+      << f->action;
+}
+
+TEST(WarmupRegionNames, TokensOnly) {
+  using traceprism::plugins::cpu_idle::names_warmup_region;
+  EXPECT_TRUE(names_warmup_region("[param|pytorch.model.alex_net|0|0|0|warmup|forward]"));
+  EXPECT_TRUE(names_warmup_region("Warm-up iteration"));
+  EXPECT_TRUE(names_warmup_region("model_warm_up"));
+  EXPECT_FALSE(names_warmup_region("[param|pytorch.model.alex_net|0|0|0|measure|forward]"));
+  EXPECT_FALSE(names_warmup_region("prewarmupx"));
+  EXPECT_FALSE(names_warmup_region("ProfilerStep#3"));
 }
 
 TEST_F(CpuIdleCauses, LaunchOverheadSaysHowManyGraphLaunchesExist) {
