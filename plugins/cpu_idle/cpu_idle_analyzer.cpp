@@ -432,6 +432,9 @@ TraceFacts CpuIdleAnalyzer::trace_facts(Context& ctx, const Kernels& kernels) {
         (facts.warmup_regions.empty() || ev.ts_ns(r) >= ev.end_ns(facts.warmup_regions.back())))
       facts.warmup_regions.push_back(r);
   }
+  std::vector<Row> cpu_ops;
+  for (Row r : ctx.rows(Kind::kCpuOp)) cpu_ops.push_back(r);
+  facts.first_call_outliers = first_call_outliers(ev, cpu_ops);
   const OpInstances ops = ctx.op_instances();
   for (std::size_t i = 0; i < ops.size(); ++i) facts.launching_ops.push_back(ops.row(i));
   std::sort(facts.launching_ops.begin(), facts.launching_ops.end());

@@ -48,6 +48,10 @@ double ns_to_ms(std::int64_t ns) {
 // A launch call this long is a first launch (lazy module loading, library initialisation),
 // not per-launch overhead: typical launch calls take 2-20 µs.
 constexpr std::int64_t kOneTimeLaunchNs = 1'000'000;
+// A first call of an op this long, and this many times its later calls' median, is one-time
+// setup (cuDNN/MIOpen kernel selection, library initialisation).
+constexpr std::int64_t kFirstCallMinNs = 1'000'000;
+constexpr std::int64_t kFirstCallRatio = 10;
 // Device-side gaps shorter than this between queued kernels are the GPU's own launch latency.
 constexpr std::int64_t kShortGapNs = 10'000;
 
@@ -114,7 +118,7 @@ void IdleCauseFindings::emit_smaller_causes(std::vector<IdleCause> causes) {
     const auto holders = ranked_holders(t);
     if (!holders.empty()) evidence.push_back(holders.front().second.example);
   }
-  if (causes.size() > 3) list += " and " + count_of(causes.size() - 3, "more");
+  if (causes.size() > 3) list += " and " + std::to_string(causes.size() - 3) + " more";
   const IdleCause lead = causes.front();
   FindingBuilder b =
       ctx_.report(Tier::kSystem, "cpu_idle",
@@ -159,15 +163,20 @@ void IdleCauseFindings::tally() {
       if (gap.dur_ns < kShortGapNs) t.short_gap_ns += part.dur_ns;
       const bool warmup = in_warmup_region(part.start_ns);
       if (warmup) t.warmup_ns += part.dur_ns;
-      const bool first_launch = part.holder != kNoRow &&
-                                part.cause == IdleCause::kLaunchOverhead &&
+      const bool first_launch = part.holder != kNoRow && part.cause == IdleCause::kLaunchOverhead &&
                                 is_call(ev_.kind(part.holder)) &&
                                 ev_.dur_ns(part.holder) >= kOneTimeLaunchNs;
       if (first_launch) t.one_time_launch_ns += part.dur_ns;
-      if (warmup || first_launch) t.once_ns += part.dur_ns;
+      const Row first_call = warmup || first_launch ? kNoRow : first_call_holding(part);
+      if (first_call != kNoRow) {
+        t.first_call_ns += part.dur_ns;
+        t.first_calls[std::string(ev_.name(first_call))] += part.dur_ns;
+      }
+      const bool once = warmup || first_launch || first_call != kNoRow;
+      if (once) t.once_ns += part.dur_ns;
       if (part.holder == kNoRow) continue;
       add_to_holder(t.holders, part);
-      if (!warmup && !first_launch) add_to_holder(t.recurring_holders, part);
+      if (!once) add_to_holder(t.recurring_holders, part);
     }
     for (std::size_t c = 0; c < kIdleCauseCount; ++c) {
       if (in_gap[c] == 0) continue;
@@ -216,6 +225,49 @@ std::string IdleCauseFindings::warmup_sentence(const CauseTally& t) const {
          "`, paid once before the measured iterations; the impact counts only the rest.";
 }
 
+// The first-call outlier on the holder's thread whose span holds the part, if any.
+Row IdleCauseFindings::first_call_holding(const IdleAttribution::Part& part) const {
+  if (part.holder == kNoRow || facts_.first_call_outliers.empty()) return kNoRow;
+  const Row thread = ev_.thread(part.holder);
+  for (Row op : facts_.first_call_outliers) {
+    if (ev_.ts_ns(op) > part.start_ns) break;
+    if (ev_.end_ns(op) > part.start_ns && ev_.thread(op) == thread) return op;
+  }
+  return kNoRow;
+}
+
+std::string IdleCauseFindings::first_call_sentence(const CauseTally& t) const {
+  if (t.first_call_ns <= 0) return {};
+  std::vector<std::pair<std::string, std::int64_t>> ops(t.first_calls.begin(), t.first_calls.end());
+  std::stable_sort(ops.begin(), ops.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string names;
+  for (std::size_t i = 0; i < std::min<std::size_t>(ops.size(), 3); ++i)
+    names += std::string(i ? ", " : "") + "`" + shorten(ops[i].first) + "`";
+  if (ops.size() > 3) names += " and " + std::to_string(ops.size() - 3) + " more";
+  return " " + ms(ns_to_ms(t.first_call_ns)) + " of it is inside first calls of " + names +
+         " that take over 10x their later calls: one-time setup (kernel selection, library "
+         "initialisation), paid once; the impact counts only the rest.";
+}
+
+std::vector<Row> first_call_outliers(const EventView& ev, const std::vector<Row>& cpu_ops) {
+  std::map<StringId, std::vector<Row>> by_name;  // each name's calls, by start
+  for (Row r : cpu_ops) by_name[ev.name_id(r)].push_back(r);
+  std::vector<Row> out;
+  for (auto& [name, calls] : by_name) {
+    if (calls.size() < 2) continue;  // nothing to compare a lone call with
+    std::vector<std::int64_t> later;
+    for (std::size_t i = 1; i < calls.size(); ++i) later.push_back(ev.dur_ns(calls[i]));
+    std::nth_element(later.begin(), later.begin() + static_cast<std::ptrdiff_t>(later.size() / 2),
+                     later.end());
+    const std::int64_t median = later[later.size() / 2];
+    const std::int64_t first = ev.dur_ns(calls.front());
+    if (first >= kFirstCallMinNs && first >= kFirstCallRatio * median) out.push_back(calls.front());
+  }
+  std::sort(out.begin(), out.end(), [&](Row a, Row b) { return ev.ts_ns(a) < ev.ts_ns(b); });
+  return out;
+}
+
 bool names_warmup_region(std::string_view name) {
   std::string lowered;
   for (char c : name) lowered += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -224,8 +276,8 @@ bool names_warmup_region(std::string_view name) {
          at = lowered.find(token, at + 1)) {
       const std::size_t end = at + token.size();
       const bool starts = at == 0 || !std::isalpha(static_cast<unsigned char>(lowered[at - 1]));
-      const bool ends = end == lowered.size() ||
-                        !std::isalpha(static_cast<unsigned char>(lowered[end]));
+      const bool ends =
+          end == lowered.size() || !std::isalpha(static_cast<unsigned char>(lowered[end]));
       if (starts && ends) return true;
     }
   }
@@ -306,19 +358,28 @@ std::string IdleCauseFindings::insight(IdleCause cause, const CauseTally& t) con
                      " run) " + kWhile[static_cast<std::size_t>(cause)];
   const std::string holder = holder_phrase(t);
   if (!holder.empty()) text += "; most of it in " + holder;
-  return text + "." + warmup_sentence(t);
+  return text + "." + warmup_sentence(t) + first_call_sentence(t);
 }
 
 std::string IdleCauseFindings::action(IdleCause cause, const CauseTally& t) const {
   // Mostly warm-up: what a fix of the loop gives is the rest, and the profile should skip it.
-  if (2 * t.warmup_ns >= t.ns && t.warmup_ns > 0) {
+  const bool warmup = 2 * t.warmup_ns >= t.ns && t.warmup_ns > 0;
+  const bool first_calls =
+      !warmup && 2 * (t.first_call_ns + t.one_time_launch_ns) >= t.ns && t.first_call_ns > 0;
+  if (warmup || first_calls) {
     std::string a =
-        "Most of this time is in the warm-up region, paid once: profile the iterations after it "
-        "(torch.profiler's schedule with wait/warmup steps), then judge this cause on them.";
+        warmup ? "Most of this time is in the warm-up region, paid once: profile the iterations "
+                 "after it (torch.profiler's schedule with wait/warmup steps), then judge this "
+                 "cause on them."
+               : "Most of this time is one-time setup in first calls and first launches: run a "
+                 "few iterations before profiling (torch.profiler's schedule with wait/warmup "
+                 "steps), then judge this cause on the iterations that repeat.";
     if (t.recurring_holders.empty()) return a;
     CauseTally measured = t;  // the rest, with the host events that hold it
     measured.ns = t.ns - t.once_ns;
     measured.one_time_launch_ns = measured.warmup_ns = measured.once_ns = 0;
+    measured.first_call_ns = 0;
+    measured.first_calls.clear();
     measured.holders = t.recurring_holders;
     return a + " For the rest: " + cause_action(cause, measured);
   }

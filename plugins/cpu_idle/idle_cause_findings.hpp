@@ -29,7 +29,13 @@ struct TraceFacts {
   // Annotations that mark a warm-up region ("[param|...|warmup|forward]", "warmup"), by start,
   // outermost only: time in them is paid once, before the iterations that repeat.
   std::vector<Row> warmup_regions;
+  // First calls of a cpu_op name that take at least 10x the median of its later calls (and
+  // 1 ms or more): one-time setup (kernel selection, library initialisation), by start.
+  std::vector<Row> first_call_outliers;
 };
+
+// The first_call_outliers of a trace's cpu_ops (TraceFacts), from the rows of Kind::kCpuOp.
+std::vector<Row> first_call_outliers(const EventView& ev, const std::vector<Row>& cpu_ops);
 
 // Whether an annotation's name marks a warm-up region: a "warmup", "warm_up" or "warm-up"
 // token (case-insensitive, delimited by anything but a letter).
@@ -53,13 +59,15 @@ class IdleCauseFindings {
   };
   struct CauseTally {
     std::int64_t ns = 0;
-    std::vector<std::size_t> gaps;          // gap indexes with time of this cause
-    std::int64_t most_in_one_gap_ns = 0;    // the cause's time in the gap where it has most
-    std::int64_t one_time_launch_ns = 0;    // in launch calls of 1 ms or more (first launches)
-    std::int64_t warmup_ns = 0;             // inside warm-up regions
-    std::int64_t once_ns = 0;               // either of the two: not recovered by a fix
-    std::int64_t short_gap_ns = 0;          // in gaps under 10 µs
-    std::map<std::string, Holder> holders;  // by the holding event's name
+    std::vector<std::size_t> gaps;        // gap indexes with time of this cause
+    std::int64_t most_in_one_gap_ns = 0;  // the cause's time in the gap where it has most
+    std::int64_t one_time_launch_ns = 0;  // in launch calls of 1 ms or more (first launches)
+    std::int64_t warmup_ns = 0;           // inside warm-up regions
+    std::int64_t first_call_ns = 0;       // inside first-call outliers (outside warm-up)
+    std::map<std::string, std::int64_t> first_calls;  // that time by the outlier op's name
+    std::int64_t once_ns = 0;                         // either of the two: not recovered by a fix
+    std::int64_t short_gap_ns = 0;                    // in gaps under 10 µs
+    std::map<std::string, Holder> holders;            // by the holding event's name
     std::map<std::string, Holder> recurring_holders;  // the same, outside the once_ns parts
   };
 
@@ -81,6 +89,8 @@ class IdleCauseFindings {
   std::string holder_phrase(const CauseTally& t) const;  // "aten::item (train.py(42): step)"
   std::string step_of(std::int64_t ns) const;
   bool in_warmup_region(std::int64_t ns) const;
+  Row first_call_holding(const IdleAttribution::Part& part) const;  // kNoRow: none
+  std::string first_call_sentence(const CauseTally& t) const;
   std::string warmup_sentence(const CauseTally& t) const;
   Table gap_table(const CauseTally& t, std::vector<Row>& evidence) const;
   Table holder_table(const CauseTally& t) const;

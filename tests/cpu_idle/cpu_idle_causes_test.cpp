@@ -177,12 +177,37 @@ TEST_F(CpuIdleCauses, WarmupRegionTimeIsPaidOnce) {
   EXPECT_NEAR(f->impact_low, 1.0, 1e-9);
   EXPECT_NEAR(f->impact_mid, 1.5, 1e-9);
   EXPECT_NEAR(f->impact_high, 1.9, 1e-9);
-  EXPECT_NE(f->insight.find("8.00 ms of it (80.0%) falls in the warm-up region"),
-            std::string::npos)
+  EXPECT_NE(f->insight.find("8.00 ms of it (80.0%) falls in the warm-up region"), std::string::npos)
       << f->insight;
   EXPECT_EQ(f->action.rfind("Most of this time is in the warm-up region", 0), 0U) << f->action;
   EXPECT_NE(f->action.find("For the rest: The host allocates or frees memory in cudaMalloc"),
             std::string::npos)
+      << f->action;
+}
+
+// A first call 60x its later call (3 ms against 50 µs) is one-time setup: the 3 ms of host
+// compute inside it (the first part, 1-4 ms) leave the impact, the 2 ms after it count
+// (2 % x 20/40/60 %).
+TEST_F(CpuIdleCauses, FirstCallSetupIsPaidOnce) {
+  trace_.cpu_op("aten::repeat", 1000, 3000);
+  trace_.cpu_op("aten::repeat", 20000, 50);
+  const Row inside = trace_.cpu_op("aten::copy_", 1500, 3000);
+  const Row later = trace_.cpu_op("aten::mul", 30000, 2000);
+  idle_.part(3'000'000, TRACEPRISM_CAUSE_HOST_COMPUTE, inside, kernel_);
+  idle_.part(2'000'000, TRACEPRISM_CAUSE_HOST_COMPUTE, later, kernel_);
+  trace_.set_idle_attribution(idle_.table());
+  const tt::RunResult r = tt::run<CpuIdleAnalyzer>(trace_, "cpu-idle");
+  const tt::Finding* f = finding(r, "host_compute");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NEAR(f->impact_low, 0.4, 1e-9);
+  EXPECT_NEAR(f->impact_mid, 0.8, 1e-9);
+  EXPECT_NEAR(f->impact_high, 1.2, 1e-9);
+  EXPECT_NE(f->insight.find("3.00 ms of it is inside first calls of `aten::repeat`"),
+            std::string::npos)
+      << f->insight;
+  EXPECT_EQ(f->action.rfind("Most of this time is one-time setup in first calls", 0), 0U)
+      << f->action;
+  EXPECT_NE(f->action.find("For the rest: The host runs aten::mul"), std::string::npos)
       << f->action;
 }
 
