@@ -12,6 +12,7 @@ namespace traceprism::findings {
 namespace {
 
 constexpr std::size_t kUnclaimed = std::numeric_limits<std::size_t>::max();
+constexpr std::uint32_t kNoOwner = std::numeric_limits<std::uint32_t>::max();
 
 // Lower is more specific: the cause names the exact kernels an action removes or shortens.
 int specificity(const Finding& f) {
@@ -80,16 +81,22 @@ void give_each_kernel_to_one_finding(const std::vector<Finding*>& findings,
   for (Finding* f : findings)
     if (!f->kernels.empty()) order.push_back(f);
   std::stable_sort(order.begin(), order.end(), claims_first);
-  std::map<std::uint32_t, std::size_t> owner;  // kernel row -> index into `order`
+  if (order.empty()) return;
+  // Kernel row -> index into `order` of the finding that claimed it (4 bytes per event: a big
+  // trace's findings hold millions of kernels).
+  std::vector<std::uint32_t> owner(dur_ns.size(), kNoOwner);
   for (std::size_t i = 0; i < order.size(); ++i) {
     Finding& f = *order[i];
     std::map<std::size_t, double> shared_us;  // by owner
     double total_us = 0;
     for (std::uint32_t k : f.kernels) {
-      const double us = k < dur_ns.size() ? us_of(dur_ns[k]) : 0;
+      if (k >= dur_ns.size()) continue;
+      const double us = us_of(dur_ns[k]);
       total_us += us;
-      const auto [it, fresh] = owner.try_emplace(k, i);
-      if (!fresh) shared_us[it->second] += us;
+      if (owner[k] == kNoOwner)
+        owner[k] = static_cast<std::uint32_t>(i);
+      else
+        shared_us[owner[k]] += us;
     }
     f.kernel_us = total_us;
     if (shared_us.empty() || total_us <= 0) continue;

@@ -326,10 +326,13 @@ std::string IdleCauseFindings::while_phrase(IdleCause cause, const CauseTally& t
   return kWhile[static_cast<std::size_t>(cause)];
 }
 
+// Where the time is, and, when most of it is paid once (warm-up, first calls, first launches),
+// that it is: the title is what a reader sees first.
 std::string IdleCauseFindings::title(IdleCause cause, const CauseTally& t) const {
+  const std::string once = 2 * t.once_ns >= t.ns && t.once_ns > 0 ? ", mostly one-time setup" : "";
   return "GPU idle " + percent(percent_of_window(t.ns)) + " of the run " + while_phrase(cause, t) +
-         " (" + count_of(t.gaps.size(), "gap") + ", at most " + ms(ns_to_ms(t.most_in_one_gap_ns)) +
-         " in one)";
+         once + " (" + count_of(t.gaps.size(), "gap") + ", at most " +
+         ms(ns_to_ms(t.most_in_one_gap_ns)) + " in one)";
 }
 
 std::vector<std::pair<std::string, IdleCauseFindings::Holder>> IdleCauseFindings::ranked_holders(
