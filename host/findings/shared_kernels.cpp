@@ -56,7 +56,7 @@ std::string ms_text(double us) {
 
 std::string percent_text(double value) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.0f %%", value);
+  std::snprintf(buf, sizeof buf, "%.1f%%", value);
   return buf;
 }
 
