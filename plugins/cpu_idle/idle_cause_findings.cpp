@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <unordered_map>
 #include <utility>
 
 #include <traceprism/support.hpp>
@@ -251,20 +252,29 @@ std::string IdleCauseFindings::first_call_sentence(const CauseTally& t) const {
 }
 
 std::vector<Row> first_call_outliers(const EventView& ev, const std::vector<Row>& cpu_ops) {
-  std::map<StringId, std::vector<Row>> by_name;  // each name's calls, by start
-  for (Row r : cpu_ops) by_name[ev.name_id(r)].push_back(r);
-  std::vector<Row> out;
-  for (auto& [name, calls] : by_name) {
-    if (calls.size() < 2) continue;  // nothing to compare a lone call with
-    std::vector<std::int64_t> later;
-    for (std::size_t i = 1; i < calls.size(); ++i) later.push_back(ev.dur_ns(calls[i]));
-    std::nth_element(later.begin(), later.begin() + static_cast<std::ptrdiff_t>(later.size() / 2),
-                     later.end());
-    const std::int64_t median = later[later.size() / 2];
-    const std::int64_t first = ev.dur_ns(calls.front());
-    if (first >= kFirstCallMinNs && first >= kFirstCallRatio * median) out.push_back(calls.front());
+  // Two passes, so that a big trace's millions of calls are not grouped: each name's first call
+  // (the rows come by start), then the later calls of the names whose first call is long.
+  std::unordered_map<StringId, Row> first;
+  for (Row r : cpu_ops) first.try_emplace(ev.name_id(r), r);
+  std::unordered_map<StringId, std::vector<std::int64_t>> later;
+  for (const auto& [name, row] : first)
+    if (ev.dur_ns(row) >= kFirstCallMinNs) later[name];
+  if (later.empty()) return {};
+  for (Row r : cpu_ops) {
+    auto it = later.find(ev.name_id(r));
+    if (it != later.end() && first.at(it->first) != r) it->second.push_back(ev.dur_ns(r));
   }
-  std::sort(out.begin(), out.end(), [&](Row a, Row b) { return ev.ts_ns(a) < ev.ts_ns(b); });
+  std::vector<Row> out;
+  for (auto& [name, durations] : later) {
+    if (durations.empty()) continue;  // nothing to compare a lone call with
+    const auto mid = durations.begin() + static_cast<std::ptrdiff_t>(durations.size() / 2);
+    std::nth_element(durations.begin(), mid, durations.end());
+    const Row call = first.at(name);
+    if (ev.dur_ns(call) >= kFirstCallRatio * *mid) out.push_back(call);
+  }
+  std::sort(out.begin(), out.end(), [&](Row a, Row b) {
+    return ev.ts_ns(a) != ev.ts_ns(b) ? ev.ts_ns(a) < ev.ts_ns(b) : a < b;
+  });
   return out;
 }
 
