@@ -211,6 +211,34 @@ TEST_F(CpuIdleCauses, FirstCallSetupIsPaidOnce) {
       << f->action;
 }
 
+// Host-compute time over 12 gaps, each held by another op (none above a quarter of it): the
+// eager framework's per-op cost, cut for the whole step, not one computation to move. With one
+// op holding most of it, the card names that op's work instead.
+TEST_F(CpuIdleCauses, DiffuseHostComputeIsPerOpOverhead) {
+  for (int i = 0; i < 12; ++i) {
+    const Row op = trace_.cpu_op("aten::op" + std::to_string(i), 1000 + 500 * i, 400);
+    idle_.part(500'000, TRACEPRISM_CAUSE_HOST_COMPUTE, op, kernel_);
+  }
+  trace_.set_idle_attribution(idle_.table());
+  const tt::RunResult r = tt::run<CpuIdleAnalyzer>(trace_, "cpu-idle");
+  const tt::Finding* f = finding(r, "host_compute");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->action.rfind("No host event holds much of this time: it is spread over 12 gaps", 0),
+            0U)
+      << f->action;
+  EXPECT_NE(f->action.find("torch.compile or CUDA/HIP graphs"), std::string::npos) << f->action;
+}
+
+TEST_F(CpuIdleCauses, OneHostComputationIsNamed) {
+  const Row step = trace_.cpu_op("aten::nonzero", 1000, 6000);
+  idle_.part(6'000'000, TRACEPRISM_CAUSE_HOST_COMPUTE, step, kernel_);
+  trace_.set_idle_attribution(idle_.table());
+  const tt::RunResult r = tt::run<CpuIdleAnalyzer>(trace_, "cpu-idle");
+  const tt::Finding* f = finding(r, "host_compute");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->action.rfind("The host runs aten::nonzero", 0), 0U) << f->action;
+}
+
 TEST(WarmupRegionNames, TokensOnly) {
   using traceprism::plugins::cpu_idle::names_warmup_region;
   EXPECT_TRUE(names_warmup_region("[param|pytorch.model.alex_net|0|0|0|warmup|forward]"));
