@@ -52,6 +52,13 @@ const EventIndex::PreciseTime* EventIndex::precise_time(Row r) const {
   return it != precise_times_.end() && it->row == r ? &*it : nullptr;
 }
 
+std::optional<CommArgs> EventIndex::comm_args(Row r) const {
+  auto it = std::lower_bound(comm_args_.begin(), comm_args_.end(), r,
+                             [](const RowCommArgs& c, Row row) { return c.row < row; });
+  if (it == comm_args_.end() || it->row != r) return std::nullopt;
+  return it->args;
+}
+
 double EventIndex::ts_us(Row r) const {
   if (const PreciseTime* p = precise_time(r)) return p->ts_us;
   return reference_us(ts_ns_[r]);

@@ -87,6 +87,8 @@ class EventIndex {
   // Side tables: `op_args` for cpu_ops that carry shape args, `gpu_args` for GPU events.
   std::optional<OpArgs> op_args(Row r) const;
   std::optional<GpuArgs> gpu_args(Row r) const;
+  // The collective message args of an event (any kind), nullopt when it has none.
+  std::optional<CommArgs> comm_args(Row r) const;
   // Parsed Input Dims of a cpu_op (nullptr when absent or unparsable).
   const InputShapes* input_shapes(Row r) const;
 
@@ -164,6 +166,11 @@ class EventIndex {
 
   OpArgsTable op_args_;
   GpuArgsTable gpu_args_;
+  struct RowCommArgs {
+    Row row;
+    CommArgs args;
+  };
+  std::vector<RowCommArgs> comm_args_;          // sorted by row; the few events that carry them
   std::vector<InputShapes> shapes_;             // parsed distinct Input Dims texts
   std::vector<std::int32_t> shapes_of_string_;  // StringId -> index in shapes_, -1 none
 

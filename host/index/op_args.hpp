@@ -24,6 +24,17 @@ struct OpArgs {
   std::int64_t fwd_thread_id = kNoId;
 };
 
+// The message of a collective, where the trace gives it (PyTorch's record_param_comms and c10d
+// ops, and NCCL kernels from PyTorch 2.x): args "In msg nelems", "Out msg nelems", "Group size",
+// "dtype" ("Float", "BFloat16", ...) and "Collective name" ("allreduce", ...).
+struct CommArgs {
+  std::int64_t in_nelems = kNoId;
+  std::int64_t out_nelems = kNoId;
+  std::int64_t group_size = kNoId;
+  StringId dtype = kNoString;
+  StringId collective = kNoString;
+};
+
 // Launch configuration and placement of a GPU event (kernel, memcpy, memset).
 struct GpuArgs {
   std::int32_t device = -1;

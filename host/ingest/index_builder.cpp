@@ -289,6 +289,13 @@ void IndexBuilder::attach_details(Row row, const RawEvent& e) {
     a.fwd_thread_id = e.fwd_thread_id;
     x.detail_[row] = static_cast<std::int32_t>(x.op_args_.add(a));
   }
+  if (e.in_msg_nelems != index::kNoId || e.out_msg_nelems != index::kNoId ||
+      !e.collective_name.empty()) {
+    auto intern_if = [&](const std::string& s) { return s.empty() ? index::kNoString : intern(s); };
+    x.comm_args_.push_back({row,
+                            {e.in_msg_nelems, e.out_msg_nelems, e.group_size,
+                             intern_if(e.comm_dtype), intern_if(e.collective_name)}});
+  }
 }
 
 void IndexBuilder::record_metadata(const RawEvent& e) {

@@ -274,6 +274,11 @@ KinetoHandler::Field KinetoHandler::arg_field(std::string_view key) {
       {"labels", Field::kMetaLabels},
       {"sort_index", Field::kSortIndex},
       {"kind", Field::kCopyKind},
+      {"In msg nelems", Field::kInMsgNelems},
+      {"Out msg nelems", Field::kOutMsgNelems},
+      {"Group size", Field::kGroupSize},
+      {"dtype", Field::kCommDtype},
+      {"Collective name", Field::kCollectiveName},
   };
   for (const Entry& e : kArgs) {
     if (e.key.size() == key.size() && e.key == key) return e.field;
@@ -436,6 +441,10 @@ void KinetoHandler::assign_arg(Field field, ScalarType type, std::string_view te
       event_.has_meta_labels = true;
     } else if (field == Field::kCopyKind) {
       event_.copy_kind.assign(text);
+    } else if (field == Field::kCommDtype) {
+      event_.comm_dtype.assign(text);
+    } else if (field == Field::kCollectiveName) {
+      event_.collective_name.assign(text);
     }
     return;
   }
@@ -456,6 +465,9 @@ void KinetoHandler::assign_arg(Field field, ScalarType type, std::string_view te
       {Field::kSequenceNumber, &RawEvent::sequence_number},
       {Field::kFwdThreadId, &RawEvent::fwd_thread_id},
       {Field::kSortIndex, &RawEvent::sort_index},
+      {Field::kInMsgNelems, &RawEvent::in_msg_nelems},
+      {Field::kOutMsgNelems, &RawEvent::out_msg_nelems},
+      {Field::kGroupSize, &RawEvent::group_size},
   };
   std::int64_t* target = nullptr;
   if (field == Field::kLegacyExternalId) {

@@ -113,6 +113,11 @@ class KinetoHandler {
     kMetaLabels,
     kSortIndex,
     kCopyKind,
+    kInMsgNelems,
+    kOutMsgNelems,
+    kGroupSize,
+    kCommDtype,
+    kCollectiveName,
     // top level
     kTraceEvents,
     kDeviceProperties,

@@ -59,6 +59,10 @@ struct RawEvent {
       concrete_inputs;                 // canonical JSON, "" = absent
   std::string meta_name, meta_labels;  // args.name / args.labels of M events
   std::string copy_kind;               // args.kind of ROCm copies ("HtoD")
+  // Collective message args (index::CommArgs); kNoId / "" when absent.
+  std::int64_t in_msg_nelems = index::kNoId, out_msg_nelems = index::kNoId,
+               group_size = index::kNoId;
+  std::string comm_dtype, collective_name;
   bool has_meta_name = false, has_meta_labels = false;
 
   void reset(std::uint64_t index, std::uint64_t offset) {
@@ -70,7 +74,8 @@ struct RawEvent {
     ts = dur = TimeField{};
     has_flow_id = binding_enclosing = false;
     correlation = external_id = device = stream = registers_per_thread = shared_memory = bytes =
-        sequence_number = fwd_thread_id = sort_index = index::kNoId;
+        sequence_number = fwd_thread_id = sort_index = in_msg_nelems = out_msg_nelems = group_size =
+            index::kNoId;
     legacy_external_id = false;
     for (int i = 0; i < 3; ++i) grid[i] = block[i] = 0;
     input_dims.clear();
@@ -80,6 +85,8 @@ struct RawEvent {
     meta_name.clear();
     meta_labels.clear();
     copy_kind.clear();
+    comm_dtype.clear();
+    collective_name.clear();
     has_meta_name = has_meta_labels = false;
   }
 };

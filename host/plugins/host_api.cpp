@@ -136,6 +136,22 @@ std::int32_t api_op_call(const traceprism_run_ctx* ctx, std::uint32_t row,
   return TRACEPRISM_OK;
 }
 
+std::int32_t api_comm_args(const traceprism_run_ctx* ctx, std::uint32_t row,
+                           traceprism_comm_args_v1* out) {
+  const index::EventIndex& index = ctx->products->index();
+  if (!out || out->struct_size < sizeof(traceprism_comm_args_v1) || row >= index.size())
+    return TRACEPRISM_ABSENT;
+  const std::optional<index::CommArgs> a = index.comm_args(row);
+  if (!a) return TRACEPRISM_ABSENT;
+  auto count = [](std::int64_t v) { return v == index::kNoId ? std::int64_t{-1} : v; };
+  out->in_nelems = count(a->in_nelems);
+  out->out_nelems = count(a->out_nelems);
+  out->group_size = count(a->group_size);
+  out->dtype = arg_text(index, a->dtype);
+  out->collective = arg_text(index, a->collective);
+  return TRACEPRISM_OK;
+}
+
 std::int32_t api_perf_sheet(const traceprism_run_ctx* ctx, traceprism_str name,
                             traceprism_table_v1* out) {
   if (!valid(name) || !out || out->struct_size < sizeof(traceprism_table_v1))
@@ -429,6 +445,7 @@ const traceprism_host_api_v1 kHostApi = {
     api_gpu_events,
     api_op_metrics,
     api_idle_attribution,
+    api_comm_args,
 };
 
 }  // namespace

@@ -76,6 +76,17 @@ Type type_from_launching_ops(const EventView& ev, KernelNames& names, Row launch
   return Type::kUnknown;
 }
 
+// The message of a collective kernel: its own args (PyTorch 2.x), else those of the innermost
+// op above its launch that has them (record_param_comms, c10d ops); 0 when none says.
+double message_bytes_of(const Context& ctx, const EventView& ev, Row kernel, Row launcher) {
+  if (const std::optional<CommArgs> a = ctx.comm_args(kernel); a && a->message_bytes() > 0)
+    return a->message_bytes();
+  for (Row r = ev.parent(launcher); r != kNoRow; r = ev.parent(r))
+    if (const std::optional<CommArgs> a = ctx.comm_args(r); a && a->message_bytes() > 0)
+      return a->message_bytes();
+  return 0;
+}
+
 void count_names(TypeStats& t, const collective::Kernel& k) {
   ++t.protocol_count[static_cast<std::size_t>(k.protocol)];
   if (!k.algorithm.empty()) ++t.algorithm_count[std::string(k.algorithm)];
@@ -107,6 +118,14 @@ collective::Protocol TypeStats::main_protocol(std::size_t* count) const {
     if (protocol_count[p] > most) best = p, most = protocol_count[p];
   if (count) *count = most;
   return static_cast<collective::Protocol>(best);
+}
+
+std::optional<double> TypeStats::median_message_bytes() const {
+  if (message_bytes.empty() || 2 * message_bytes.size() < count()) return std::nullopt;
+  std::vector<double> sizes = message_bytes;
+  const auto mid = sizes.begin() + static_cast<std::ptrdiff_t>(sizes.size() / 2);
+  std::nth_element(sizes.begin(), mid, sizes.end());
+  return *mid;
 }
 
 std::string TypeStats::main_algorithm() const {
@@ -145,6 +164,8 @@ CollectiveStats measure_collectives(const Context& ctx) {
     t.type = type;
     t.rows.push_back(r);
     count_names(t, k);
+    if (const double bytes = message_bytes_of(ctx, ev, r, launcher); bytes > 0)
+      t.message_bytes.push_back(bytes);
     if (t.per_step.empty()) t.per_step.assign(out.steps.size(), 0);
     const std::size_t step = step_at(out.steps, ev.ts_ns(launcher));
     if (step < out.steps.size()) ++t.per_step[step];

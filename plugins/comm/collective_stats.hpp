@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,9 @@ struct TypeStats {
   std::vector<std::size_t> per_step;             // kernels launched in each step, in step order
   std::size_t protocol_count[4] = {0, 0, 0, 0};  // by collective::Protocol
   std::map<std::string, std::size_t> algorithm_count;  // by name; unnamed ones not counted
+  // Message sizes (bytes) of the kernels whose own args or launching ops' args give one
+  // (Context::comm_args, ABI 1.7: "In/Out msg nelems" x the dtype's size).
+  std::vector<double> message_bytes;
 
   std::size_t count() const { return rows.size(); }
   double mean_us() const { return rows.empty() ? 0 : total_dur_us / static_cast<double>(count()); }
@@ -38,6 +42,8 @@ struct TypeStats {
   collective::Protocol main_protocol(std::size_t* count = nullptr) const;
   // The algorithm most of the kernels name ("" when none names one).
   std::string main_algorithm() const;
+  // The median message size in bytes, when at least half of the kernels have one.
+  std::optional<double> median_message_bytes() const;
 };
 
 struct CollectiveStats {

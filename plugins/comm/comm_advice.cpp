@@ -28,23 +28,29 @@ bool in_every_step(const TypeStats& t, const std::vector<Step>& steps) {
          std::all_of(t.per_step.begin(), t.per_step.end(), [](std::size_t n) { return n > 0; });
 }
 
-// Many collectives per step, most on the LL protocol NCCL picks for small messages.
+// Many collectives per step with small messages: their sizes where the trace gives them
+// (diagnosis.md §4), else most on the LL protocol NCCL picks for small messages.
 bool many_small(const TypeStats& t, const CollectiveStats& s, const AdviceContext& c) {
+  if (per_step(t, s.steps) < c.many_per_step) return false;
+  if (const std::optional<double> size = t.median_message_bytes())
+    return *size < c.small_message_bytes;
   std::size_t ll = 0;
-  const bool mostly_ll = t.main_protocol(&ll) == Protocol::kLL && 2 * ll >= t.count();
-  return mostly_ll && per_step(t, s.steps) >= c.many_per_step;
+  return t.main_protocol(&ll) == Protocol::kLL && 2 * ll >= t.count();
 }
 
 std::string many_small_all_reduce(const TypeStats& t, const CollectiveStats& s,
                                   const AdviceContext& c) {
   std::size_t ll = 0;
   t.main_protocol(&ll);
-  const std::string seen = "The " + count_text(per_step(t, s.steps)) + " all-reduces " +
-                           (s.steps.empty() ? "of the trace" : "per step") +
-                           " run mostly on NCCL's LL protocol (" + std::to_string(ll) + " of " +
-                           std::to_string(t.count()) +
-                           "), which NCCL picks for small messages, so each pays a fixed "
-                           "latency: ";
+  const std::string many = "The " + count_text(per_step(t, s.steps)) + " all-reduces " +
+                           (s.steps.empty() ? "of the trace" : "per step");
+  const std::optional<double> size = t.median_message_bytes();
+  const std::string seen =
+      size ? many + " move " + support::bytes_text(*size) +
+                 " each (median message), small enough that each pays a fixed latency: "
+           : many + " run mostly on NCCL's LL protocol (" + std::to_string(ll) + " of " +
+                 std::to_string(t.count()) +
+                 "), which NCCL picks for small messages, so each pays a fixed latency: ";
   if (c.training)
     return seen +
            "bucket the gradients into fewer, larger all-reduces (DDP's `bucket_cap_mb`; "

@@ -15,6 +15,7 @@ struct AdviceContext {
   bool training = false;     // the host shows backward ops
   double many_per_step = 8;  // collectives per step from which they are "many"
   double material_us = 0;    // a type's exposed time from which it gets its own sentence
+  double small_message_bytes = 1 << 20;  // a median message below this (1 MiB) is "small"
 };
 
 struct Advice {

@@ -57,6 +57,12 @@ std::string per_step_cell(const TypeStats& t, const std::vector<Step>& steps) {
 }
 
 // The title's name for the most exposed type.
+// "8.0 MB", "—" when the trace gives no message size.
+std::string message_cell(const TypeStats& t) {
+  const std::optional<double> size = t.median_message_bytes();
+  return size ? support::bytes_text(*size) : "\u2014";
+}
+
 std::string leader(const TypeStats& t) {
   if (t.type == collective::Type::kUnknown) return "collectives of unknown type";
   return collective::type_name(t.type);
@@ -75,17 +81,21 @@ std::string type_summary(const TypeStats& t, const std::vector<Step>& steps) {
     s += *protocol && !algorithm.empty() ? " / " : "";
     s += algorithm;
   }
+  if (const std::optional<double> size = t.median_message_bytes())
+    s += ", median message " + support::bytes_text(*size);
   return s + ".";
 }
 
 Table type_table(const CollectiveStats& stats, double e2e_us) {
-  Table table("Collectives by type", {"Type", "Kernels", "Per step", "Time (ms)", "Exposed (ms)",
-                                      "Exposed % of E2E", "Mean (µs)", "Protocol", "Algorithm"});
+  Table table("Collectives by type",
+              {"Type", "Kernels", "Per step", "Time (ms)", "Exposed (ms)", "Exposed % of E2E",
+               "Mean (µs)", "Protocol", "Algorithm", "Median message"});
   for (const TypeStats& t : stats.types) {
     table.row({collective::type_name(t.type), std::to_string(t.count()),
                per_step_cell(t, stats.steps), fixed(t.time_us / 1000, 3),
                fixed(t.exposed_us / 1000, 3), percent_of(t.exposed_us, e2e_us),
-               support::compact(t.mean_us()), protocol_cell(t), algorithm_cell(t)});
+               support::compact(t.mean_us()), protocol_cell(t), algorithm_cell(t),
+               message_cell(t)});
   }
   return table;
 }

@@ -28,14 +28,6 @@ constexpr std::size_t kFamilyDepth = 64;
 constexpr double kLayoutCopyRecovery[3] = {0.50, 0.75, 0.95};
 constexpr double kHostCopyRecovery[3] = {0.30, 0.50, 0.70};
 
-// "18.2 GB", "412 MB", "64.0 KB", "800 B" (decimal units, as link rates are given).
-std::string bytes_text(double bytes) {
-  if (bytes >= 1e9) return fixed(bytes / 1e9, 1) + " GB";
-  if (bytes >= 1e6) return fixed(bytes / 1e6, 1) + " MB";
-  if (bytes >= 1e3) return fixed(bytes / 1e3, 1) + " KB";
-  return fixed(bytes, 0) + " B";
-}
-
 std::string share_text(double part_us, double e2e_us) {
   return percent_adaptive(part_us / e2e_us * 100.0);
 }
@@ -159,7 +151,8 @@ void MemcpyAnalyzer::report_device_copies(Context& ctx, const Run& run) const {
   FindingBuilder finding =
       ctx.report(Tier::kSystem, "memcpy",
                  "Device-to-device copies take " + fixed(percent, 1) + "% of the run (" +
-                     count_of(s.count(), "copy", "copies") + ", " + bytes_text(s.bytes) + ")")
+                     count_of(s.count(), "copy", "copies") + ", " + support::bytes_text(s.bytes) +
+                     ")")
           .key("d2d")
           .cause("memcpy")
           .severity(Severity::kWarning)
@@ -195,9 +188,10 @@ void MemcpyAnalyzer::report_device_copies(Context& ctx, const Run& run) const {
 std::string MemcpyAnalyzer::device_copy_insight(const Context& ctx, const CopyStats& s,
                                                 double e2e_us) const {
   std::string insight = count_of(s.count(), "device-to-device copy", "device-to-device copies") +
-                        (s.count() == 1 ? " moves " : " move ") + bytes_text(s.bytes) + " in " +
-                        support::ms(s.busy_us / 1000) + ", " + share_text(s.busy_us, e2e_us) +
-                        " of the run; " + share_text(s.exposed_us, e2e_us) +
+                        (s.count() == 1 ? " moves " : " move ") + support::bytes_text(s.bytes) +
+                        " in " + support::ms(s.busy_us / 1000) + ", " +
+                        share_text(s.busy_us, e2e_us) + " of the run; " +
+                        share_text(s.exposed_us, e2e_us) +
                         " of the run is exposed (no computation or communication runs meanwhile).";
   const Link hbm = link_of(ctx, Direction::kDtoD);
   const std::optional<double> gbps = s.achieved_gbps();
@@ -246,7 +240,7 @@ void MemcpyAnalyzer::report_host_copies(Context& ctx, const Run& run, Direction 
       ctx.report(Tier::kSystem, "memcpy",
                  "Exposed " + std::string(direction_words(d)) + " copies take " +
                      fixed(exposed, 1) + "% of the run (" + count_of(s.count(), "copy", "copies") +
-                     ", " + bytes_text(s.bytes) + ")")
+                     ", " + support::bytes_text(s.bytes) + ")")
           .key(h2d ? "h2d" : "d2h")
           .cause("memcpy")
           .severity(Severity::kWarning)
@@ -288,7 +282,7 @@ std::string MemcpyAnalyzer::host_copy_insight(const Context& ctx, const Run& run
   const std::string words = direction_words(d);
   std::string insight =
       count_of(s.count(), (words + " copy").c_str(), (words + " copies").c_str()) + " move " +
-      bytes_text(s.bytes) + " in " + support::ms(s.busy_us / 1000) + "; " +
+      support::bytes_text(s.bytes) + " in " + support::ms(s.busy_us / 1000) + "; " +
       support::ms(s.exposed_us / 1000) + " of it (" + share_text(s.exposed_us, run.e2e_us()) +
       " of the run) is exposed: no computation or communication runs "
       "meanwhile. By memory kind: ";
@@ -297,7 +291,7 @@ std::string MemcpyAnalyzer::host_copy_insight(const Context& ctx, const Run& run
   for (std::size_t i = 0; i < groups.size(); ++i) {
     const CopyGroup& g = *groups[i];
     insight += (i ? "; " : "") + std::to_string(g.stats.count()) + " " + g.kinds() + " (" +
-               bytes_text(g.stats.bytes) + ", " + support::ms(g.stats.exposed_us / 1000) +
+               support::bytes_text(g.stats.bytes) + ", " + support::ms(g.stats.exposed_us / 1000) +
                " exposed)";
     if (g.host_side() == TRACEPRISM_MEMORY_HOST) unspecified_host += g.stats.count();
   }
@@ -362,8 +356,9 @@ std::string MemcpyAnalyzer::host_copy_actions(const Context& ctx, const Run& run
   const std::optional<double> gbps = s.achieved_gbps();
   const bool slow = gbps && link.gbps && *gbps / *link.gbps * 100 < slow_link_percent_;
   if (slow && s.median_bytes < static_cast<double>(small_copy_bytes_))
-    actions += "Batch the small transfers: the median copy moves " + bytes_text(s.median_bytes) +
-               " and the copies reach only " + percent_adaptive(*gbps / *link.gbps * 100) +
+    actions += "Batch the small transfers: the median copy moves " +
+               support::bytes_text(s.median_bytes) + " and the copies reach only " +
+               percent_adaptive(*gbps / *link.gbps * 100) +
                " of the host link, so each copy's fixed cost dominates; gather the data into one "
                "buffer and copy it once. ";
   else if (slow && pageable.count == 0)

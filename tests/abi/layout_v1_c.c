@@ -45,5 +45,7 @@ const size_t traceprism_c_sizes[] = {
     offsetof(traceprism_finding_v1, kernel_rows),
     offsetof(traceprism_op_metrics_v1, gpu_total),
     offsetof(traceprism_op_metrics_v1, gpu_rows),
+    offsetof(traceprism_host_api_v1, comm_args),
+    sizeof(traceprism_comm_args_v1),
 };
 const size_t traceprism_c_size_count = sizeof(traceprism_c_sizes) / sizeof(traceprism_c_sizes[0]);

@@ -189,8 +189,9 @@ static_assert(offsetof(traceprism_finding_v1, kernel_rows) == 256);       // min
 static_assert(offsetof(traceprism_finding_v1, kernel_row_count) == 264);  // minor 7
 
 // traceprism_host_api_v1
-static_assert(sizeof(traceprism_host_api_v1) == 208);  // 128 in 1.0, 144 in 1.1, 168 in 1.2,
-                                                       // 176 in 1.3, 192 in 1.4, 200 in 1.5
+static_assert(sizeof(traceprism_host_api_v1) == 216);  // 128 in 1.0, 144 in 1.1, 168 in 1.2,
+                                                       // 176 in 1.3, 192 in 1.4, 200 in 1.5,
+                                                       // 208 in 1.6
 static_assert(offsetof(traceprism_host_api_v1, struct_size) == 0);
 static_assert(offsetof(traceprism_host_api_v1, abi_major) == 4);
 static_assert(offsetof(traceprism_host_api_v1, abi_minor) == 8);
@@ -219,6 +220,15 @@ static_assert(offsetof(traceprism_host_api_v1, core_events) == 176);          //
 static_assert(offsetof(traceprism_host_api_v1, gpu_events) == 184);
 static_assert(offsetof(traceprism_host_api_v1, op_metrics) == 192);           // minor 5
 static_assert(offsetof(traceprism_host_api_v1, idle_attribution) == 200);     // minor 6
+static_assert(offsetof(traceprism_host_api_v1, comm_args) == 208);            // minor 7
+
+// traceprism_comm_args_v1 (minor 7)
+static_assert(sizeof(traceprism_comm_args_v1) == 64);
+static_assert(offsetof(traceprism_comm_args_v1, in_nelems) == 8);
+static_assert(offsetof(traceprism_comm_args_v1, out_nelems) == 16);
+static_assert(offsetof(traceprism_comm_args_v1, group_size) == 24);
+static_assert(offsetof(traceprism_comm_args_v1, dtype) == 32);
+static_assert(offsetof(traceprism_comm_args_v1, collective) == 48);
 
 // traceprism_idle_attribution_v1 (minor 6)
 static_assert(sizeof(traceprism_idle_attribution_v1) == 264);
@@ -446,6 +456,8 @@ TEST(AbiLayoutV1, CAndCppCompilersAgree) {
       offsetof(traceprism_finding_v1, kernel_rows),
       offsetof(traceprism_op_metrics_v1, gpu_total),
       offsetof(traceprism_op_metrics_v1, gpu_rows),
+      offsetof(traceprism_host_api_v1, comm_args),
+      sizeof(traceprism_comm_args_v1),
   };
   ASSERT_EQ(traceprism_c_size_count, std::size(cpp));
   for (std::size_t i = 0; i < std::size(cpp); ++i) EXPECT_EQ(traceprism_c_sizes[i], cpp[i]) << i;

@@ -48,6 +48,10 @@ class Trace {
     return gpu(name, ts, dur, launch_ts, stream, parent, GpuClass::kCommunication);
   }
   void training() { t_.cpu_op("autograd::engine::evaluate_function: MmBackward0", 0, 1); }
+  // The message args of an op or kernel (record_param_comms; NCCL kernels in PyTorch 2.x).
+  void message(Row row, std::int64_t nelems, const std::string& dtype) {
+    t_.set_comm_args(row, nelems, nelems, 8, dtype, "allreduce");
+  }
   RunResult run() {
     return traceprism::testing::run<traceprism::plugins::comm::CommAnalyzer>(t_, "comm");
   }
@@ -135,6 +139,55 @@ TEST(CommAnalyzer, ManySmallAllReducesPerStepGetBucketing) {
   EXPECT_EQ(r.figure("collectives.AllReduce.exposed_us"), 600.0);
   const double exposed_percent = 600.0 / 2945.0 * 100;
   EXPECT_NEAR(f->impact_mid, 0.5 * exposed_percent, 1e-9);
+}
+
+// diagnosis.md §4: message sizes from the args decide "small" where the trace gives them. Ten
+// all-reduces per step on LL, as above, but each under a record_param_comms op of 6.5 M floats
+// (26.2 MB): not small, so overlap rather than bucketing; the insight and table give the size.
+TEST(CommAnalyzer, ManyAllReducesOfLargeMessagesGetOverlapNotBucketing) {
+  Trace t;
+  t.training();
+  for (int s = 0; s < 3; ++s) {
+    const double start = 1000.0 * s;
+    t.step(s, start, 1000);
+    t.compute(start, 700);
+    for (int i = 0; i < 10; ++i) {
+      const Row comms = t.op("record_param_comms", start + 9 + i, 1);
+      t.message(comms, 6'553'600, "Float");
+      t.collective(kAllReduceLL, start + 700 + 25 * i, 20, start + 10 + i, comms);
+    }
+  }
+  const RunResult r = t.run();
+  const Finding* f = exposed_comm(r);
+  ASSERT_NE(f, nullptr);
+  EXPECT_FALSE(has(f->action, "bucket_cap_mb")) << f->action;
+  EXPECT_TRUE(has(f->action, "Overlap the all-reduces with compute")) << f->action;
+  EXPECT_TRUE(has(f->insight, "median message 26.2 MB")) << f->insight;
+  ASSERT_FALSE(f->tables.empty());
+  EXPECT_EQ(f->tables[0].columns.back(), "Median message");
+  EXPECT_EQ(f->tables[0].rows[0].back(), "26.2 MB");
+}
+
+// Ten all-reduces per step on SIMPLE whose kernels carry 16 K BFloat16 elements (32.8 KB):
+// small messages, so bucketing, whatever the protocol says.
+TEST(CommAnalyzer, ManySmallMessagesGetBucketingWhateverTheProtocol) {
+  Trace t;
+  t.training();
+  for (int s = 0; s < 3; ++s) {
+    const double start = 1000.0 * s;
+    t.step(s, start, 1000);
+    t.compute(start, 700);
+    for (int i = 0; i < 10; ++i)
+      t.message(t.collective(kAllReduceSimple, start + 700 + 25 * i, 20, start + 10 + i), 16'384,
+                "BFloat16");
+  }
+  const RunResult r = t.run();
+  const Finding* f = exposed_comm(r);
+  ASSERT_NE(f, nullptr);
+  EXPECT_TRUE(has(f->insight, "median message 32.8 KB")) << f->insight;
+  EXPECT_TRUE(has(f->action, "The 10 all-reduces per step move 32.8 KB each (median message)"))
+      << f->action;
+  EXPECT_TRUE(has(f->action, "bucket_cap_mb")) << f->action;
 }
 
 // Two long all-reduces on SIMPLE, no backward op, no step: no bucketing and no DDP advice.

@@ -419,6 +419,19 @@ typedef struct traceprism_idle_attribution_v1 {
   const uint32_t* queue_max;
 } traceprism_idle_attribution_v1;
 
+/* Minor 7: the message of a collective (host API comm_args), where the trace gives it: the
+ * args of PyTorch's record_param_comms and c10d ops and, from PyTorch 2.x, of NCCL/RCCL
+ * kernels. Counts are -1 when absent; texts have data == NULL when absent. */
+typedef struct traceprism_comm_args_v1 {
+  uint32_t struct_size;
+  uint32_t reserved;
+  int64_t in_nelems;         /* "In msg nelems": elements sent                                 */
+  int64_t out_nelems;        /* "Out msg nelems": elements received                            */
+  int64_t group_size;        /* "Group size": ranks in the process group                       */
+  traceprism_str dtype;      /* "dtype": "Float", "BFloat16", "Half", ...                      */
+  traceprism_str collective; /* "Collective name": "allreduce", "allgather", ...               */
+} traceprism_comm_args_v1;
+
 /* Functions the host offers to plugins; host-owned, valid for the whole process. */
 typedef struct traceprism_host_api_v1 {
   uint32_t struct_size;
@@ -486,6 +499,10 @@ typedef struct traceprism_host_api_v1 {
   /* GPU idle time attributed to its causes; NULL when the trace has no GPU events. Valid for
    * the whole run. */
   const traceprism_idle_attribution_v1* (*idle_attribution)(const traceprism_run_ctx* ctx);
+  /* ---- minor 7+ ---- */
+  /* The collective message args of an event of any kind; TRACEPRISM_ABSENT when it has none.
+   * The texts stay valid for the whole run. */
+  int32_t (*comm_args)(const traceprism_run_ctx* ctx, uint32_t row, traceprism_comm_args_v1* out);
 } traceprism_host_api_v1;
 
 typedef struct traceprism_option_v1 {

@@ -567,6 +567,33 @@ class FindingBuilder {
   std::vector<Table> tables_;
 };
 
+// The message of a collective (Context::comm_args, ABI 1.7): counts -1 when absent.
+struct CommArgs {
+  std::int64_t in_nelems = -1, out_nelems = -1, group_size = -1;
+  std::string_view dtype, collective;  // "Float", "allreduce"; empty when absent
+
+  // Bytes of an element of `dtype` (PyTorch's c10 ScalarType names), 0 when unknown.
+  std::size_t element_bytes() const {
+    struct Size {
+      std::string_view name;
+      std::size_t bytes;
+    };
+    static constexpr Size kSizes[] = {{"Float", 4},        {"Double", 8},        {"Half", 2},
+                                      {"BFloat16", 2},     {"Int", 4},           {"Long", 8},
+                                      {"Short", 2},        {"Char", 1},          {"Byte", 1},
+                                      {"Bool", 1},         {"Float8_e4m3fn", 1}, {"Float8_e5m2", 1},
+                                      {"ComplexFloat", 8}, {"ComplexDouble", 16}};
+    for (const Size& s : kSizes)
+      if (s.name == dtype) return s.bytes;
+    return 0;
+  }
+  // The larger of the sent and received message in bytes; 0 when the args do not say.
+  double message_bytes() const {
+    const std::int64_t n = in_nelems > out_nelems ? in_nelems : out_nelems;
+    return n > 0 ? static_cast<double>(n) * static_cast<double>(element_bytes()) : 0.0;
+  }
+};
+
 // What an analyzer sees of the host during one run.
 class Context {
  public:
@@ -626,6 +653,19 @@ class Context {
     const traceprism_idle_attribution_v1* t = api_->idle_attribution(ctx_);
     if (!t || t->struct_size < sizeof(traceprism_idle_attribution_v1)) return std::nullopt;
     return IdleAttribution(t);
+  }
+#endif
+
+#if TRACEPRISM_PLUGIN_ABI_MINOR >= 7
+  // The collective message an event carries (record_param_comms / c10d ops; NCCL kernels from
+  // PyTorch 2.x; hosts from ABI 1.7); nullopt when it carries none or the host is older.
+  std::optional<CommArgs> comm_args(Row r) const {
+    if (!TRACEPRISM_HOST_HAS_(api_, comm_args)) return std::nullopt;
+    traceprism_comm_args_v1 out{};
+    out.struct_size = sizeof out;
+    if (api_->comm_args(ctx_, r, &out) != TRACEPRISM_OK) return std::nullopt;
+    return CommArgs{out.in_nelems, out.out_nelems, out.group_size, to_view(out.dtype),
+                    to_view(out.collective)};
   }
 #endif
 

@@ -66,6 +66,15 @@ inline std::string ms(double value_ms) {
   return fixed(value_ms, a >= 10 ? 1 : (a >= 0.1 ? 2 : 3)) + " ms";
 }
 
+// Bytes for prose and tables: "18.2 GB", "412.0 MB", "64.0 KB", "800 B" (decimal units, as link
+// rates are given).
+inline std::string bytes_text(double bytes) {
+  if (bytes >= 1e9) return fixed(bytes / 1e9, 1) + " GB";
+  if (bytes >= 1e6) return fixed(bytes / 1e6, 1) + " MB";
+  if (bytes >= 1e3) return fixed(bytes / 1e3, 1) + " KB";
+  return fixed(bytes, 0) + " B";
+}
+
 // Microseconds for prose and tables: no decimal from 100 µs, 1 below.
 inline std::string us(double value_us) {
   return fixed(value_us, std::fabs(value_us) >= 100 ? 0 : 1) + " \xC2\xB5s";

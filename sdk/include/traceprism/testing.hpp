@@ -148,6 +148,11 @@ class FakeTrace {
   void set_idle_attribution(const traceprism_idle_attribution_v1* table) {
     idle_attribution_ = table;
   }
+  // The collective message args Context::comm_args reads for `row` (ABI 1.7).
+  void set_comm_args(Row row, std::int64_t in_nelems, std::int64_t out_nelems,
+                     std::int64_t group_size, std::string dtype, std::string collective) {
+    comm_args_[row] = {in_nelems, out_nelems, group_size, std::move(dtype), std::move(collective)};
+  }
 
   std::size_t size() const { return events_.size(); }
   // The id of a string, added to the trace's string table if new.
@@ -184,6 +189,11 @@ class FakeTrace {
   std::vector<Row> unified_perf_events_;
   const traceprism_op_metrics_v1* op_metrics_ = nullptr;
   const traceprism_idle_attribution_v1* idle_attribution_ = nullptr;
+  struct FakeCommArgs {
+    std::int64_t in_nelems, out_nelems, group_size;
+    std::string dtype, collective;
+  };
+  std::map<Row, FakeCommArgs> comm_args_;
 };
 
 // A handle on an added event, to set its other columns; converts to its Row.
@@ -360,7 +370,7 @@ class Session {
         &rows_of_kind, &gpu_args, &timeline, &op_instances, &option, &platform_number,
         &trace_info, &emit, &record, &log, &set_error, &op_call, nullptr,
         &python_tree_parents, &publish, &product, &unified_perf_events, &core_events,
-        &gpu_events, &op_metrics, &idle_attribution};
+        &gpu_events, &op_metrics, &idle_attribution, &comm_args};
     // clang-format on
     return &table;
   }
@@ -411,6 +421,18 @@ class Session {
   }
   static const traceprism_idle_attribution_v1* idle_attribution(const traceprism_run_ctx* c) {
     return self(c).t_.idle_attribution_;
+  }
+  static std::int32_t comm_args(const traceprism_run_ctx* c, std::uint32_t row,
+                                traceprism_comm_args_v1* out) {
+    const auto& args = self(c).t_.comm_args_;
+    const auto it = args.find(row);
+    if (!out || out->struct_size < sizeof(*out) || it == args.end()) return TRACEPRISM_ABSENT;
+    out->in_nelems = it->second.in_nelems;
+    out->out_nelems = it->second.out_nelems;
+    out->group_size = it->second.group_size;
+    out->dtype = to_str(it->second.dtype);
+    out->collective = to_str(it->second.collective);
+    return TRACEPRISM_OK;
   }
   static std::int32_t publish(traceprism_run_ctx* c, traceprism_str name,
                               const traceprism_table_v1* t) {
