@@ -141,6 +141,8 @@ void describe_shared_kernels(const std::vector<Finding*>& ranked, std::vector<Fi
     const auto it = by_id.find({f.folded_into_analyzer, f.folded_into_key});
     if (it == by_id.end()) continue;
     f.folded_into_id = id_of(*it->second);
+    // The owner stands for it now, also for --fail-on: it keeps the higher severity.
+    it->second->severity = std::max(it->second->severity, f.severity);
     std::string& list = absorbed[it->second];
     list += (list.empty() ? "" : "; ") + f.analyzer + "'s \"" + f.title + "\"";
   }

@@ -17,7 +17,8 @@ namespace traceprism::findings {
 // time no earlier one claims: its impacts and share shrink in proportion, and it records where
 // the rest is reported (Finding::elsewhere). A finding left with under kFoldBelowShare of its
 // kernel time repeats another and is folded into the one holding most of it
-// (Finding::folded_into). Findings without kernels are untouched.
+// (Finding::folded_into), which takes its severity if higher. Findings without kernels are
+// untouched.
 inline constexpr double kFoldBelowShare = 0.05;
 
 // `dur_ns`: the event index's duration column (kernel rows index into it).

@@ -74,10 +74,13 @@ TEST(SharedKernels, TheMoreSpecificFindingKeepsSharedTimeTheOtherKeepsTheRest) {
 }
 
 TEST(SharedKernels, AFindingThatOnlyRepeatsAnotherIsFoldedIntoIt) {
-  // gemm-efficiency's item covers rows 4 and 5 only; the precision finding rows 4-9.
+  // gemm-efficiency's item covers rows 4 and 5 only; the precision finding rows 4-9. The
+  // folded item is critical: its owner, a warning, takes that severity (--fail-on).
   const auto ns = durations();
+  Finding repeated = finding(Tier::kCompute, "roofline", "fp32-gemm", 9, {4, 5});
+  repeated.severity = Severity::kCritical;
   const RankedFindings r = rank_findings(
-      {outcome("gemm", {finding(Tier::kCompute, "roofline", "fp32-gemm", 9, {4, 5})}),
+      {outcome("gemm", {repeated}),
        outcome("precision", {finding(Tier::kCompute, "precision", "fp32", 3, {4, 5, 6, 7, 8, 9})})},
       ns);
   ASSERT_EQ(r.compute.size(), 1U);
@@ -85,6 +88,7 @@ TEST(SharedKernels, AFindingThatOnlyRepeatsAnotherIsFoldedIntoIt) {
   EXPECT_EQ(r.compute[0].rank, 1);
   ASSERT_EQ(r.folded.size(), 1U);
   EXPECT_EQ(r.folded[0].folded_into_id, "compute-p1");
+  EXPECT_EQ(r.compute[0].severity, Severity::kCritical);
   EXPECT_NE(r.compute[0].insight.find("folded into it, not listed on their own: gemm's "
                                       "\"fp32-gemm title\"."),
             std::string::npos)
