@@ -59,6 +59,12 @@ struct Finding {
   std::string folded_into_id;  // the owner's finding id, for a folded finding
 };
 
+// What a quantified finding ranks by (diagnosis.md §6.6): an estimate without a perf model
+// (heuristic impact) by its low bound, a modelled one by its mid value.
+inline double ranking_impact(const Finding& f) {
+  return f.impact_kind == ImpactKind::kHeuristic ? f.impact_low : f.impact_mid;
+}
+
 enum class AnalyzerStatus { kOk, kSkipped, kFailed, kDisabled };
 std::string_view analyzer_status_name(AnalyzerStatus s);  // "ok", "skipped", "failed", "disabled"
 

@@ -13,12 +13,6 @@ bool quantified(const Finding& f) {
   return f.impact_kind != ImpactKind::kNotQuantifiable;
 }
 
-// diagnosis.md §6.6: an estimate without a perf model (heuristic impact) ranks by its low bound,
-// a modelled one by its mid value.
-double ranking_impact(const Finding& f) {
-  return f.impact_kind == ImpactKind::kHeuristic ? f.impact_low : f.impact_mid;
-}
-
 bool ranks_before(const Finding& a, const Finding& b) {
   if (quantified(a) != quantified(b)) return quantified(a);
   if (quantified(a)) {

@@ -23,14 +23,14 @@ int specificity(const Finding& f) {
   return 4;
 }
 
-double ranking_impact(const Finding& f) {
-  if (f.impact_kind == ImpactKind::kNotQuantifiable) return -1;
-  return f.impact_kind == ImpactKind::kHeuristic ? f.impact_low : f.impact_mid;
+// Unquantified findings claim after the quantified ones of their level.
+double claim_order(const Finding& f) {
+  return f.impact_kind == ImpactKind::kNotQuantifiable ? -1 : ranking_impact(f);
 }
 
 bool claims_first(const Finding* a, const Finding* b) {
   if (specificity(*a) != specificity(*b)) return specificity(*a) < specificity(*b);
-  if (ranking_impact(*a) != ranking_impact(*b)) return ranking_impact(*a) > ranking_impact(*b);
+  if (claim_order(*a) != claim_order(*b)) return claim_order(*a) > claim_order(*b);
   return std::tie(a->analyzer, a->key, a->title) < std::tie(b->analyzer, b->key, b->title);
 }
 

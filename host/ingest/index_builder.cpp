@@ -252,6 +252,7 @@ Row IndexBuilder::append_row(const RawEvent& e, EventKind kind, bool malformed) 
 void IndexBuilder::attach_details(Row row, const RawEvent& e) {
   auto& x = index_;
   EventKind kind = x.kind_[row];
+  auto intern_if = [&](const std::string& s) { return s.empty() ? index::kNoString : intern(s); };
   if (index::is_gpu_kind(kind)) {
     index::GpuArgs g;
     // Kineto puts the device in args and also uses it as the pid; the stream likewise as tid.
@@ -280,7 +281,6 @@ void IndexBuilder::attach_details(Row row, const RawEvent& e) {
              (!e.input_dims.empty() || !e.input_types.empty() || !e.input_strides.empty() ||
               !e.concrete_inputs.empty() || e.sequence_number != index::kNoId)) {
     index::OpArgs a;
-    auto intern_if = [&](const std::string& s) { return s.empty() ? index::kNoString : intern(s); };
     a.input_dims = intern_if(e.input_dims);
     a.input_types = intern_if(e.input_types);
     a.input_strides = intern_if(e.input_strides);
@@ -291,7 +291,6 @@ void IndexBuilder::attach_details(Row row, const RawEvent& e) {
   }
   if (e.in_msg_nelems != index::kNoId || e.out_msg_nelems != index::kNoId ||
       !e.collective_name.empty()) {
-    auto intern_if = [&](const std::string& s) { return s.empty() ? index::kNoString : intern(s); };
     x.comm_args_.push_back({row,
                             {e.in_msg_nelems, e.out_msg_nelems, e.group_size,
                              intern_if(e.comm_dtype), intern_if(e.collective_name)}});

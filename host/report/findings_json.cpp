@@ -6,6 +6,14 @@
 namespace traceprism::report {
 namespace {
 
+// A text field, null when empty (findings.json's convention for absent names).
+void text_or_null(text::JsonWriter& w, std::string_view key, const std::string& text) {
+  if (text.empty())
+    w.key(key).null();
+  else
+    w.key(key).value(text);
+}
+
 void write_gpu_utilization(text::JsonWriter& w, const model::GpuTimeline& t) {
   auto pct = [&](double us) { return t.total_us > 0 ? us / t.total_us * 100 : 0.0; };
   w.key("gpu_utilization").begin_object();
@@ -83,10 +91,7 @@ void write_shared_kernels(text::JsonWriter& w, const findings::Finding& f) {
   w.key("reported_elsewhere").begin_array();
   for (const findings::Finding::KernelTimeElsewhere& e : f.elsewhere) {
     w.begin_object();
-    if (e.finding_id.empty())
-      w.key("finding").null();
-    else
-      w.key("finding").value(e.finding_id);
+    text_or_null(w, "finding", e.finding_id);
     w.key("analyzer").value(e.analyzer);
     w.key("time_us").value(e.us);
     w.end_object();
@@ -128,10 +133,7 @@ void write_folded_findings(text::JsonWriter& w, const std::vector<findings::Find
     write_emitted_impact(w, f);
     w.key("kernel_time_us").value(f.kernel_us);
     write_evidence(w, f, index);
-    if (f.folded_into_id.empty())
-      w.key("folded_into").null();
-    else
-      w.key("folded_into").value(f.folded_into_id);
+    text_or_null(w, "folded_into", f.folded_into_id);
     w.end_object();
   }
   w.end_array();
@@ -156,10 +158,7 @@ void write_finding(text::JsonWriter& w, const findings::Finding& f,
   w.key("reasoning").value(f.reasoning);
   w.key("resolution").value(f.resolution);
   w.key("library").value(f.library);
-  if (f.cause.empty())
-    w.key("cause").null();
-  else
-    w.key("cause").value(f.cause);
+  text_or_null(w, "cause", f.cause);
   write_impact(w, f);
   if (f.share_percent >= 0)
     w.key("share_percent").value(f.share_percent);
@@ -300,10 +299,7 @@ void write_diagnosis(text::JsonWriter& w, const AnalysisReport& r) {
     const findings::Finding& first = findings::resolve(r.findings, d.order.front());
     w.key("first").begin_object();
     w.key("finding").value(findings::finding_id(first));
-    if (first.cause.empty())
-      w.key("cause").null();
-    else
-      w.key("cause").value(first.cause);
+    text_or_null(w, "cause", first.cause);
     w.end_object();
   }
   w.end_object();

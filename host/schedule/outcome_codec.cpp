@@ -83,6 +83,23 @@ bool decode_table(Reader& r, findings::DataTable& t) {
   return true;
 }
 
+void encode_rows(Writer& w, const std::vector<std::uint32_t>& rows) {
+  w.u64(rows.size());
+  for (auto r : rows) w.u64(r);
+}
+
+bool decode_rows(Reader& r, std::vector<std::uint32_t>& rows) {
+  std::uint64_t n = 0;
+  if (!r.count(n, 8)) return false;
+  rows.resize(n);
+  for (auto& row : rows) {
+    std::uint64_t v = 0;
+    if (!r.u64(v)) return false;
+    row = static_cast<std::uint32_t>(v);
+  }
+  return true;
+}
+
 void encode_finding(Writer& w, const Finding& f) {
   w.i64(static_cast<std::int64_t>(f.tier));
   w.i64(static_cast<std::int64_t>(f.severity));
@@ -94,10 +111,8 @@ void encode_finding(Writer& w, const Finding& f) {
   for (double d : {f.impact_low, f.impact_mid, f.impact_high, f.share_percent, f.confidence})
     w.f64(d);
   w.i64(f.first_evidence_ts_ns);
-  w.u64(f.rows.size());
-  for (auto r : f.rows) w.u64(r);
-  w.u64(f.kernels.size());
-  for (auto k : f.kernels) w.u64(k);
+  encode_rows(w, f.rows);
+  encode_rows(w, f.kernels);
   w.u64(f.metrics.size());
   for (const auto& [k, v] : f.metrics) w.str(k), w.f64(v);
   w.u64(f.tables.size());
@@ -117,21 +132,8 @@ bool decode_finding(Reader& r, Finding& f) {
   for (double* d : {&f.impact_low, &f.impact_mid, &f.impact_high, &f.share_percent, &f.confidence})
     if (!r.f64(*d)) return false;
   if (!r.i64(f.first_evidence_ts_ns)) return false;
+  if (!decode_rows(r, f.rows) || !decode_rows(r, f.kernels)) return false;
   std::uint64_t n = 0;
-  if (!r.count(n, 8)) return false;
-  f.rows.resize(n);
-  for (auto& row : f.rows) {
-    std::uint64_t v = 0;
-    if (!r.u64(v)) return false;
-    row = static_cast<std::uint32_t>(v);
-  }
-  if (!r.count(n, 8)) return false;
-  f.kernels.resize(n);
-  for (auto& kernel : f.kernels) {
-    std::uint64_t v = 0;
-    if (!r.u64(v)) return false;
-    kernel = static_cast<std::uint32_t>(v);
-  }
   if (!r.count(n, 16)) return false;
   f.metrics.resize(n);
   for (auto& [k, v] : f.metrics)

@@ -214,12 +214,9 @@ std::optional<FusionEstimate> standalone_estimate(const FusionCandidate& c,
   const std::optional<std::string_view> dims =
       c.input_dims ? std::optional<std::string_view>(*c.input_dims) : std::nullopt;
   for (const CandidateKernel& k : c.kernels) {
-    EnrichedKernel e{k.name, k.type, k.dur_us, {}, k.data_in_mb, k.data_out_mb, {}, {}};
-    if (const PerfEntry* perf = lookup.find(k.name, dims)) {
-      e.data_moved_mb = perf->data_moved_mb;
-      e.gflops = perf->gflops;
-      e.compute_spec = perf->compute_spec;
-    }
+    EnrichedKernel e = enriched(k.name, k.type, k.dur_us, lookup, dims);
+    e.data_in_mb = k.data_in_mb;
+    e.data_out_mb = k.data_out_mb;
     ks.push_back(std::move(e));
   }
   const auto modeled = std::count_if(ks.begin(), ks.end(),
