@@ -8,6 +8,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "cli/analysis_options.hpp"
 #include "cli/commands.hpp"
 #include "cli/platform_options.hpp"
 #include "cli/plugin_loading.hpp"
@@ -30,17 +31,8 @@ struct AnalyzeOptions {
   std::string trace;
   std::string output_dir;
   pipeline::PlatformOptions platform;
-  std::string config_file;
-  std::vector<std::string> enable, disable, plugin_dirs;
-  // --enable G / --disable G as globs ("G" / "-G") in command-line order: the last match wins,
-  // so `--disable '*' --enable gemm-efficiency` must keep that order.
-  std::vector<std::string> analyzer_globs;
-  int jobs = 0;
-  bool no_isolate = false;
-  double analyzer_timeout = 0;
-  std::string fail_on;
+  AnalysisOptions analysis;
   bool dump_config = false;
-  pipeline::LoadOptions load;
 };
 
 std::string default_output_dir(const std::string& trace) {
@@ -49,14 +41,6 @@ std::string default_output_dir(const std::string& trace) {
     if (name.size() > std::strlen(ext) && name.ends_with(ext))
       name.resize(name.size() - std::strlen(ext));
   return (trace == "-" ? std::string("stdin") : name) + "_analysis";
-}
-
-config::RunConfig effective_config(const AnalyzeOptions& o) {
-  config::RunConfig cfg = config::default_config();
-  if (!o.config_file.empty()) config::merge_config(cfg, config::load_config_file(o.config_file));
-  for (const auto& g : o.analyzer_globs) cfg.analyzer_globs.push_back(g);
-  if (!o.fail_on.empty()) cfg.fail_on = o.fail_on;
-  return cfg;
 }
 
 // The effective configuration, with every loaded analyzer's options at their effective values.
@@ -87,25 +71,17 @@ std::string dump_config(const config::RunConfig& cfg, const plugins::PluginRegis
   return w.str();
 }
 
-int severity_threshold_exit(const config::RunConfig& cfg, const findings::RankedFindings& f) {
-  findings::Severity threshold;
-  if (cfg.fail_on == "none" || !findings::parse_severity(cfg.fail_on, threshold)) return kExitOk;
-  for (auto t : {findings::Tier::kCompute, findings::Tier::kFusion, findings::Tier::kSystem})
-    for (const auto& x : f.tier(t))
-      if (x.severity >= threshold) return kExitFindings;
-  return kExitOk;
-}
-
 int run_analyze(const AnalyzeOptions& o) {
+  const AnalysisOptions& a = o.analysis;
   config::RunConfig cfg;
   try {
-    cfg = effective_config(o);
+    cfg = effective_config(a);
   } catch (const config::ConfigError& e) {
     print_error(e.what());
     return kExitUsage;
   }
   plugins::PluginRegistry registry;
-  load_plugins(registry, o.plugin_dirs);
+  load_plugins(registry, a.plugin_dirs);
   if (o.dump_config) {
     std::cout << dump_config(cfg, registry);
     return kExitOk;
@@ -114,25 +90,11 @@ int run_analyze(const AnalyzeOptions& o) {
     print_error("analyze needs a TRACE argument (or --dump-config).");
     return kExitUsage;
   }
-  for (const auto& r : registry.refused())
-    std::cerr << "warning: plugin refused: " << r.reason << "\n";
-  if (registry.plugins().empty())
-    std::cerr << "warning: no analyzer plugins were found (searched the install's plugin folder, "
-                 "TRACEPRISM_PLUGIN_PATH and --plugin-dir); the report will be empty.\n";
-  if (o.load.strict && !registry.refused().empty()) {
-    print_error("--strict: " + std::to_string(registry.refused().size()) + " plugin(s) refused.");
-    return kExitPlugin;
-  }
+  if (int code = check_loaded_plugins(registry, a); code != kExitOk) return code;
 
-  pipeline::PipelineOptions p;
+  pipeline::PipelineOptions p = pipeline_options(a, registry, cfg);
   p.trace_path = o.trace;
-  p.load = o.load;
   p.platform = o.platform;
-  p.registry = &registry;
-  p.config = &cfg;
-  p.jobs = o.jobs;
-  p.isolate_analyzers = !o.no_isolate;
-  p.analyzer_timeout_seconds = o.analyzer_timeout;
   std::unique_ptr<pipeline::PipelineRun> run;
   try {
     run = pipeline::run_pipeline(p);
@@ -159,24 +121,19 @@ int run_analyze(const AnalyzeOptions& o) {
   const double write_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - write_start).count();
   // Timings go to stderr, so stdout and the outputs stay reproducible.
-  if (!o.load.quiet)
+  if (!a.load.quiet)
     std::fprintf(stderr,
                  "read %.2f s, model %.2f s, plugin products %.2f s, analysis %.2f s, "
                  "writing %.2f s\n",
                  run->seconds.read, run->seconds.model, run->seconds.products,
                  run->seconds.analysis, write_seconds);
-  std::size_t failed = 0;
-  for (const auto& a : r.graph.analyzers) {
-    if (a.status != findings::AnalyzerStatus::kFailed) continue;
-    ++failed;
-    std::cerr << "warning: analyzer " << a.name << " failed: " << a.error << "\n";
-  }
-  if (!o.load.quiet)
+  const std::size_t failed = report_failed_analyzers(r.graph.analyzers);
+  if (!a.load.quiet)
     std::cout << "wrote " << (fs::path(dir) / "analysis.md").string() << " ("
               << r.findings.compute.size() << " compute, " << r.findings.fusion.size()
               << " fusion, " << r.findings.system.size() << " system findings), findings.json, "
               << "perf_report_csvs/\n";
-  if (o.load.strict && failed > 0) {
+  if (a.load.strict && failed > 0) {
     print_error("--strict: " + std::to_string(failed) + " analyzer(s) failed.");
     return kExitPlugin;
   }
@@ -197,40 +154,10 @@ void add_analyze_command(CLI::App& app) {
       "  DIR/perf_breakdown.svg the GPU time breakdown chart analysis.md shows\n"
       "Outputs are written atomically; the trace is never modified.");
   cmd->add_option("TRACE", o->trace, "Trace file (.json, .json.gz, .json.zst) or - for stdin");
-  cmd->add_flag("--strict", o->load.strict,
-                "Stop at the first malformed event, refused plugin or failed analyzer");
-  cmd->add_flag("--include-unlinked", o->load.include_unlinked,
-                "Count GPU events without a launching host call in the GPU timeline");
-  cmd->add_flag("-q,--quiet", o->load.quiet, "No progress line and no summary");
   cmd->add_option("-o,--output", o->output_dir,
                   "Output folder (created if missing; default: <trace name>_analysis)");
   add_platform_options(*cmd, o->platform);
-  cmd->add_option("--config", o->config_file,
-                  "JSON file merged over config/default.json: {\"analyzers\": \"*,-memcpy\",\n"
-                  "\"options\": {\"cpu-idle.IdleThresholdPercent\": \"20\"}}")
-      ->check(CLI::ExistingFile);
-  CLI::Option* enable = cmd->add_option(
-      "--enable", o->enable,
-      "Enable analyzers matching this glob (repeatable; with --disable, the last match wins)");
-  CLI::Option* disable =
-      cmd->add_option("--disable", o->disable, "Disable analyzers matching this glob (repeatable)");
-  add_plugin_dir_option(*cmd, o->plugin_dirs);
-  cmd->add_option("-j,--jobs", o->jobs,
-                  "Threads for op models, and for analyzers with --no-isolate (default: all\n"
-                  "cores; isolated analyzers run one child process at a time); output is\n"
-                  "identical for any value")
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_flag("--no-isolate", o->no_isolate,
-                "Run analyzers inside this process, in parallel on --jobs threads, instead of\n"
-                "one child process each (also to debug a plugin); a crashing plugin then takes\n"
-                "the whole run down");
-  cmd->add_option("--analyzer-timeout", o->analyzer_timeout,
-                  "Stop an analyzer that runs longer than this many seconds and report it as\n"
-                  "failed (0: no limit; needs isolation)")
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--fail-on", o->fail_on,
-                  "Exit with status 1 when a finding has this severity or higher")
-      ->check(CLI::IsMember({"none", "info", "warning", "critical"}));
+  add_analysis_options(*cmd, o->analysis);
   cmd->add_flag("--dump-config", o->dump_config,
                 "Print the effective configuration (globs, every option with its value) and exit");
   cmd->footer(
@@ -241,14 +168,8 @@ void add_analyze_command(CLI::App& app) {
       "  traceprism validate-report report    check the written report's structure\n"
       "Exit status: 0 ok, 1 --fail-on matched, 2 unreadable trace, 3 output not writable,\n"
       "4 --strict and a plugin was refused or an analyzer failed, 64 usage.");
-  cmd->callback([o, cmd, enable, disable] {
-    std::size_t next_enable = 0, next_disable = 0;
-    for (const CLI::Option* opt : cmd->parse_order()) {
-      if (opt == enable && next_enable < o->enable.size())
-        o->analyzer_globs.push_back(o->enable[next_enable++]);
-      else if (opt == disable && next_disable < o->disable.size())
-        o->analyzer_globs.push_back("-" + o->disable[next_disable++]);
-    }
+  cmd->callback([o, cmd] {
+    collect_analyzer_globs(*cmd, o->analysis);
     int code = run_analyze(*o);
     if (code != kExitOk) throw CLI::RuntimeError(code);
   });

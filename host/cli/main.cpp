@@ -17,12 +17,14 @@ int main(int argc, char** argv) {
       "Examples:\n"
       "  traceprism synth -o sample.json.gz          write a synthetic transformer trace\n"
       "  traceprism analyze sample.json.gz -o out    write out/analysis.md and out/findings.json\n"
+      "  traceprism compare slow.json.gz fast.json.gz -o out  why the first run is slower\n"
       "  traceprism inspect sample.json.gz           summarize a trace\n"
       "  traceprism perf-report trace.json.gz -o out write out/gpu_timeline.csv\n"
       "  traceprism platforms                        list the bundled GPU platform files\n"
       "  traceprism validate-report out              check out/analysis.md against the template\n"
       "Run 'traceprism COMMAND --help' for the options of each command.");
   traceprism::cli::add_analyze_command(app);
+  traceprism::cli::add_compare_command(app);
   traceprism::cli::add_inspect_command(app);
   traceprism::cli::add_plugins_command(app);
   traceprism::cli::add_perf_report_command(app);

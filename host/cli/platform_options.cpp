@@ -15,4 +15,15 @@ void add_platform_options(CLI::App& command, pipeline::PlatformOptions& options)
       ->check(CLI::ExistingFile);
 }
 
+void add_reference_platform_options(CLI::App& command, pipeline::PlatformOptions& options) {
+  command
+      .add_option("--reference-platform", options.name,
+                  "As --platform, for REFERENCE (trace 2); auto reads its own deviceProperties")
+      ->capture_default_str();
+  command
+      .add_option("--reference-platform-file", options.file,
+                  "As --platform-file, for REFERENCE (trace 2)")
+      ->check(CLI::ExistingFile);
+}
+
 }  // namespace traceprism::cli

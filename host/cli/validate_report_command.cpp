@@ -31,8 +31,8 @@ void add_validate_report_command(CLI::App& app) {
   auto dir = std::make_shared<std::string>();
   CLI::App* cmd = app.add_subcommand(
       "validate-report",
-      "Check an analyze output folder the way TraceLens validates its agent reports, so tools\n"
-      "that parse those reports can rely on it:\n"
+      "Check an analyze or compare output folder the way TraceLens validates its agent\n"
+      "reports, so tools that parse those reports can rely on it:\n"
       "  - analysis.md exists, has the six `## ` sections in order and the Executive Summary\n"
       "    table (Total Time, Compute %, Idle %, Exposed Communication %, Top Bottleneck)\n"
       "  - no unfilled template placeholders (<Brief Title>, <model>, ...)\n"
@@ -44,8 +44,13 @@ void add_validate_report_command(CLI::App& app) {
       "  - compute blocks: **Data:** alone on its line, then the 10 canonical columns, every\n"
       "    Args cell equal to a rendering of perf_report_csvs/unified_perf_summary.csv\n"
       "  - fusion Impact lines `impact_score: X (perf-model coverage M/N kernels)`\n"
-      "  - every image the report shows exists in DIR");
-  cmd->add_option("DIR", *dir, "The folder `traceprism analyze -o DIR` wrote")->required();
+      "  - every image the report shows exists in DIR\n"
+      "A comparative report (`# ... - Comparative Analysis: P1 vs P2`, from compare) is checked\n"
+      "with its own layout: 4-cell Executive Summary rows whose Difference is Trace 2 - Trace 1,\n"
+      "fusion Impact lines without the coverage, Args from perf_report_trace1_csvs/, and\n"
+      "kernel_diff.csv and both perf reports present.");
+  cmd->add_option("DIR", *dir, "The folder `traceprism analyze -o DIR` or `compare -o DIR` wrote")
+      ->required();
   cmd->footer(
       "Prints one line per problem, `analysis.md:<line>: <what is wrong>` (line 0: the whole\n"
       "file), and nothing on stdout when the report is valid.\n"

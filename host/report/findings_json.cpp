@@ -307,10 +307,9 @@ void write_diagnosis(text::JsonWriter& w, const AnalysisReport& r) {
 
 }  // namespace
 
-std::string findings_json(const AnalysisReport& r) {
-  text::JsonWriter w;
-  w.begin_object();
+void write_findings_fields(text::JsonWriter& w, const AnalysisReport& r, std::string_view mode) {
   w.key("schema_version").value(kFindingsSchemaVersion);
+  w.key("mode").value(mode);
   w.key("tool").begin_object();
   w.key("name").value("traceprism");
   w.key("version").value(TRACEPRISM_VERSION);
@@ -388,6 +387,12 @@ std::string findings_json(const AnalysisReport& r) {
     for (const findings::Finding& f : r.findings.tier(t)) write_finding(w, f, *r.index);
   w.end_array();
   write_folded_findings(w, r.findings.folded, *r.index);
+}
+
+std::string findings_json(const AnalysisReport& r) {
+  text::JsonWriter w;
+  w.begin_object();
+  write_findings_fields(w, r, "standalone");
   w.end_object();
   return w.str();
 }

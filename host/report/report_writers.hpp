@@ -4,6 +4,7 @@
 #include <string>
 
 #include "pipeline/analysis_report.hpp"
+#include "text/json_writer.hpp"
 
 namespace traceprism::report {
 
@@ -17,6 +18,9 @@ std::string platform_label(const AnalysisReport& report);
 // findings.json (schema documented in docs/report-format.md).
 inline constexpr int kFindingsSchemaVersion = 2;  // 2: diagnosis, cause
 std::string findings_json(const AnalysisReport& report);
+// Its fields, inside an object the caller opened; `mode` is "standalone" or "comparative".
+void write_findings_fields(text::JsonWriter& w, const AnalysisReport& report,
+                           std::string_view mode);
 
 // analysis.md, with the structure and markers of analysis-rules.md §10.
 std::string analysis_markdown(const AnalysisReport& report);

@@ -106,6 +106,7 @@ class Validator {
     }
     md_ = MarkdownLines::split(*text);
     whole_ = {0, md_.size()};
+    comparative_ = md_.lines.front().find(" - Comparative Analysis: ") != std::string::npos;
     check_title();
     check_headers();
     check_executive_summary();
@@ -117,6 +118,7 @@ class Validator {
     check_args_cells();
     check_against_findings();
     check_images();
+    if (comparative_) check_comparison_files();
     // analysis.md first, then the other files; each in line order.
     std::stable_sort(problems_.begin(), problems_.end(), [](const auto& a, const auto& b) {
       return std::make_tuple(a.file != kReport, a.file, a.line) <
@@ -181,13 +183,64 @@ class Validator {
         problem(i, "the Executive Summary table has a placeholder cell: " + trim(line));
     }
     if (!table) {
-      problem(s->begin - 1, "the Executive Summary has no `| Metric | Value |` table");
+      problem(s->begin - 1, comparative_
+                                ? "the Executive Summary has no `| Metric | Trace 1 - "
+                                  "(...) | Trace 2 - (...) | Difference |` table"
+                                : "the Executive Summary has no `| Metric | Value |` table");
       return;
     }
+    if (comparative_) check_comparative_differences(*s);
     for (const char* label : kLabels)
       if (!labels.contains(label))
         problem(s->begin - 1,
                 std::string("the Executive Summary table has no `") + label + "` row");
+  }
+
+  // analysis-rules.md §10.2: Difference = trace 2 - trace 1, within 1% of the larger value.
+  void check_comparative_differences(const LineRange& s) {
+    static const std::regex kNumber(R"([-+]?\d+(\.\d+)?)");
+    auto leading_number = [](const std::string& cell) -> std::optional<double> {
+      std::smatch m;
+      if (!std::regex_search(cell, m, kNumber)) return std::nullopt;
+      return parse_number(m.str());
+    };
+    for (std::size_t i = s.begin; i < s.end; ++i) {
+      if (!is_table_row(md_.lines[i]) || is_separator_row(md_.lines[i])) continue;
+      const auto cells = table_cells(md_.lines[i]);
+      if (cells.size() != 4) {
+        problem(i,
+                "a comparative Executive Summary row needs 4 cells (Metric, Trace 1, Trace 2, "
+                "Difference), this one has " +
+                    std::to_string(cells.size()));
+        continue;
+      }
+      if (cells[0] == "Metric" || cells[0].find("Top Bottleneck") != std::string::npos) continue;
+      const auto t1 = leading_number(cells[1]), t2 = leading_number(cells[2]),
+                 d = leading_number(cells[3]);
+      if (!t1 || !t2 || !d) continue;
+      const double scale = std::max({std::fabs(*t1), std::fabs(*t2), 1.0});
+      if (std::fabs(std::fabs(*d) - std::fabs(*t1 - *t2)) > 0.01 * scale)
+        problem(i, "`" + cells[0] + "` Difference " + cells[3] + " is not Trace 2 - Trace 1 (" +
+                       cells[2] + " - " + cells[1] + ")");
+    }
+  }
+
+  // A comparative report folder holds both perf reports and the kernel diff (issue 16).
+  void check_comparison_files() {
+    for (const char* sheet :
+         {"perf_report_trace1_csvs/gpu_timeline.csv", "perf_report_trace2_csvs/gpu_timeline.csv"})
+      if (!fs::is_regular_file(dir_ / sheet))
+        file_problem(sheet, "missing in a comparative report");
+    const auto csv = read_file(dir_ / "kernel_diff.csv");
+    if (!csv) {
+      file_problem("kernel_diff.csv", "missing in a comparative report");
+      return;
+    }
+    if (!csv->starts_with("name,count_trace1,count_trace2,count_diff,time_ms_trace1,"
+                          "time_ms_trace2,time_ms_diff\n"))
+      file_problem("kernel_diff.csv",
+                   "does not start with the header `name,count_trace1,count_trace2,count_diff,"
+                   "time_ms_trace1,time_ms_trace2,time_ms_diff`");
   }
 
   void check_placeholders() {
@@ -410,9 +463,13 @@ class Validator {
   void check_fusion_impact_lines(const LineRange& cards) {
     static const std::regex kStandalone(
         R"(impact_score:\s*[\d.]+\s*\(perf-model coverage \d+/\d+ kernels\))");
+    static const std::regex kComparative(R"(impact_score:\s*[\d.]+\s*$)");
     for (std::size_t i = cards.begin; i < cards.end; ++i) {
       const std::string& line = md_.lines[i];
-      if (line.starts_with("**Impact**") && !std::regex_search(line, kStandalone))
+      if (!line.starts_with("**Impact**")) continue;
+      if (comparative_ && !std::regex_search(line, kComparative))
+        problem(i, "comparative fusion Impact line must read `impact_score: X` (no coverage)");
+      else if (!comparative_ && !std::regex_search(line, kStandalone))
         problem(i,
                 "fusion Impact line must read `impact_score: X (perf-model coverage M/N "
                 "kernels)`");
@@ -421,12 +478,19 @@ class Validator {
 
   // ---- Args cells against the perf report (§4.3) ----
 
+  // A comparative report's Args cells are trace 1's.
+  std::string unified_sheet_path() const {
+    return std::string(comparative_ ? "perf_report_trace1_csvs" : "perf_report_csvs") +
+           "/unified_perf_summary.csv";
+  }
+
   const std::set<std::string>* known_args() {
     if (args_loaded_) return args_ ? &*args_ : nullptr;
     args_loaded_ = true;
-    const auto csv = read_file(dir_ / "perf_report_csvs" / "unified_perf_summary.csv");
+    const std::string sheet_path = unified_sheet_path();
+    const auto csv = read_file(dir_ / sheet_path);
     if (!csv) {
-      file_problem("perf_report_csvs/unified_perf_summary.csv",
+      file_problem(sheet_path,
                    "missing; the Args cells of analysis.md cannot be traced to the perf report");
       return nullptr;
     }
@@ -465,9 +529,8 @@ class Validator {
       std::string cell = args_column < cells.size() ? cells[args_column] : "";
       if (cell == "—") cell.clear();
       if (!known->contains(cell))
-        problem(i, "Args cell `" + cell +
-                       "` matches no Input Dims / Input type row of "
-                       "perf_report_csvs/unified_perf_summary.csv");
+        problem(i, "Args cell `" + cell + "` matches no Input Dims / Input type row of " +
+                       unified_sheet_path());
     }
   }
 
@@ -590,6 +653,7 @@ class Validator {
   std::set<std::string> anchors_;
   std::optional<std::set<std::string>> args_;
   bool args_loaded_ = false;
+  bool comparative_ = false;  // `# ... - Comparative Analysis: P1 vs P2`
 };
 
 }  // namespace

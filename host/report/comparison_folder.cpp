@@ -1,0 +1,47 @@
+#include <filesystem>
+#include <stdexcept>
+#include <system_error>
+
+#include "findings/model_identification.hpp"
+#include "io/output_file.hpp"
+#include "report/comparison_writers.hpp"
+#include "report/report_writers.hpp"
+
+namespace traceprism::report {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+void create_folder(const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir))
+    throw std::runtime_error(dir.string() + ": cannot create the output folder: " +
+                             (ec ? ec.message() : std::string("a file of that name exists")) + ".");
+}
+
+void write_sheets(const fs::path& dir, const AnalysisReport& r) {
+  create_folder(dir);
+  for (const perf_report::PerfSheet& sheet : r.perf_sheets)
+    io::write_file_atomically((dir / (sheet.name + ".csv")).string(), sheet.csv);
+}
+
+}  // namespace
+
+void write_comparison_folder(const std::string& dir, const ComparativeReport& c) {
+  const fs::path root(dir);
+  create_folder(root);
+  write_sheets(root / "perf_report_trace1_csvs", *c.trace1);
+  write_sheets(root / "perf_report_trace2_csvs", *c.trace2);
+  io::write_file_atomically((root / "kernel_diff.csv").string(),
+                            comparison::kernel_diff_csv(c.diff.kernels));
+  io::write_file_atomically((root / "time_breakdown.csv").string(), time_breakdown_csv(c));
+  io::write_file_atomically((root / "findings.json").string(), comparative_findings_json(c));
+  io::write_file_atomically((root / "model_info.json").string(),
+                            findings::model_info_json(c.trace1->model));
+  io::write_file_atomically((root / kBreakdownChartFile).string(), perf_breakdown_svg(*c.trace1));
+  io::write_file_atomically((root / "analysis.md").string(), comparative_markdown(c));
+}
+
+}  // namespace traceprism::report

@@ -1,0 +1,450 @@
+// The parts of analysis.md both layouts share (standalone and comparative): cards, detailed
+// blocks, warnings, steps and the appendix.
+#include "report/markdown_sections.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "report/category_figures.hpp"
+#include "text/python_format.hpp"
+
+namespace traceprism::report::markdown {
+
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+std::string percent_of_total(const model::GpuTimeline& t, double us) {
+  return fixed(t.total_us > 0 ? us / t.total_us * 100 : 0.0);
+}
+
+// Markdown table cells: no raw pipes or line breaks.
+std::string cell(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n')
+      out += "<br>";
+    else
+      out += c;
+  }
+  return out.empty() ? "—" : out;
+}
+
+// Prose a plugin left empty gets a neutral sentence, so no label is ever followed by nothing.
+std::string or_else(const std::string& text, std::string_view fallback) {
+  return text.empty() ? std::string(fallback) : text;
+}
+
+std::optional<double> metric(const findings::Finding& f, std::string_view name) {
+  for (const auto& [k, v] : f.metrics)
+    if (k == name) return v;
+  return std::nullopt;
+}
+
+namespace {
+const findings::DataTable* table_titled(const findings::Finding& f, std::string_view title) {
+  for (const findings::DataTable& t : f.tables)
+    if (t.title == title) return &t;
+  return nullptr;
+}
+}  // namespace
+
+namespace {
+// A row of a two-column `Field | Value` table (the fusion analyzer's "estimate").
+std::string field(const findings::Finding& f, std::string_view table, std::string_view name) {
+  if (const findings::DataTable* t = table_titled(f, table))
+    for (const auto& row : t->rows)
+      if (row.size() >= 2 && row[0] == name) return row[1];
+  return {};
+}
+}  // namespace
+
+std::string integer(std::optional<double> v) {
+  return std::to_string(static_cast<long long>(std::llround(v.value_or(0))));
+}
+
+namespace {
+// Icons (analysis-rules.md §5.5): compute and system by position within the tier (P1 🔴,
+// P2 🟡, P3+ 🟢); fusion by confidence (high 🔴, medium 🟡, low 🟢).
+const char* icon(const findings::Finding& f) {
+  if (f.tier == findings::Tier::kFusion) {
+    const double level = metric(f, "confidence_level").value_or(1);
+    return level >= 2 ? "🔴" : level >= 1 ? "🟡" : "🟢";
+  }
+  return f.rank == 1 ? "🔴" : f.rank == 2 ? "🟡" : "🟢";
+}
+}  // namespace
+
+std::string heading(const findings::Finding& f) {
+  std::string h = std::string(icon(f)) + " P" + std::to_string(f.rank) + ": " + f.title;
+  if (f.tier == findings::Tier::kCompute && !f.library.empty() && f.library != "Unknown")
+    h += " (" + f.library + ")";
+  return h;
+}
+
+namespace {
+std::string anchor(const findings::Finding& f) {
+  if (f.tier == findings::Tier::kFusion)
+    return "detailed-analysis-fusion-P" + std::to_string(f.rank);
+  return "detailed-analysis-" + std::string(findings::tier_name(f.tier)) + "-p" +
+         std::to_string(f.rank);
+}
+}  // namespace
+
+namespace {
+const char* tier_label(findings::Tier t) {
+  return t == findings::Tier::kCompute  ? "Compute kernel insights"
+         : t == findings::Tier::kFusion ? "Kernel fusion insights"
+                                        : "System-level insights";
+}
+}  // namespace
+
+void write_table(std::ostringstream& md, const findings::DataTable& t) {
+  md << "|";
+  for (const auto& c : t.columns) md << " " << cell(c) << " |";
+  md << "\n|";
+  for (std::size_t i = 0; i < t.columns.size(); ++i) md << "---|";
+  md << "\n";
+  for (const auto& row : t.rows) {
+    md << "|";
+    for (const auto& c : row) md << " " << cell(c) << " |";
+    md << "\n";
+  }
+}
+
+namespace {
+// "perf-model coverage M/N kernels" numbers of a fusion finding.
+std::string coverage(const findings::Finding& f, std::string_view separator) {
+  return integer(metric(f, "modeled_kernel_count")) + std::string(separator) +
+         integer(metric(f, "kernel_count"));
+}
+}  // namespace
+
+namespace {
+std::string fusion_confidence(const findings::Finding& f) {
+  std::string level = or_else(field(f, "estimate", "confidence"), "Medium");
+  const std::string reason = field(f, "estimate", "confidence_reason");
+  return reason.empty() ? level : level + " -- " + reason;
+}
+}  // namespace
+
+namespace {
+void write_impact_marker(std::ostringstream& md, const findings::Finding& f) {
+  md << "<!-- impact-begin kind=p_item";
+  // Compute markers name their category, quantified or not (validate-report checks it).
+  if (f.tier == findings::Tier::kCompute)
+    md << " category=" << (f.category.empty() ? "other" : f.category);
+  if (f.impact_kind == findings::ImpactKind::kNotQuantifiable) {
+    md << " low=null mid=null high=null -->\n"
+       << "**Impact**: Not quantifiable from trace data\n<!-- impact-end -->\n\n";
+    return;
+  }
+  md << " low=" << fixed(f.impact_low) << " mid=" << fixed(f.impact_mid)
+     << " high=" << fixed(f.impact_high) << " -->\n"
+     << "**Impact**: impact_score: " << fixed(f.impact_mid);
+  if (f.tier == findings::Tier::kFusion)
+    md << " (perf-model coverage " << coverage(f, "/") << " kernels)";
+  md << "\n<!-- impact-end -->\n\n";
+  if (f.impact_kind == findings::ImpactKind::kHeuristic && f.share_percent >= 0)
+    md << "> **Warning — estimated:** No performance model for this op; impact is derived from its "
+          "E2E GPU-time share ("
+       << fixed(f.share_percent) << "%), not a gap projection.\n\n";
+}
+}  // namespace
+
+namespace {
+void write_card(std::ostringstream& md, const findings::Finding& f) {
+  md << "### " << heading(f) << "\n\n";
+  md << "**Insight**: " << or_else(f.insight, f.title + ".") << "\n\n";
+  md << "**Action**: " << or_else(f.action, "See the detailed analysis below.") << "\n\n";
+  write_impact_marker(md, f);
+  if (f.tier == findings::Tier::kFusion) md << "**Confidence**: " << fusion_confidence(f) << "\n\n";
+  md << "→ *See [Detailed Analysis: " << tier_label(f.tier) << " > P" << f.rank << "](#"
+     << anchor(f) << ") for details*\n\n";
+}
+}  // namespace
+
+// Cards of one tier, separated by rules as in the reference template.
+void write_cards(std::ostringstream& md, const std::vector<findings::Finding>& findings) {
+  for (std::size_t i = 0; i < findings.size(); ++i) {
+    if (i > 0) md << "---\n\n";
+    write_card(md, findings[i]);
+  }
+}
+
+namespace {
+void write_data(std::ostringstream& md, const findings::Finding& f) {
+  md << "**Data:**\n\n";
+  bool any = false;
+  for (std::size_t i = 0; i < f.tables.size(); ++i) {
+    // The fusion analyzer's estimate table feeds the impact bullets, not the Data section.
+    if (f.tier == findings::Tier::kFusion && f.tables[i].title == "estimate") continue;
+    if (any && !f.tables[i].title.empty()) md << "*" << f.tables[i].title << "*\n\n";
+    write_table(md, f.tables[i]);
+    md << "\n";
+    any = true;
+  }
+  if (!any) md << "No data table.\n\n";
+}
+}  // namespace
+
+namespace {
+void write_estimate_marker(std::ostringstream& md, const findings::Finding& f) {
+  md << "<!-- impact-begin kind=detail_estimate low=" << fixed(f.impact_low)
+     << " high=" << fixed(f.impact_high) << " -->\n"
+     << "- Low end impact_score: " << fixed(f.impact_low) << "\n"
+     << "- High end impact_score: " << fixed(f.impact_high) << "\n";
+}
+}  // namespace
+
+namespace {
+// Fusion blocks (§10.6): Identification, Data (the kernels) and the estimate with coverage,
+// pattern and confidence; a fusion candidate has no separate reasoning or resolution.
+void write_fusion_detail(std::ostringstream& md, const findings::Finding& f) {
+  const std::string time_ms = text::python_float_repr(metric(f, "time_ms").value_or(0));
+  md << "#### " << heading(f) << " (" << time_ms << " ms, " << integer(metric(f, "instance_count"))
+     << " instances)\n";
+  md << "**Identification:** " << or_else(f.identification, f.insight) << "\n\n";
+  write_data(md, f);
+  md << "**Impact estimate:**\n";
+  if (f.impact_kind == findings::ImpactKind::kNotQuantifiable) {
+    md << "Impact estimate is not quantifiable from trace data.\n\n";
+    return;
+  }
+  write_estimate_marker(md, f);
+  md << "- Coverage: " << coverage(f, " of ") << " kernels modelled";
+  if (field(f, "estimate", "estimation") == "partial") {
+    const double unmodelled =
+        metric(f, "kernel_count").value_or(0) - metric(f, "modeled_kernel_count").value_or(0);
+    md << " (" << integer(unmodelled) << " kernel(s) use measured trace time)";
+  }
+  md << "\n";
+  const std::string bound = field(f, "estimate", "bound_type");
+  const std::string type = field(f, "estimate", "fusion_type");
+  if (!bound.empty() || !type.empty())
+    md << "- Fusion pattern: " << or_else(bound, "unknown") << "-bound, "
+       << or_else(type, "unknown") << "\n";
+  md << "- Confidence: " << fusion_confidence(f) << "\n<!-- impact-end -->\n\n";
+}
+}  // namespace
+
+void write_detail(std::ostringstream& md, const findings::Finding& f) {
+  md << "<a id=\"" << anchor(f) << "\"></a>\n";
+  md << "<!-- reasoning-candidate tier=" << findings::tier_name(f.tier) << " rank=" << f.rank
+     << " -->\n";
+  if (f.tier == findings::Tier::kFusion) return write_fusion_detail(md, f);
+  md << "#### " << heading(f) << "\n";
+  md << "**Identification:** " << or_else(f.identification, f.insight) << "\n\n";
+  write_data(md, f);
+  md << "**Reasoning for Slowdown:** "
+     << or_else(f.reasoning, "The trace does not show the cause; profile the flagged kernels.")
+     << "\n\n";
+  md << "**Resolution:** " << or_else(f.resolution, or_else(f.action, "See the card above."))
+     << "\n\n";
+  md << "**Impact estimate:**\n";
+  if (f.impact_kind == findings::ImpactKind::kNotQuantifiable) {
+    md << "Impact estimate is not quantifiable from trace data.\n\n";
+  } else {
+    write_estimate_marker(md, f);
+    md << "<!-- impact-end -->\n\n";
+  }
+}
+
+// ---- Executive summary ----
+
+// diagnosis.md §6.7 (a departure from analysis-rules.md §10.2, which takes the first Top
+// Operations row): the category with the most computation time, from the partition; the
+// top-ranked finding is named separately. Runs without a partition fall back to the largest
+// analyzer category, then to the host's op category.
+std::optional<Bottleneck> top_bottleneck(const AnalysisReport& r) {
+  const findings::CategoryShare* largest = nullptr;
+  for (const findings::CategoryShare& s : r.diagnosis.computation_by_category)
+    if (!largest || s.time_us > largest->time_us) largest = &s;
+  if (largest) return Bottleneck{largest->category, largest->time_us / 1000, true};
+  const auto names = category_display_names(r);
+  const auto figures = category_figures(r);  // `most` points into it
+  const std::pair<const std::string, CategoryFigures>* most = nullptr;
+  for (const auto& entry : figures)
+    if (entry.second.time_ms > 0 && (!most || entry.second.time_ms > most->second.time_ms))
+      most = &entry;
+  if (most) {
+    auto it = names.find(most->first);
+    return Bottleneck{it != names.end() ? it->second : most->first, most->second.time_ms, true};
+  }
+  if (!r.top_category.empty()) return Bottleneck{r.top_category, 0, false};
+  return std::nullopt;
+}
+
+std::string bottleneck_cell(const AnalysisReport& r, const std::optional<Bottleneck>& b) {
+  if (!b) return "None (no GPU work linked to an op)";
+  if (!b->from_figures) return b->name + " (" + fixed(r.top_category_percent) + "%)";
+  const double compute_ms = category_whole_ms(r);
+  return b->name + " (" + fixed(compute_ms > 0 ? b->time_ms / compute_ms * 100 : 0.0) + "%)";
+}
+
+// ---- Warnings ----
+
+namespace {
+// The tier a failed analyzer would have reported in (the system plugins are known by name;
+// everything else is a per-category compute analyzer or the fusion analyzer).
+const char* analyzer_tier(const findings::AnalyzerOutcome& a) {
+  for (const char* system : {"cpu_idle", "host_sync", "memcpy", "comm"})
+    if (a.plugin == system) return "System";
+  if (a.plugin == "fusion") return "Kernel Fusion";
+  return "Compute Kernel";
+}
+}  // namespace
+
+namespace {
+std::vector<HighVarianceOp> high_variance(const AnalysisReport& r) {
+  if (!r.unified) return {};
+  return high_variance_ops(*r.unified, r.timeline.total_us / 1000);
+}
+}  // namespace
+
+void write_warnings(std::ostringstream& md, const AnalysisReport& r,
+                    const std::vector<std::string>& notes) {
+  std::vector<const findings::AnalyzerOutcome*> failed;
+  for (const auto& a : r.graph.analyzers)
+    if (a.status == findings::AnalyzerStatus::kFailed) failed.push_back(&a);
+  const auto skipped = r.index ? r.index->stats().skipped_events() : 0;
+  std::size_t ran = 0;
+  for (const auto& a : r.graph.analyzers)
+    if (a.status == findings::AnalyzerStatus::kOk || a.status == findings::AnalyzerStatus::kSkipped)
+      ++ran;
+  const std::vector<HighVarianceOp> noisy = high_variance(r);
+  if (notes.empty() && failed.empty() && r.refused_plugins.empty() && skipped == 0 && ran > 0 &&
+      noisy.empty())
+    return;
+  md << "## Warnings\n\n";
+  for (const std::string& note : notes) md << note << "\n\n";
+  if (ran == 0)
+    md << "No analyzer ran (none was loaded, or all were disabled), so the sections below report "
+          "nothing; run `traceprism plugins` to see what is installed.\n\n";
+  if (!failed.empty()) {
+    md << "| Analysis | Tier | Error Summary |\n|----------|------|---------------|\n";
+    for (const auto* a : failed)
+      md << "| " << cell(a->name) << " | " << analyzer_tier(*a) << " | " << cell(a->error)
+         << " |\n";
+    md << "\nThese are excluded from the recommendations below.\n\n";
+  }
+  if (!r.refused_plugins.empty()) {
+    md << "| Plugin | Reason refused |\n|--------|----------------|\n";
+    for (const auto& p : r.refused_plugins)
+      md << "| " << cell(p.path.filename().string()) << " | " << cell(p.reason) << " |\n";
+    md << "\n";
+  }
+  if (skipped > 0)
+    md << "The trace had " << skipped << " malformed event" << (skipped == 1 ? "" : "s")
+       << ", counted and skipped (see findings.json `data_quality`).\n\n";
+  if (!noisy.empty()) {
+    md << "These operations have unreliable kernel time measurements (CoV > 1.0: the standard "
+          "deviation of their kernel time exceeds its mean over more than 10 calls), so their "
+          "times and any impact derived from them are uncertain:\n\n"
+       << "| Operation | Category | CoV | Reported Time (ms) |\n"
+       << "|-----------|----------|-----|--------------------|\n";
+    for (const auto& op : noisy)
+      md << "| " << cell(op.name) << " | " << cell(op.category) << " | " << fixed(op.cov, 3)
+         << " | " << text::python_float_repr(op.time_ms) << " |\n";
+    md << "\n";
+  }
+}
+
+void write_appendix(std::ostringstream& md, const AnalysisReport& r) {
+  md << "---\n\n## Appendix\n\n### Model Architecture\n"
+     << "- **Model**: " << r.model.model << "\n"
+     << "- **Architecture**: " << r.model.architecture << "\n"
+     << "- **Scale**: " << r.model.scale << "\n"
+     << "- **Precision**: " << r.model.precision << "\n\n"
+     << "### Hardware Reference\n"
+     << "- **Platform**: " << platform_label(r) << "\n";
+  // Roofline numbers: the measured achievable value when the platform has one, else the peak.
+  if (auto bw = r.platform.roofline_bandwidth_gbps())
+    md << "- **Peak HBM BW**: " << fixed(*bw / 1000, 1) << " TB/s\n";
+  if (auto maf = r.platform.roofline_tflops("matrix_bf16"))
+    md << "- **Peak MAF (BF16)**: " << fixed(*maf, 0) << " TFLOPS\n";
+  if (auto maf = r.platform.roofline_tflops("matrix_fp8"))
+    md << "- **Peak MAF (FP8)**: " << fixed(*maf, 0) << " TFLOPS\n";
+  if (auto maf = r.platform.roofline_tflops("matrix_fp4"))
+    md << "- **Peak MAF (FP4)**: " << fixed(*maf, 0) << " TFLOPS\n";
+  if (r.platform.numbers.empty())
+    md << "- Peak numbers: none loaded (no platform file selected).\n";
+}
+
+// diagnosis.md §3: how many steps, how long, which stand out, and what cannot be judged.
+void write_steps(std::ostringstream& md, const AnalysisReport& r) {
+  const auto& steps = r.diagnosis.steps;
+  if (steps.empty()) return;
+  md << "### Steps\n\n";
+  if (steps.size() == 1) {
+    md << "The trace holds a single step (" << steps.front().name << ", "
+       << fixed(steps.front().dur_us / 1e3) << " ms, GPU idle "
+       << fixed(steps.front().idle_us / 1e3)
+       << " ms of it): step-to-step variation cannot be judged.\n\n";
+    return;
+  }
+  std::vector<double> durations;
+  for (const auto& s : steps) durations.push_back(s.dur_us);
+  std::sort(durations.begin(), durations.end());
+  const std::size_t n = durations.size();
+  const double median = n % 2 ? durations[n / 2] : (durations[n / 2 - 1] + durations[n / 2]) / 2;
+  md << "The trace holds " << n << " steps; the median step takes " << fixed(median / 1e3)
+     << " ms.";
+  std::vector<const findings::StepRow*> outliers;
+  for (const auto& s : steps)
+    if (s.outlier) outliers.push_back(&s);
+  if (outliers.empty()) {
+    md << " No step is longer than 1.25x the median.\n\n";
+  } else {
+    md << " " << outliers.size() << (outliers.size() == 1 ? " step is" : " steps are")
+       << " longer than 1.25x the median";
+    if (outliers.front() == &steps.front())
+      md << ", the first of them the first step (a warm-up outlier: judge the others)";
+    md << ".\n\n";
+  }
+  constexpr std::size_t kListedSteps = 12;
+  const bool all = n <= kListedSteps;
+  if (!all && outliers.empty()) return;
+  if (!all) md << "The outlier steps:\n\n";
+  md << "| Step | Duration (ms) | GPU busy (ms) | GPU idle (ms) | Outlier |\n"
+     << "|------|---------------|---------------|---------------|---------|\n";
+  std::size_t listed = 0;
+  for (const auto& s : steps) {
+    if (!all && (!s.outlier || ++listed > kListedSteps)) continue;
+    md << "| " << cell(s.name) << " | " << fixed(s.dur_us / 1e3) << " | "
+       << fixed(s.gpu_busy_us / 1e3) << " | " << fixed(s.idle_us / 1e3) << " | "
+       << (s.outlier ? "yes" : "no") << " |\n";
+  }
+  md << "\n";
+}
+
+// diagnosis.md §1.4: "within target" only when the perf models cover at least 90 % of the
+// computation time; otherwise say how much was assessed and how much was not.
+std::string no_compute_items(const AnalysisReport& r) {
+  const std::optional<double> covered = r.diagnosis.compute_coverage_percent;
+  if (covered && *covered >= 90.0)
+    return "✅ No compute kernel optimization opportunities identified. All categories are within "
+           "target performance bounds.\n\n";
+  const std::string head = "No compute kernel optimization opportunity identified";
+  if (!covered || *covered <= 0)
+    return head + ", but no computation time is covered by a perf model, so none was assessed.\n\n";
+  return head + " in the " + fixed(*covered, 1) +
+         "% of computation time that the perf models cover; " + fixed(100.0 - *covered, 1) +
+         "% is unassessed.\n\n";
+}
+
+// Fusion candidates are found under module frames and CPU ops: a trace with neither (GPU only)
+// cannot show one, which is not the same as having none.
+std::string no_fusion_items(const AnalysisReport& r) {
+  if (r.index && r.index->rows_of_kind(index::EventKind::kCpuOp).empty())
+    return "Kernel fusion cannot be assessed: the trace has no CPU ops or module frames to group "
+           "kernels by.\n\n";
+  return "No kernel fusion opportunities detected.\n\n";
+}
+
+}  // namespace traceprism::report::markdown
