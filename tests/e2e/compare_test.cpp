@@ -142,6 +142,17 @@ TEST(Compare, ValidateReportChecksTheComparativeLayout) {
       << problems;
 }
 
+TEST(Compare, SameOutputAtAnyJobs) {
+  traceprism::testing::TempDir dir;
+  const std::string slow = synth(dir, "slow.json", "--inject dataloader=10ms");
+  const std::string fast = synth(dir, "fast.json", "");
+  compare(slow, fast, dir.file("one"), "--jobs 1");
+  compare(slow, fast, dir.file("two"), "--jobs 2 --no-isolate");
+  for (const char* f : {"analysis.md", "findings.json", "kernel_diff.csv", "time_breakdown.csv",
+                        "perf_report_trace1_csvs/unified_perf_summary.csv"})
+    EXPECT_EQ(read_file(dir.file("one") + "/" + f), read_file(dir.file("two") + "/" + f)) << f;
+}
+
 TEST(Compare, HelpSaysWhichTraceIsWhich) {
   std::string out;
   ASSERT_EQ(run_cli("compare --help", &out), 0);
