@@ -5,6 +5,8 @@
 #include "cli/commands.hpp"
 #include "cli/plugin_loading.hpp"
 #include "cli/trace_options.hpp"
+#include "io/input_error.hpp"
+#include "platform/platform_file.hpp"
 
 namespace traceprism::cli {
 
@@ -99,6 +101,22 @@ std::size_t report_failed_analyzers(const std::vector<findings::AnalyzerOutcome>
     std::cerr << ": " << a.error << "\n";
   }
   return failed;
+}
+
+int exit_code_of_pipeline(const std::function<void()>& run) {
+  try {
+    run();
+  } catch (const io::InputError& e) {
+    print_error(e.what());
+    return kExitBadInput;
+  } catch (const pipeline::UnknownPlatform& e) {
+    print_error(e.what());
+    return kExitUsage;
+  } catch (const platform::PlatformError& e) {
+    print_error(e.what());
+    return kExitUsage;
+  }
+  return kExitOk;
 }
 
 int severity_threshold_exit(const config::RunConfig& cfg, const findings::RankedFindings& f) {

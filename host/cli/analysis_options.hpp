@@ -3,6 +3,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,16 @@ pipeline::PipelineOptions pipeline_options(const AnalysisOptions& options,
 // Warns about failed analyzers on stderr; returns how many failed.
 std::size_t report_failed_analyzers(const std::vector<findings::AnalyzerOutcome>& analyzers,
                                     std::string_view trace_label = {});
+
+// Runs `run` (a pipeline call) and turns what it throws into one printed sentence and the exit
+// code: an unreadable trace 2, an unknown platform or a bad platform file 64; kExitOk when it
+// returned.
+int exit_code_of_pipeline(const std::function<void()>& run);
+
+// The exit-status lines of analyze's and compare's --help footer.
+inline constexpr const char* kAnalysisExitStatusHelp =
+    "Exit status: 0 ok, 1 --fail-on matched, 2 unreadable trace, 3 output not writable,\n"
+    "4 --strict and a plugin was refused or an analyzer failed, 64 usage.";
 
 // kExitFindings when a ranked finding has --fail-on's severity or higher, else kExitOk.
 int severity_threshold_exit(const config::RunConfig& config, const findings::RankedFindings& f);

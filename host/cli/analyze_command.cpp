@@ -14,10 +14,8 @@
 #include "cli/plugin_loading.hpp"
 #include "cli/trace_options.hpp"
 #include "config/run_config.hpp"
-#include "io/input_error.hpp"
 #include "perf_report/gpu_timeline_sheet.hpp"
 #include "pipeline/analysis_pipeline.hpp"
-#include "platform/platform_file.hpp"
 #include "report/report_writers.hpp"
 #include "text/json_writer.hpp"
 
@@ -96,18 +94,8 @@ int run_analyze(const AnalyzeOptions& o) {
   p.trace_path = o.trace;
   p.platform = o.platform;
   std::unique_ptr<pipeline::PipelineRun> run;
-  try {
-    run = pipeline::run_pipeline(p);
-  } catch (const io::InputError& e) {
-    print_error(e.what());
-    return kExitBadInput;
-  } catch (const pipeline::UnknownPlatform& e) {
-    print_error(e.what());
-    return kExitUsage;
-  } catch (const platform::PlatformError& e) {
-    print_error(e.what());
-    return kExitUsage;
-  }
+  if (int code = exit_code_of_pipeline([&] { run = pipeline::run_pipeline(p); }); code != kExitOk)
+    return code;
   const pipeline::AnalysisReport& r = run->report;
 
   const std::string dir = o.output_dir.empty() ? default_output_dir(o.trace) : o.output_dir;
@@ -165,9 +153,8 @@ void add_analyze_command(CLI::App& app) {
       "  traceprism analyze trace.json.gz -o report\n"
       "  traceprism analyze trace.json.gz --disable 'memcpy' --jobs 4\n"
       "  traceprism analyze --dump-config > my-config.json\n"
-      "  traceprism validate-report report    check the written report's structure\n"
-      "Exit status: 0 ok, 1 --fail-on matched, 2 unreadable trace, 3 output not writable,\n"
-      "4 --strict and a plugin was refused or an analyzer failed, 64 usage.");
+      "  traceprism validate-report report    check the written report's structure\n" +
+      std::string(kAnalysisExitStatusHelp));
   cmd->callback([o, cmd] {
     collect_analyzer_globs(*cmd, o->analysis);
     int code = run_analyze(*o);

@@ -9,9 +9,7 @@
 #include "cli/platform_options.hpp"
 #include "cli/plugin_loading.hpp"
 #include "cli/trace_options.hpp"
-#include "io/input_error.hpp"
 #include "pipeline/comparison_pipeline.hpp"
-#include "platform/platform_file.hpp"
 #include "report/comparison_writers.hpp"
 
 namespace traceprism::cli {
@@ -27,27 +25,14 @@ struct CompareOptions {
   AnalysisOptions analysis;
 };
 
-std::unique_ptr<pipeline::ComparisonRun> run_both(const CompareOptions& o,
-                                                  const pipeline::PipelineOptions& common,
-                                                  int& exit_code) {
+pipeline::ComparisonOptions comparison_options(const CompareOptions& o,
+                                               const pipeline::PipelineOptions& common) {
   pipeline::ComparisonOptions c{common, common};
   c.trace1.trace_path = o.trace;
   c.trace1.platform = o.platform;
   c.trace2.trace_path = o.reference;
   c.trace2.platform = o.reference_platform;
-  try {
-    return pipeline::run_comparison(c);
-  } catch (const io::InputError& e) {
-    print_error(e.what());
-    exit_code = kExitBadInput;
-  } catch (const pipeline::UnknownPlatform& e) {
-    print_error(e.what());
-    exit_code = kExitUsage;
-  } catch (const platform::PlatformError& e) {
-    print_error(e.what());
-    exit_code = kExitUsage;
-  }
-  return nullptr;
+  return c;
 }
 
 int run_compare(const CompareOptions& o) {
@@ -67,10 +52,11 @@ int run_compare(const CompareOptions& o) {
   load_plugins(registry, a.plugin_dirs);
   if (int code = check_loaded_plugins(registry, a); code != kExitOk) return code;
 
-  int exit_code = kExitOk;
   const auto start = std::chrono::steady_clock::now();
-  auto run = run_both(o, pipeline_options(a, registry, cfg), exit_code);
-  if (!run) return exit_code;
+  const pipeline::ComparisonOptions c = comparison_options(o, pipeline_options(a, registry, cfg));
+  std::unique_ptr<pipeline::ComparisonRun> run;
+  if (int code = exit_code_of_pipeline([&] { run = pipeline::run_comparison(c); }); code != kExitOk)
+    return code;
   const pipeline::ComparativeReport& r = run->report;
   try {
     report::write_comparison_folder(o.output_dir, r);
@@ -128,9 +114,8 @@ void add_compare_command(CLI::App& app) {
       "  traceprism compare mi300.json.gz h100.json.gz -o why_slower\n"
       "      why the MI300X run is slower than the H100 run (each platform auto-detected)\n"
       "  traceprism compare new.json.gz old.json.gz --platform H100 --reference-platform H100\n"
-      "      a regression between two software versions on one GPU\n"
-      "Exit status: 0 ok, 1 --fail-on matched, 2 unreadable trace, 3 output not writable,\n"
-      "4 --strict and a plugin was refused or an analyzer failed, 64 usage.");
+      "      a regression between two software versions on one GPU\n" +
+      std::string(kAnalysisExitStatusHelp));
   cmd->callback([o, cmd] {
     collect_analyzer_globs(*cmd, o->analysis);
     int code = run_compare(*o);

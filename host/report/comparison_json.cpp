@@ -22,16 +22,7 @@ void write_timeline(text::JsonWriter& w, const model::GpuTimeline& t) {
 void write_trace2(text::JsonWriter& w, const AnalysisReport& r) {
   w.key("trace2").begin_object();
   w.key("path").value(r.trace_path);
-  w.key("platform").begin_object();
-  w.key("name").value(r.platform.name);
-  w.key("device_name").value(r.platform.device_name);
-  w.end_object();
-  w.key("model").begin_object();
-  w.key("model").value(r.model.model);
-  w.key("architecture").value(r.model.architecture);
-  w.key("scale").value(r.model.scale);
-  w.key("precision").value(r.model.precision);
-  w.end_object();
+  write_trace_identity(w, r);
   write_timeline(w, r.timeline);
   w.end_object();
 }
@@ -82,10 +73,7 @@ void write_in_both(text::JsonWriter& w, const comparison::Comparison& d) {
     w.key("analyzer").value(f.analyzer);
     w.key("key").value(f.key);
     w.key("title").value(f.title);
-    if (f.cause.empty())
-      w.key("cause").null();
-    else
-      w.key("cause").value(f.cause);
+    text_or_null(w, "cause", f.cause);
     if (f.us_trace1 && f.us_trace2) {
       w.key("cause_ms_trace1").value(*f.us_trace1 / 1e3);
       w.key("cause_ms_trace2").value(*f.us_trace2 / 1e3);

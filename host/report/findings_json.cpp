@@ -4,15 +4,28 @@
 #include "text/json_writer.hpp"
 
 namespace traceprism::report {
-namespace {
 
-// A text field, null when empty (findings.json's convention for absent names).
 void text_or_null(text::JsonWriter& w, std::string_view key, const std::string& text) {
   if (text.empty())
     w.key(key).null();
   else
     w.key(key).value(text);
 }
+
+void write_trace_identity(text::JsonWriter& w, const AnalysisReport& r) {
+  w.key("platform").begin_object();
+  w.key("name").value(r.platform.name);
+  w.key("device_name").value(r.platform.device_name);
+  w.end_object();
+  w.key("model").begin_object();
+  w.key("model").value(r.model.model);
+  w.key("architecture").value(r.model.architecture);
+  w.key("scale").value(r.model.scale);
+  w.key("precision").value(r.model.precision);
+  w.end_object();
+}
+
+namespace {
 
 void write_gpu_utilization(text::JsonWriter& w, const model::GpuTimeline& t) {
   auto pct = [&](double us) { return t.total_us > 0 ? us / t.total_us * 100 : 0.0; };
@@ -319,16 +332,7 @@ void write_findings_fields(text::JsonWriter& w, const AnalysisReport& r, std::st
   w.key("trace").begin_object();
   w.key("path").value(r.trace_path);
   w.end_object();
-  w.key("platform").begin_object();
-  w.key("name").value(r.platform.name);
-  w.key("device_name").value(r.platform.device_name);
-  w.end_object();
-  w.key("model").begin_object();
-  w.key("model").value(r.model.model);
-  w.key("architecture").value(r.model.architecture);
-  w.key("scale").value(r.model.scale);
-  w.key("precision").value(r.model.precision);
-  w.end_object();
+  write_trace_identity(w, r);
   write_data_quality(w, *r.index);
   write_gpu_utilization(w, r.timeline);
   write_diagnosis(w, r);

@@ -18,6 +18,10 @@ std::string platform_label(const AnalysisReport& report);
 // findings.json (schema documented in docs/report-format.md).
 inline constexpr int kFindingsSchemaVersion = 2;  // 2: diagnosis, cause
 std::string findings_json(const AnalysisReport& report);
+// A text field, null when empty (findings.json's convention for absent names).
+void text_or_null(text::JsonWriter& w, std::string_view key, const std::string& text);
+// findings.json's "platform" and "model" objects of a trace.
+void write_trace_identity(text::JsonWriter& w, const AnalysisReport& report);
 // Its fields, inside an object the caller opened; `mode` is "standalone" or "comparative".
 void write_findings_fields(text::JsonWriter& w, const AnalysisReport& report,
                            std::string_view mode);
