@@ -37,7 +37,8 @@ std::optional<double> cause_time_us(const TraceTimeFigures& figures, const std::
 ComparativeOutcomes comparative_outcomes(const std::vector<findings::AnalyzerOutcome>& trace1,
                                          const std::vector<findings::AnalyzerOutcome>& trace2,
                                          const TraceTimeFigures& figures1,
-                                         const TraceTimeFigures& figures2) {
+                                         const TraceTimeFigures& figures2,
+                                         bool compute_against_trace2) {
   const auto keys2 = system_keys(trace2);
   const double material_us = figures1.timeline.total_us * kSystemGapPercent / 100;
   ComparativeOutcomes out;
@@ -45,6 +46,8 @@ ComparativeOutcomes comparative_outcomes(const std::vector<findings::AnalyzerOut
     findings::AnalyzerOutcome kept = a;
     kept.findings.clear();
     for (const Finding& f : a.findings) {
+      if (f.tier == findings::Tier::kCompute && f.cause == "roofline" && compute_against_trace2)
+        kept.findings.push_back(f);
       if (f.tier != findings::Tier::kSystem) continue;
       const auto us1 = cause_time_us(figures1, f.cause);
       const auto us2 = cause_time_us(figures2, f.cause);

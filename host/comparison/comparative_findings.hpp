@@ -7,8 +7,10 @@
 // (analyzer and key). The others are "in both" and listed, not ranked: a problem both runs have
 // does not explain why trace 1 is slower (a departure from the reference, docs/compatibility.md).
 //
-// Trace 1's standalone compute and fusion findings are not carried over: they measure kernels
-// against the roofline, not against trace 2.
+// Trace 1's compute-efficiency findings are kept when TraceDiff matched its ops to trace 2's
+// (`compute_against_trace2`): the compute analyzers then measured each op's speed against trace
+// 2's (analysis-rules.md §11). Its other compute-tier findings (precision, layout, recompute) and
+// its fusion findings are standalone judgements and are not carried over.
 #pragma once
 
 #include <optional>
@@ -40,6 +42,7 @@ std::optional<double> cause_time_us(const TraceTimeFigures& figures, const std::
 ComparativeOutcomes comparative_outcomes(const std::vector<findings::AnalyzerOutcome>& trace1,
                                          const std::vector<findings::AnalyzerOutcome>& trace2,
                                          const TraceTimeFigures& figures1,
-                                         const TraceTimeFigures& figures2);
+                                         const TraceTimeFigures& figures2,
+                                         bool compute_against_trace2);
 
 }  // namespace traceprism::comparison

@@ -17,6 +17,10 @@ struct Comparison {
   std::vector<KernelDiffRow> kernels;
   std::vector<std::string> warnings;  // stack_mismatch_warnings
   std::vector<FindingInBoth> in_both;
+  // TraceDiff (trace-format spec §14.2): the merged trees' size and how many GPU events of
+  // each trace lie under a point where they diverge (diff_stats rows).
+  std::size_t merged_nodes = 0;
+  std::size_t diff_events_trace1 = 0, diff_events_trace2 = 0;
 };
 
 }  // namespace traceprism::comparison

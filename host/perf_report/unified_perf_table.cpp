@@ -426,6 +426,10 @@ UnifiedPerfTable build_unified_perf_table(const UnifiedPerfInputs& in, const Gpu
   return table;
 }
 
+double LcaColumns::speedup() const {
+  return trace1_us == 0 ? std::numeric_limits<double>::quiet_NaN() : trace2_us / trace1_us;
+}
+
 // ---- CSV ----------------------------------------------------------------------------------
 
 namespace {
@@ -446,6 +450,22 @@ void add_stats(text::CsvSheet& sheet, std::vector<std::string>& cells, const std
     if (header) sheet.columns.push_back(column + "_" + stat);
     cells.push_back(text::float_cell(value));
   }
+}
+
+// The TraceDiff columns (spec §14.2); empty cells for a row no LCA maps to.
+template <typename Add>
+void add_lca_cells(const UnifiedGroup& g, Add&& add) {
+  const bool known = g.lca.has_value();
+  const LcaColumns c = g.lca.value_or(LcaColumns{});
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  add("speedup (trace2/trace1)", text::float_cell(known ? c.speedup() : nan));
+  add("delta_us (trace2 - trace1)",
+      text::float_cell(known ? c.trace2_us - g.kernel_time_sum_us : nan));
+  add("lca_count_trace2", text::float_cell(known ? c.count_trace2 : nan));
+  add("lca_id", known ? c.ids : std::string());
+  add("lca_name", known ? c.names : std::string());
+  add("lca_total_kernel_time_trace1_us", text::float_cell(known ? c.trace1_us : nan));
+  add("lca_total_kernel_time_trace2_us", text::float_cell(known ? c.trace2_us : nan));
 }
 
 // One summary row; the header is filled alongside while `header` is set.
@@ -484,6 +504,7 @@ std::vector<std::string> summary_cells(const UnifiedPerfTable& t, const UnifiedG
   }
   add_stats(sheet, cells, kt, g.kernel_time, {"mean", "std"}, header);
   add((kt + "_sum").c_str(), text::float_cell(g.kernel_time_sum_us));
+  if (t.has_lca_columns) add_lca_cells(g, add);
   // (5) the rest in aggregation order
   add_stats(sheet, cells, "duration_us", g.duration, {"median", "min", "max"}, header);
   if (t.has_model_columns) {

@@ -51,6 +51,17 @@ struct SeriesStats {
   double mean, median, std, min, max;
 };
 
+// TraceDiff's columns of a trace-1 row in a comparison (spec §14.2), inserted after
+// `Kernel Time (µs)_sum`: the lowest common ancestors (LCAs) of the merged trees whose trace-1
+// GPU events the row stands for. Set by comparison::add_lca_columns.
+struct LcaColumns {
+  double count_trace2 = 0;              // lca_count_trace2: LCAs that have trace-2 events
+  std::string ids, names;               // lca_id, lca_name: "; "-joined
+  double trace1_us = 0, trace2_us = 0;  // lca_total_kernel_time_trace{1,2}_us
+  // speedup (trace2/trace1); NaN when trace 1's time is 0.
+  double speedup() const;
+};
+
 // One row of unified_perf_summary (spec §8.5 step 4): the collected rows sharing name,
 // category, process/thread names and shape args.
 struct UnifiedGroup {
@@ -74,6 +85,7 @@ struct UnifiedGroup {
   bool has_perf_model = false;
   double percentage = 0, cumulative_percentage = 0;  // of the total kernel time
   std::vector<index::Row> gpu_events;                // every row's GPU events, ascending
+  std::optional<LcaColumns> lca;                     // comparison trace 1 only
 };
 
 struct UnifiedPerfTable {
@@ -91,6 +103,7 @@ struct UnifiedPerfTable {
   std::vector<model::KernelBucket> kernel_buckets;
   bool has_model_columns = false;     // some row has perf-model numbers (GFLOPS, TB/s, ...)
   bool has_roofline_columns = false;  // some row has roofline numbers
+  bool has_lca_columns = false;       // trace 1 of a comparison: the TraceDiff columns
 };
 
 // Builds the unified perf table of a trace with cpu_ops (empty for a trace without), with its

@@ -48,6 +48,15 @@ void run_op_models(PipelineRun& run, const PipelineOptions& o) {
   r.op_models = run.op_models.outcomes;
 }
 
+void enrich_perf_report(PipelineRun& run, const PipelineOptions& o,
+                        perf_report::UnifiedPerfTable& unified) {
+  o.enrich_perf_report(run, unified);
+  if (!unified.has_lca_columns) return;
+  for (perf_report::PerfSheet& sheet : run.report.perf_sheets)
+    if (sheet.name == "unified_perf_summary")
+      sheet.csv = perf_report::unified_perf_summary_csv(unified);
+}
+
 void build_perf_report(PipelineRun& run, const PipelineOptions& o) {
   const index::EventIndex& index = run.trace.file.index;
   const auto fwd_bwd = model::ForwardBackwardLinks::build(index);
@@ -66,6 +75,7 @@ void build_perf_report(PipelineRun& run, const PipelineOptions& o) {
   perf_report::UnifiedPerfTable unified_table;
   in.unified_table = &unified_table;
   run.report.perf_sheets = perf_report::build_perf_report(in);
+  if (o.enrich_perf_report) enrich_perf_report(run, o, unified_table);
   if (o.last_stage == LastStage::kPerfReport) return;  // no analyzer reads them
   run.products->set_perf_sheets(run.report.perf_sheets);
   run.products->set_unified_events(std::move(unified_events));

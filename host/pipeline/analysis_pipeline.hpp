@@ -28,6 +28,8 @@ enum class LastStage {
   kRanking,     // run the analyzers and rank their findings (analyze)
 };
 
+struct PipelineRun;
+
 struct PipelineOptions {
   std::string trace_path;  // a file, or "-" for standard input
   LoadOptions load;
@@ -42,6 +44,10 @@ struct PipelineOptions {
   // Called once the trace is read and modelled, before the platform is chosen (e.g. to warn
   // about skipped events first).
   std::function<void(const TraceSession&)> after_load;
+  // Called once the perf report is built, before any analyzer reads it: the comparison adds
+  // trace 1's TraceDiff columns to the unified table and its diff_stats sheet here. The
+  // unified_perf_summary sheet is rendered again when the table gained those columns.
+  std::function<void(PipelineRun&, perf_report::UnifiedPerfTable&)> enrich_perf_report;
 };
 
 struct StageSeconds {

@@ -2,7 +2,9 @@
 
 #include <utility>
 
+#include "comparison/diff_stats.hpp"
 #include "comparison/stack_mismatch.hpp"
+#include "comparison/trace_diff.hpp"
 #include "findings/ranker.hpp"
 
 namespace traceprism::pipeline {
@@ -25,8 +27,9 @@ comparison::TraceTimeFigures time_figures(const PipelineRun& run, bool include_u
 void rank_comparative_findings(PipelineRun& run1, const PipelineRun& run2,
                                comparison::Comparison& diff) {
   AnalysisReport& r = run1.report;
+  const bool against_trace2 = r.unified && r.unified->has_lca_columns;
   auto outcomes = comparison::comparative_outcomes(r.graph.analyzers, run2.report.graph.analyzers,
-                                                   diff.trace1, diff.trace2);
+                                                   diff.trace1, diff.trace2, against_trace2);
   r.findings = findings::rank_findings(outcomes.analyzers, run1.trace.file.index.dur_column());
   r.diagnosis.order.clear();
   for (const findings::Finding* f : findings::cross_tier_order(r.findings))
@@ -34,16 +37,37 @@ void rank_comparative_findings(PipelineRun& run1, const PipelineRun& run2,
   diff.in_both = std::move(outcomes.in_both);
 }
 
+// TraceDiff of trace 1 against trace 2, before trace 1's analyzers run: its columns in trace
+// 1's unified table (the compute analyzers' comparative efficiencies) and its diff_stats sheet.
+void add_trace_diff(PipelineRun& one, perf_report::UnifiedPerfTable& unified,
+                    const PipelineRun& two, comparison::Comparison& diff) {
+  const comparison::DiffSide side1{one.trace.file.index, one.trace.tree, one.trace.links};
+  const comparison::DiffSide side2{two.trace.file.index, two.trace.tree, two.trace.links};
+  const comparison::MergedTree merged = comparison::merge_trees(side1, side2);
+  const std::vector<comparison::DiffStatsRow> rows = comparison::diff_stats(merged, side1, side2);
+  diff.merged_nodes = merged.nodes.size();
+  for (const comparison::DiffStatsRow& r : rows)
+    ++(r.source == 1 ? diff.diff_events_trace1 : diff.diff_events_trace2);
+  if (rows.empty()) return;
+  comparison::add_lca_columns(unified, rows);
+  one.report.perf_sheets.push_back({"diff_stats", comparison::diff_stats_csv(rows, side1, side2)});
+}
+
 }  // namespace
 
 std::unique_ptr<ComparisonRun> run_comparison(const ComparisonOptions& o) {
   auto run = std::make_unique<ComparisonRun>();
-  run->trace1 = run_pipeline(o.trace1);
-  run->trace2 = run_pipeline(o.trace2);
-  PipelineRun& one = *run->trace1;
-  const PipelineRun& two = *run->trace2;
-
   comparison::Comparison& diff = run->report.diff;
+  // Trace 2 first: trace 1's perf report is built against it.
+  run->trace2 = run_pipeline(o.trace2);
+  const PipelineRun& two = *run->trace2;
+  PipelineOptions first = o.trace1;
+  first.enrich_perf_report = [&](PipelineRun& one, perf_report::UnifiedPerfTable& unified) {
+    add_trace_diff(one, unified, two, diff);
+  };
+  run->trace1 = run_pipeline(first);
+  PipelineRun& one = *run->trace1;
+
   diff.trace1 = time_figures(one, o.trace1.load.include_unlinked);
   diff.trace2 = time_figures(two, o.trace2.load.include_unlinked);
   diff.time_rows = comparison::time_breakdown(diff.trace1, diff.trace2);

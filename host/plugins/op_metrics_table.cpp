@@ -170,6 +170,29 @@ OpMetricsTable::OpMetricsTable(perf_report::UnifiedPerfTable table, double gpu_t
   t.gpu_begin = gpu_begin_.data();
   t.gpu_count = gpu_count_.data();
   t.gpu_rows = gpu_rows_.data();
+  if (table_.has_lca_columns) add_lca_columns(numbers);
+}
+
+template <typename Numbers>
+void OpMetricsTable::add_lca_columns(Numbers& numbers) {
+  using perf_report::UnifiedGroup;
+  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+  auto lca = [&](auto get) {
+    return numbers([&](const UnifiedGroup& g) { return g.lca ? get(*g.lca, g) : kNaN; });
+  };
+  traceprism_op_metrics_v1& t = view_;
+  t.comparative = 1;
+  t.speedup =
+      lca([](const perf_report::LcaColumns& c, const UnifiedGroup&) { return c.speedup(); });
+  t.delta_us = lca([](const perf_report::LcaColumns& c, const UnifiedGroup& g) {
+    return c.trace2_us - g.kernel_time_sum_us;
+  });
+  t.lca_count_trace2 =
+      lca([](const perf_report::LcaColumns& c, const UnifiedGroup&) { return c.count_trace2; });
+  t.lca_time_trace1_us =
+      lca([](const perf_report::LcaColumns& c, const UnifiedGroup&) { return c.trace1_us; });
+  t.lca_time_trace2_us =
+      lca([](const perf_report::LcaColumns& c, const UnifiedGroup&) { return c.trace2_us; });
 }
 
 }  // namespace traceprism::plugins

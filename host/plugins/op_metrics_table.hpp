@@ -26,6 +26,10 @@ class OpMetricsTable {
   const perf_report::UnifiedPerfTable& table() const { return table_; }
 
  private:
+  // ABI 1.8: trace 1 of a comparison gets the TraceDiff columns.
+  template <typename Numbers>
+  void add_lca_columns(Numbers& numbers);
+
   perf_report::UnifiedPerfTable table_;
   std::deque<std::vector<traceprism_str>> texts_;
   std::deque<std::vector<double>> numbers_;

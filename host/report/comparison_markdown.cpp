@@ -5,6 +5,7 @@
 #include "report/category_figures.hpp"
 #include "report/comparison_writers.hpp"
 #include "report/markdown_sections.hpp"
+#include "text/python_format.hpp"
 
 namespace traceprism::report {
 namespace {
@@ -51,6 +52,16 @@ void write_metrics_table(std::ostringstream& md, const ComparativeReport& c) {
      << cell(bottleneck_cell(r2, top_bottleneck(r2))) << " | — |\n\n";
 }
 
+// Why no compute item is ranked: TraceDiff matched no op of trace 1 to trace 2, or every
+// matched op is at least as fast as its counterpart (analysis-rules.md §11).
+std::string no_comparative_compute(const ComparativeReport& c) {
+  if (c.diff.diff_events_trace1 == 0)
+    return "TraceDiff matched no operation of trace 1 to one of trace 2, so no operation's speed "
+           "is compared; the time breakdown and the kernel diff below show where the time differs.";
+  return "No operation of trace 1 that TraceDiff matched to trace 2 is slower than its "
+         "counterpart by enough to rank (at least 0.5% of trace 1's end-to-end time).";
+}
+
 void write_summary(std::ostringstream& md, const ComparativeReport& c) {
   const auto& f = c.trace1->findings;
   md << "## Executive Summary\n\n" << c.diff.gap_summary;
@@ -64,9 +75,14 @@ void write_summary(std::ostringstream& md, const ComparativeReport& c) {
        << (c.diff.in_both.size() == 1 ? " applies" : "s apply") << " to both traces alike and "
        << (c.diff.in_both.size() == 1 ? "is listed" : "are listed")
        << " under System-Level Optimizations, unranked.";
-  md << " Per-operation comparative findings (each operation's speed relative to trace 2) are "
-        "not built yet; the time breakdown and the kernel diff below show where the time "
-        "differs.\n\n";
+  if (!f.compute.empty())
+    md << " The top compute item, an operation slower than its counterpart in trace 2, is \""
+       << f.compute.front().title << "\" with impact_score " << fixed(f.compute.front().impact_mid)
+       << " (" << fixed(f.compute.front().impact_low) << "–" << fixed(f.compute.front().impact_high)
+       << "% of trace 1's end-to-end time).";
+  else
+    md << " " << no_comparative_compute(c);
+  md << "\n\n";
   write_metrics_table(md, c);
   md << "![Performance breakdown](" << kBreakdownChartFile << ")\n\n";
 }
@@ -142,11 +158,14 @@ void write_top_operations(std::ostringstream& md, const ComparativeReport& c) {
     if (row.group != TimeGroup::kComputation) continue;
     const auto it = figures.find(category_key(row.key));
     const std::string ops = it != figures.end() ? integer(it->second.ops) : "—";
+    // The category's comparative rollup (its quantified findings), when it has one.
+    const bool rollup = it != figures.end() && it->second.low && it->second.high;
     const double t1 = row.us_trace1 / 1e3, t2 = row.us_trace2 / 1e3;
     md << "| " << ++rank << " | " << cell(row.label) << " | " << fixed(t1, 3) << " | "
        << fixed(t2, 3) << " | " << fixed(compute_ms > 0 ? t1 / compute_ms * 100 : 0.0) << " | "
        << ops << " | " << signed_fixed(t2 - t1, 3)
-       << " | <!-- top-ops-row low=null high=null -->\n";
+       << " | <!-- top-ops-row low=" << (rollup ? text::python_float_repr(*it->second.low) : "null")
+       << " high=" << (rollup ? text::python_float_repr(*it->second.high) : "null") << " -->\n";
   }
   md << "<!-- impact-end -->\n\n";
 }
@@ -165,10 +184,6 @@ void write_in_both(std::ostringstream& md, const ComparativeReport& c) {
   }
   md << "\n";
 }
-
-constexpr const char* kNoComparativeCompute =
-    "Per-operation comparative findings (an operation's speed relative to trace 2, "
-    "analysis-rules.md §11) are not built yet, so no compute item is ranked.\n\n";
 
 }  // namespace
 
@@ -189,7 +204,12 @@ std::string comparative_markdown(const ComparativeReport& c) {
   md << "---\n\n## Compute Kernel Optimizations\n\n"
      << "Computation by op category in both traces; Difference = trace 2 − trace 1.\n\n";
   write_top_operations(md, c);
-  md << kNoComparativeCompute;
+  md << "Each item is an operation of trace 1 slower than the operations TraceDiff matched it to "
+        "in trace 2: efficiency is trace 1's speed as a percentage of trace 2's (never below "
+        "trace 1's roofline percentage), and impact is the share of trace 1's end-to-end time "
+        "recovered if it reached 75 / 87.5 / 100 % of trace 2's speed.\n\n";
+  if (f.compute.empty()) md << no_comparative_compute(c) << "\n\n";
+  write_cards(md, f.compute);
 
   md << "---\n\n## Kernel Fusion Opportunities (Experimental)\n\n"
      << "> **Note:** Kernel fusion analysis is experimental.\n\n"
@@ -213,7 +233,9 @@ std::string comparative_markdown(const ComparativeReport& c) {
   write_cards(md, f.system);
   write_in_both(md, c);
 
-  md << "---\n\n## Detailed Analysis\n\n### Compute Kernel Insights\n\n" << kNoComparativeCompute;
+  md << "---\n\n## Detailed Analysis\n\n### Compute Kernel Insights\n\n";
+  if (f.compute.empty()) md << no_comparative_compute(c) << "\n\n";
+  for (const findings::Finding& x : f.compute) write_detail(md, x);
   md << "### Kernel Fusion Insights\n\nNo fusion impact estimates available.\n\n";
   md << "### System-Level Insights\n\n";
   if (f.system.empty()) md << "✅ No system-level bottlenecks detected.\n\n";

@@ -47,6 +47,12 @@ constexpr const char* kCanonicalDataColumns[] = {"Operation",  "Args", "Kernel P
                                                  "Time (ms)",  "%E2E", "Count",       "FLOPS/Byte",
                                                  "Efficiency", "Bound"};
 
+// analysis-rules.md §10.6, comparative reports.
+constexpr const char* kComparativeDataColumns[] = {
+    "Operation",         "Args (T1)",     "Kernel Path",     "Kernel Name",     "Trace 1 Time (ms)",
+    "Trace 2 Time (ms)", "Count (T1/T2)", "Difference (ms)", "FLOPS/Byte (T1)", "Bound (T1)"};
+static_assert(std::size(kComparativeDataColumns) == std::size(kCanonicalDataColumns));
+
 constexpr const char* kPlaceholders[] = {"<Brief Title>",  "<Library>", "<platform>", "<model>",
                                          "<architecture>", "<scale>",   "<precision>"};
 
@@ -447,12 +453,13 @@ class Validator {
     for (std::size_t i = *data + 1; i < end; ++i) {
       if (!is_table_row(md_.lines[i])) continue;
       const auto header = table_cells(md_.lines[i]);
+      const char* const* columns = comparative_ ? kComparativeDataColumns : kCanonicalDataColumns;
       for (std::size_t c = 0; c < std::size(kCanonicalDataColumns); ++c)
-        if (c >= header.size() || header[c] != kCanonicalDataColumns[c]) {
-          problem(i, std::string("compute Data table must start with the 10 columns `Operation | "
-                                 "Args | ... | Bound`; column ") +
+        if (c >= header.size() || header[c] != columns[c]) {
+          problem(i, std::string("compute Data table must start with the 10 columns `") +
+                         columns[0] + " | " + columns[1] + " | ... | " + columns[9] + "`; column " +
                          std::to_string(c + 1) + " is `" + (c < header.size() ? header[c] : "") +
-                         "`, expected `" + kCanonicalDataColumns[c] + "`");
+                         "`, expected `" + columns[c] + "`");
           break;
         }
       return;

@@ -193,6 +193,11 @@ OpTable op_table_of(const OpMetrics& m) {
     r.tflops_per_s_mean = m.tflops_per_s(i).mean;
     r.tb_per_s_mean = m.tb_per_s(i).mean;
     r.pct_roofline_mean = m.pct_roofline(i).mean;
+    // Trace 1 of a comparison (ABI 1.8): trace 2's time of the same ops, from TraceDiff.
+    r.t2_kernel_time_us = m.lca_time_trace2_us(i);
+    r.count_trace2 = m.lca_count_trace2(i);
+    r.delta_us = m.delta_us(i);
+    r.speedup = m.speedup(i);
     const OpKernels kernels = m.kernels(i);
     r.kernels.emplace();
     for (std::size_t j = 0; j < kernels.size(); ++j) {
@@ -242,6 +247,8 @@ Status run_compute_analyzer(Context& ctx, const ComputeSettings& settings, Famil
   in.compute_impact = settings.compute_impact;
   in.thresholds = settings.thresholds;
   in.fusion_kernel_map = fusion_kernel_map(ctx);
+  // In a comparison, efficiency is trace 1's speed relative to trace 2 (analysis spec §11).
+  in.scope = metrics->comparative() ? Scope::kComparative : Scope::kStandalone;
   bool any = false;
   for (const auto& [category, display] : categories_of(unified)) {
     if (!handles(family_of(category))) continue;

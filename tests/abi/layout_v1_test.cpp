@@ -258,7 +258,15 @@ static_assert(offsetof(traceprism_gpu_events_v1, stream) == 32);
 static_assert(offsetof(traceprism_gpu_events_v1, gpu_class) == 40);
 
 // traceprism_op_metrics_v1 (minor 5)
-static_assert(sizeof(traceprism_op_metrics_v1) == 584);  // 552 before minor 7
+static_assert(sizeof(traceprism_op_metrics_v1) == 632);  // 584 before minor 8, 552 before 7
+static_assert(offsetof(traceprism_op_metrics_v1, gpu_total) == 552);
+static_assert(offsetof(traceprism_op_metrics_v1, comparative) == 584);
+static_assert(offsetof(traceprism_op_metrics_v1, reserved8) == 588);
+static_assert(offsetof(traceprism_op_metrics_v1, speedup) == 592);
+static_assert(offsetof(traceprism_op_metrics_v1, delta_us) == 600);
+static_assert(offsetof(traceprism_op_metrics_v1, lca_count_trace2) == 608);
+static_assert(offsetof(traceprism_op_metrics_v1, lca_time_trace1_us) == 616);
+static_assert(offsetof(traceprism_op_metrics_v1, lca_time_trace2_us) == 624);
 static_assert(offsetof(traceprism_op_metrics_v1, struct_size) == 0);
 static_assert(offsetof(traceprism_op_metrics_v1, reserved) == 4);
 static_assert(offsetof(traceprism_op_metrics_v1, count) == 8);

@@ -177,7 +177,7 @@ TEST(ComparativeFindings, KeepsSystemFindingsWhoseCauseGrewByTwoPercentOfTheWind
   const auto out = cmp::comparative_outcomes(
       {outcome("cpu-idle", "dataloader", "dataloader"), outcome("memcpy", "dtod", "memcpy"),
        outcome("gemm-efficiency", "g1", "roofline", traceprism::findings::Tier::kCompute)},
-      {}, one, two);
+      {}, one, two, /*compute_against_trace2=*/false);
   ASSERT_EQ(out.analyzers.size(), 3u);
   EXPECT_TRUE(out.analyzers[0].findings.empty());
   ASSERT_EQ(out.analyzers[1].findings.size(), 1u);
@@ -189,11 +189,23 @@ TEST(ComparativeFindings, KeepsSystemFindingsWhoseCauseGrewByTwoPercentOfTheWind
   EXPECT_DOUBLE_EQ(*out.in_both[0].us_trace2, 29'000);
 }
 
+TEST(ComparativeFindings, ComputeItemsMeasuredAgainstTraceTwoAreKept) {
+  const auto f = figures(100'000, 100'000, 0, 0, 0);
+  const auto out = cmp::comparative_outcomes(
+      {outcome("gemm-efficiency", "g1", "roofline", traceprism::findings::Tier::kCompute),
+       outcome("matrix-precision", "p1", "precision", traceprism::findings::Tier::kCompute)},
+      {}, f, f, /*compute_against_trace2=*/true);
+  ASSERT_EQ(out.analyzers[0].findings.size(), 1u);
+  EXPECT_EQ(out.analyzers[0].findings[0].key, "g1");
+  EXPECT_TRUE(out.analyzers[1].findings.empty());  // a standalone judgement
+  EXPECT_TRUE(out.in_both.empty());
+}
+
 TEST(ComparativeFindings, WithoutAMeasuredCauseTraceTwoHavingTheFindingDropsIt) {
   const auto f = figures(100'000, 100'000, 0, 0, 0);
   const auto out = cmp::comparative_outcomes(
       {outcome("host-sync", "sync-a", ""), outcome("host-sync", "sync-b", "")},
-      {outcome("host-sync", "sync-a", "")}, f, f);
+      {outcome("host-sync", "sync-a", "")}, f, f, false);
   EXPECT_TRUE(out.analyzers[0].findings.empty());
   ASSERT_EQ(out.analyzers[1].findings.size(), 1u);
   EXPECT_EQ(out.analyzers[1].findings[0].key, "sync-b");

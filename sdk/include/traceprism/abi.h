@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #define TRACEPRISM_ABI_MAJOR 1
-#define TRACEPRISM_ABI_MINOR 7
+#define TRACEPRISM_ABI_MINOR 8
 
 #if defined(_WIN32)
 #define TRACEPRISM_EXPORT __declspec(dllexport)
@@ -376,6 +376,19 @@ typedef struct traceprism_op_metrics_v1 {
   const uint64_t* gpu_begin;
   const uint32_t* gpu_count;
   const uint32_t* gpu_rows;
+  /* ---- minor 8+ ---- */
+  /* Trace 1 of a comparison (traceprism compare): the TraceDiff columns of its sheet
+   * (trace-format spec §14.2), per row the lowest common ancestors (LCAs) of the merged call
+   * trees that hold its trace-1 GPU events. NaN for a row no LCA maps to; comparative == 0 and
+   * the arrays NULL in a standalone run. */
+  int32_t comparative;
+  int32_t reserved8;
+  const double* speedup;                 /* speedup (trace2/trace1): LCA busy time ratio      */
+  const double* delta_us;                /* delta_us (trace2 - trace1): LCA trace-2 time - the
+                                          * row's Kernel Time (µs)_sum                         */
+  const double* lca_count_trace2;        /* its LCAs that have trace-2 GPU events             */
+  const double* lca_time_trace1_us;      /* lca_total_kernel_time_trace1_us                   */
+  const double* lca_time_trace2_us;      /* lca_total_kernel_time_trace2_us                   */
 } traceprism_op_metrics_v1;
 
 /* Minor 6: every GPU idle microsecond of the timeline's window with its cause (diagnosis.md §2).

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <exception>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -322,12 +323,32 @@ class OpMetrics {
       return {};
     return {t_->gpu_rows + t_->gpu_begin[i], t_->gpu_count[i]};
   }
+  // Trace 1 of a comparison (hosts from ABI 1.8): the rows carry TraceDiff's trace-2 figures.
+  bool comparative() const { return has_comparison() && t_->comparative != 0; }
+  // TraceDiff's columns of row i; NaN where no LCA maps to the row or the run is standalone.
+  double speedup(std::size_t i) const { return comparison_value(t_->speedup, i); }
+  double delta_us(std::size_t i) const { return comparison_value(t_->delta_us, i); }
+  double lca_count_trace2(std::size_t i) const { return comparison_value(t_->lca_count_trace2, i); }
+  double lca_time_trace1_us(std::size_t i) const {
+    return comparison_value(t_->lca_time_trace1_us, i);
+  }
+  double lca_time_trace2_us(std::size_t i) const {
+    return comparison_value(t_->lca_time_trace2_us, i);
+  }
   const traceprism_op_metrics_v1* raw() const { return t_; }
 
  private:
   static std::optional<std::string_view> opt(traceprism_str s) {
     if (!s.data) return std::nullopt;
     return std::string_view(s.data, s.size);
+  }
+  bool has_comparison() const {
+    return t_->struct_size >=
+           offsetof(traceprism_op_metrics_v1, lca_time_trace2_us) + sizeof(t_->lca_time_trace2_us);
+  }
+  double comparison_value(const double* column, std::size_t i) const {
+    if (!comparative() || !column) return std::numeric_limits<double>::quiet_NaN();
+    return column[i];
   }
   const traceprism_op_metrics_v1* t_;
 };
@@ -640,7 +661,8 @@ class Context {
   std::optional<OpMetrics> op_metrics() const {
     if (!has_minor5()) return std::nullopt;
     const traceprism_op_metrics_v1* t = api_->op_metrics(ctx_);
-    if (!t || t->struct_size < sizeof(traceprism_op_metrics_v1)) return std::nullopt;
+    // The minor-5 part is enough: later columns are read only when struct_size has them.
+    if (!t || t->struct_size < offsetof(traceprism_op_metrics_v1, gpu_total)) return std::nullopt;
     return OpMetrics(t);
   }
 #endif
