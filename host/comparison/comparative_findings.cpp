@@ -11,12 +11,21 @@ namespace {
 
 using findings::Finding;
 
-std::set<std::pair<std::string, std::string>> system_keys(
+// Compute-efficiency and fusion items: in a comparison they measure trace 1 against trace 2
+// (when TraceDiff ran), otherwise against the roofline.
+bool measured_by_op(const Finding& f) {
+  return (f.tier == findings::Tier::kCompute &&
+          (f.cause == "roofline" || f.cause == "unmodeled")) ||
+         (f.tier == findings::Tier::kFusion && f.cause == "fusion");
+}
+
+// The findings of trace 2 that judge one trace on its own (system, precision, layout, ...).
+std::set<std::pair<std::string, std::string>> standalone_keys(
     const std::vector<findings::AnalyzerOutcome>& outcomes) {
   std::set<std::pair<std::string, std::string>> keys;
   for (const findings::AnalyzerOutcome& a : outcomes)
     for (const Finding& f : a.findings)
-      if (f.tier == findings::Tier::kSystem) keys.emplace(f.analyzer, f.key);
+      if (!measured_by_op(f)) keys.emplace(f.analyzer, f.key);
   return keys;
 }
 
@@ -38,17 +47,18 @@ ComparativeOutcomes comparative_outcomes(const std::vector<findings::AnalyzerOut
                                          const std::vector<findings::AnalyzerOutcome>& trace2,
                                          const TraceTimeFigures& figures1,
                                          const TraceTimeFigures& figures2,
-                                         bool compute_against_trace2) {
-  const auto keys2 = system_keys(trace2);
+                                         bool measured_against_trace2) {
+  const auto keys2 = standalone_keys(trace2);
   const double material_us = figures1.timeline.total_us * kSystemGapPercent / 100;
   ComparativeOutcomes out;
   for (const findings::AnalyzerOutcome& a : trace1) {
     findings::AnalyzerOutcome kept = a;
     kept.findings.clear();
     for (const Finding& f : a.findings) {
-      if (f.tier == findings::Tier::kCompute && f.cause == "roofline" && compute_against_trace2)
-        kept.findings.push_back(f);
-      if (f.tier != findings::Tier::kSystem) continue;
+      if (measured_by_op(f)) {
+        if (measured_against_trace2) kept.findings.push_back(f);
+        continue;
+      }
       const auto us1 = cause_time_us(figures1, f.cause);
       const auto us2 = cause_time_us(figures2, f.cause);
       const bool explains_gap = us1 && us2 ? *us1 - *us2 >= material_us && *us1 > *us2

@@ -1,16 +1,18 @@
 // Which of trace 1's findings a comparative report keeps (issue 16, analysis-rules.md §11).
 //
-// The system tier runs on trace 1 only, as the reference does. A system finding is kept when it
+// The system tier runs on trace 1 only, as the reference does. A finding that judges trace 1 on
+// its own (system, and the compute tier's precision, layout and recompute items) is kept when it
 // explains part of the gap: the time of its cause (idle of that host cause, exposed
 // communication, exposed copies) exceeds trace 2's by at least kSystemGapPercent of trace 1's
-// window. A finding without a comparable cause is kept unless trace 2 has the same finding
+// window; a finding without a comparable cause is kept unless trace 2 has the same finding
 // (analyzer and key). The others are "in both" and listed, not ranked: a problem both runs have
-// does not explain why trace 1 is slower (a departure from the reference, docs/compatibility.md).
+// does not explain why trace 1 is slower (a departure from the reference,
+// docs/compatibility.md).
 //
-// Trace 1's compute-efficiency findings are kept when TraceDiff matched its ops to trace 2's
-// (`compute_against_trace2`): the compute analyzers then measured each op's speed against trace
-// 2's (analysis-rules.md §11). Its other compute-tier findings (precision, layout, recompute) and
-// its fusion findings are standalone judgements and are not carried over.
+// Compute-efficiency and fusion findings are kept when TraceDiff matched trace 1's ops to trace
+// 2's (`measured_against_trace2`): the analyzers then measured each op's speed, and each kernel
+// sequence's count, against trace 2's (analysis-rules.md §11, §9.2). Without TraceDiff they
+// judged trace 1 against the roofline only, which does not explain the gap, and are dropped.
 #pragma once
 
 #include <optional>
@@ -43,6 +45,6 @@ ComparativeOutcomes comparative_outcomes(const std::vector<findings::AnalyzerOut
                                          const std::vector<findings::AnalyzerOutcome>& trace2,
                                          const TraceTimeFigures& figures1,
                                          const TraceTimeFigures& figures2,
-                                         bool compute_against_trace2);
+                                         bool measured_against_trace2);
 
 }  // namespace traceprism::comparison

@@ -184,9 +184,14 @@ class Merger {
 
   MergedTree run() {
     const Rows roots1 = one_.roots(), roots2 = two_.roots();
-    for (std::size_t k = 0; k < std::max(roots1.size(), roots2.size()); ++k)
-      out_.roots.push_back(merge(k < roots1.size() ? roots1[k] : kNoEvent,
-                                 k < roots2.size() ? roots2[k] : kNoEvent));
+    // The reference pairs roots by position. When one trace has more roots (a code change that
+    // adds a cast or a copy at the top level), that pairs every later root with the wrong one:
+    // such lists are aligned as children are (docs/compatibility.md, "TraceDiff").
+    const Edits edits =
+        roots1.size() == roots2.size() ? positional(roots1.size()) : aligned(roots1, roots2, false);
+    for (const Edit& e : edits)
+      out_.roots.push_back(
+          merge(e.i >= 0 ? roots1[e.i] : kNoEvent, e.j >= 0 ? roots2[e.j] : kNoEvent));
     return std::move(out_);
   }
 

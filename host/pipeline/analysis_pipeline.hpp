@@ -20,6 +20,7 @@
 #include "plugins/op_model_runner.hpp"
 #include "plugins/plugin_registry.hpp"
 #include "plugins/run_products.hpp"
+#include "plugins/trace_diff_table.hpp"
 
 namespace traceprism::pipeline {
 
@@ -65,6 +66,8 @@ struct PipelineRun {
   std::unique_ptr<plugins::IdleAttributionTable> idle_table;
   std::vector<model::StepFigures> steps;
   std::vector<findings::CauseIdle> idle_causes;  // summed before idle's gaps and parts are freed
+  // Trace 1 of a comparison: TraceDiff's diff_stats as the analyzers read it (ABI 1.8).
+  std::unique_ptr<plugins::TraceDiffTable> trace_diff;
   AnalysisReport report;
   StageSeconds seconds;
 };

@@ -51,6 +51,8 @@ void add_trace_diff(PipelineRun& one, perf_report::UnifiedPerfTable& unified,
   if (rows.empty()) return;
   comparison::add_lca_columns(unified, rows);
   one.report.perf_sheets.push_back({"diff_stats", comparison::diff_stats_csv(rows, side1, side2)});
+  one.trace_diff = std::make_unique<plugins::TraceDiffTable>(rows, side1, side2);
+  one.products->set_trace_diff(one.trace_diff->table());
 }
 
 }  // namespace

@@ -416,6 +416,10 @@ const traceprism_idle_attribution_v1* api_idle_attribution(const traceprism_run_
   return ctx->products->idle_attribution();
 }
 
+const traceprism_trace_diff_v1* api_trace_diff(const traceprism_run_ctx* ctx) {
+  return ctx->products->trace_diff();
+}
+
 const traceprism_host_api_v1 kHostApi = {
     sizeof(traceprism_host_api_v1),
     TRACEPRISM_ABI_MAJOR,
@@ -446,6 +450,7 @@ const traceprism_host_api_v1 kHostApi = {
     api_op_metrics,
     api_idle_attribution,
     api_comm_args,
+    api_trace_diff,
 };
 
 }  // namespace

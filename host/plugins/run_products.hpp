@@ -91,6 +91,11 @@ class RunProducts {
   }
   const traceprism_idle_attribution_v1* idle_attribution() const { return idle_attribution_; }
 
+  // TraceDiff's diff_stats in trace 1 of a comparison (ABI 1.8 trace_diff); the caller keeps
+  // the table alive. Null in a standalone run.
+  void set_trace_diff(const traceprism_trace_diff_v1* table) { trace_diff_ = table; }
+  const traceprism_trace_diff_v1* trace_diff() const { return trace_diff_; }
+
   // Every GPU event below a host op (through the launches of its subtree), by (start, row).
   // Thread-safe: phase 1 calls it from every worker.
   void subtree_gpu_rows(index::Row op, std::vector<index::Row>& out) const;
@@ -144,6 +149,7 @@ class RunProducts {
   mutable std::vector<std::int32_t> python_tree_parents_;
   std::vector<index::Row> unified_events_;
   const traceprism_idle_attribution_v1* idle_attribution_ = nullptr;
+  const traceprism_trace_diff_v1* trace_diff_ = nullptr;
 };
 
 }  // namespace traceprism::plugins

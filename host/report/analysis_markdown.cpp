@@ -62,42 +62,6 @@ std::string largest_categories(const AnalysisReport& r) {
   return out;
 }
 
-std::string impact_phrase(const findings::Finding& f) {
-  if (f.impact_kind == findings::ImpactKind::kNotQuantifiable)
-    return "impact not quantifiable from the trace";
-  std::string s = "impact_score " + fixed(f.impact_mid) + " (" + fixed(f.impact_low) + "–" +
-                  fixed(f.impact_high) + "% of end-to-end time)";
-  if (f.impact_kind == findings::ImpactKind::kHeuristic) s += ", estimated from its time share";
-  return s;
-}
-
-// What to do first (diagnosis.md §7): the top of the one cross-tier ranking by impact, with
-// its cause, then the next two.
-std::string cause_label(const findings::Finding& f) {
-  return f.cause.empty() ? std::string() : " (cause: " + f.cause + ")";
-}
-
-std::string item_label(const findings::Finding& f) {
-  return std::string(findings::tier_name(f.tier)) + " P" + std::to_string(f.rank) + ", \"" +
-         f.title + "\"";
-}
-
-void write_where_to_start(std::ostringstream& md, const AnalysisReport& r) {
-  const auto& order = r.diagnosis.order;
-  if (order.empty()) return;
-  const findings::Finding& first = findings::resolve(r.findings, order.front());
-  md << " Start with " << item_label(first) << cause_label(first) << ": " << impact_phrase(first)
-     << ".";
-  if (order.size() < 2) return;
-  md << " Then ";
-  for (std::size_t i = 1; i < order.size() && i < 3; ++i) {
-    const findings::Finding& next = findings::resolve(r.findings, order[i]);
-    if (i == 2) md << " and ";
-    md << item_label(next) << " (" << impact_phrase(next) << ")";
-  }
-  md << ".";
-}
-
 // "The GPU idles 45.60% of the run in dataloader waits and 2.10% in launch overhead": the
 // causes of the idle time, as % of the run, largest first.
 void write_idle_causes(std::ostringstream& md, const AnalysisReport& r) {

@@ -65,23 +65,16 @@ std::string no_comparative_compute(const ComparativeReport& c) {
 void write_summary(std::ostringstream& md, const ComparativeReport& c) {
   const auto& f = c.trace1->findings;
   md << "## Executive Summary\n\n" << c.diff.gap_summary;
-  if (!f.system.empty())
-    md << " At the system level, trace 1's first item that trace 2 does not share is \""
-       << f.system.front().title << "\".";
+  if (c.trace1->diagnosis.order.empty())
+    md << " No item of trace 1 explains the gap.";
   else
-    md << " No system-level problem of trace 1 explains the gap.";
+    write_where_to_start(md, *c.trace1);
   if (!c.diff.in_both.empty())
-    md << " " << c.diff.in_both.size() << " system-level item"
-       << (c.diff.in_both.size() == 1 ? " applies" : "s apply") << " to both traces alike and "
-       << (c.diff.in_both.size() == 1 ? "is listed" : "are listed")
+    md << " " << c.diff.in_both.size() << " item"
+       << (c.diff.in_both.size() == 1 ? " of trace 1 applies" : "s of trace 1 apply")
+       << " to both traces alike and " << (c.diff.in_both.size() == 1 ? "is listed" : "are listed")
        << " under System-Level Optimizations, unranked.";
-  if (!f.compute.empty())
-    md << " The top compute item, an operation slower than its counterpart in trace 2, is \""
-       << f.compute.front().title << "\" with impact_score " << fixed(f.compute.front().impact_mid)
-       << " (" << fixed(f.compute.front().impact_low) << "–" << fixed(f.compute.front().impact_high)
-       << "% of trace 1's end-to-end time).";
-  else
-    md << " " << no_comparative_compute(c);
+  if (f.compute.empty()) md << " " << no_comparative_compute(c);
   md << "\n\n";
   write_metrics_table(md, c);
   md << "![Performance breakdown](" << kBreakdownChartFile << ")\n\n";
@@ -212,9 +205,17 @@ std::string comparative_markdown(const ComparativeReport& c) {
   write_cards(md, f.compute);
 
   md << "---\n\n## Kernel Fusion Opportunities (Experimental)\n\n"
-     << "> **Note:** Kernel fusion analysis is experimental.\n\n"
-     << "Comparative fusion candidates (kernel sequences of trace 1 that trace 2 runs as fewer "
-        "kernels) are not built yet.\n\n";
+     << "> **Note:** Kernel fusion analysis is experimental. In a comparison, a candidate is an "
+        "op or module of trace 1 whose kernels TraceDiff matched to fewer kernels in trace 2; "
+        "impact_score is the measured gap (trace 1's kernel time minus trace 2's) as a share of "
+        "trace 1's end-to-end time, with no roofline projection.\n\n";
+  if (f.fusion.empty())
+    md << (c.diff.diff_events_trace1 == 0
+               ? "TraceDiff matched no operation of trace 1 to trace 2, so no fusion candidate is "
+                 "compared.\n\n"
+               : "No op of trace 1 runs more kernels than trace 2 for the same work with a "
+                 "measured gap of at least 2% of end-to-end time.\n\n");
+  write_cards(md, f.fusion);
 
   md << "---\n\n## System-Level Optimizations\n\n"
      << "> **Note:** System-level analysis is exploratory. The patterns and recommendations below "
@@ -236,7 +237,9 @@ std::string comparative_markdown(const ComparativeReport& c) {
   md << "---\n\n## Detailed Analysis\n\n### Compute Kernel Insights\n\n";
   if (f.compute.empty()) md << no_comparative_compute(c) << "\n\n";
   for (const findings::Finding& x : f.compute) write_detail(md, x);
-  md << "### Kernel Fusion Insights\n\nNo fusion impact estimates available.\n\n";
+  md << "### Kernel Fusion Insights\n\n";
+  if (f.fusion.empty()) md << "No fusion impact estimates available.\n\n";
+  for (const findings::Finding& x : f.fusion) write_detail(md, x);
   md << "### System-Level Insights\n\n";
   if (f.system.empty()) md << "✅ No system-level bottlenecks detected.\n\n";
   for (const findings::Finding& x : f.system) write_detail(md, x);

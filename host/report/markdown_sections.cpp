@@ -118,6 +118,11 @@ void write_table(std::ostringstream& md, const findings::DataTable& t) {
 }
 
 namespace {
+// A comparative fusion estimate (estimation "measured": trace 1's time minus trace 2's).
+bool measured_gap(const findings::Finding& f) {
+  return metric(f, "trace2_time_ms").has_value();
+}
+
 // "perf-model coverage M/N kernels" numbers of a fusion finding.
 std::string coverage(const findings::Finding& f, std::string_view separator) {
   return integer(metric(f, "modeled_kernel_count")) + std::string(separator) +
@@ -147,7 +152,8 @@ void write_impact_marker(std::ostringstream& md, const findings::Finding& f) {
   md << " low=" << fixed(f.impact_low) << " mid=" << fixed(f.impact_mid)
      << " high=" << fixed(f.impact_high) << " -->\n"
      << "**Impact**: impact_score: " << fixed(f.impact_mid);
-  if (f.tier == findings::Tier::kFusion)
+  // A comparative estimate is a measured gap, not a roofline projection: no coverage.
+  if (f.tier == findings::Tier::kFusion && !measured_gap(f))
     md << " (perf-model coverage " << coverage(f, "/") << " kernels)";
   md << "\n<!-- impact-end -->\n\n";
   if (f.impact_kind == findings::ImpactKind::kHeuristic && f.share_percent >= 0)
@@ -217,6 +223,12 @@ void write_fusion_detail(std::ostringstream& md, const findings::Finding& f) {
     return;
   }
   write_estimate_marker(md, f);
+  if (measured_gap(f)) {
+    md << "- Measured gap: " << fixed(metric(f, "time_ms").value_or(0), 3) << " ms in trace 1, "
+       << fixed(metric(f, "trace2_time_ms").value_or(0), 3) << " ms in trace 2\n";
+    md << "- Confidence: " << fusion_confidence(f) << "\n<!-- impact-end -->\n\n";
+    return;
+  }
   md << "- Coverage: " << coverage(f, " of ") << " kernels modelled";
   if (field(f, "estimate", "estimation") == "partial") {
     const double unmodelled =
@@ -425,6 +437,40 @@ void write_steps(std::ostringstream& md, const AnalysisReport& r) {
 
 // diagnosis.md §1.4: "within target" only when the perf models cover at least 90 % of the
 // computation time; otherwise say how much was assessed and how much was not.
+std::string impact_phrase(const findings::Finding& f) {
+  if (f.impact_kind == findings::ImpactKind::kNotQuantifiable)
+    return "impact not quantifiable from the trace";
+  std::string s = "impact_score " + fixed(f.impact_mid) + " (" + fixed(f.impact_low) + "–" +
+                  fixed(f.impact_high) + "% of end-to-end time)";
+  if (f.impact_kind == findings::ImpactKind::kHeuristic) s += ", estimated from its time share";
+  return s;
+}
+
+std::string cause_label(const findings::Finding& f) {
+  return f.cause.empty() ? std::string() : " (cause: " + f.cause + ")";
+}
+
+std::string item_label(const findings::Finding& f) {
+  return std::string(findings::tier_name(f.tier)) + " P" + std::to_string(f.rank) + ", \"" +
+         f.title + "\"";
+}
+
+void write_where_to_start(std::ostringstream& md, const AnalysisReport& r) {
+  const auto& order = r.diagnosis.order;
+  if (order.empty()) return;
+  const findings::Finding& first = findings::resolve(r.findings, order.front());
+  md << " Start with " << item_label(first) << cause_label(first) << ": " << impact_phrase(first)
+     << ".";
+  if (order.size() < 2) return;
+  md << " Then ";
+  for (std::size_t i = 1; i < order.size() && i < 3; ++i) {
+    const findings::Finding& next = findings::resolve(r.findings, order[i]);
+    if (i == 2) md << " and ";
+    md << item_label(next) << " (" << impact_phrase(next) << ")";
+  }
+  md << ".";
+}
+
 std::string no_compute_items(const AnalysisReport& r) {
   const std::optional<double> covered = r.diagnosis.compute_coverage_percent;
   if (covered && *covered >= 90.0)

@@ -45,6 +45,13 @@ void write_warnings(std::ostringstream& md, const AnalysisReport& r,
 void write_appendix(std::ostringstream& md, const AnalysisReport& r);
 void write_steps(std::ostringstream& md, const AnalysisReport& r);
 // The sentences for an empty compute or fusion tier (diagnosis.md §1.4).
+// "impact_score 3.42 (2.93–3.90% of end-to-end time)".
+std::string impact_phrase(const findings::Finding& f);
+// "fusion P1, "Unfused MoE in moe_layer"".
+std::string item_label(const findings::Finding& f);
+// What to do first (diagnosis.md §7): " Start with <the top of the one cross-tier ranking>
+// (cause: ...): <impact>. Then <the next two>."; nothing when nothing is ranked.
+void write_where_to_start(std::ostringstream& md, const AnalysisReport& r);
 std::string no_compute_items(const AnalysisReport& r);
 std::string no_fusion_items(const AnalysisReport& r);
 

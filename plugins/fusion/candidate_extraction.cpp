@@ -421,4 +421,16 @@ double covered_kernel_time_us(const TraceRows& rows,
   return kernel_time_us(rows, covered_kernels(rows, candidates));
 }
 
+std::vector<std::string> ancestor_names(const TraceRows& rows, std::int32_t row) {
+  return parent_chain_of(rows, row);
+}
+
+bool groups_kernels(RowKind kind) {
+  return is_container_event(kind);
+}
+
+bool holds_fused_kernel(const std::vector<CandidateKernel>& kernels) {
+  return has_fused_kernel(kernels);
+}
+
 }  // namespace traceprism::plugins::fusion

@@ -28,6 +28,14 @@ double kernel_time_us(const TraceRows& rows, const std::vector<bool>& marked);
 double covered_kernel_time_us(const TraceRows& rows,
                               const std::vector<const FusionCandidate*>& candidates);
 
+// What the module walk shares with the comparative extraction (comparative_candidates.hpp):
+// the cleaned names of a row's ancestors, inner to outer (parent_chain); whether a row of this
+// kind groups kernels (not a GPU event or a launch); whether a kernel list holds an already
+// fused kernel (attention, silu_and_mul).
+std::vector<std::string> ancestor_names(const TraceRows& rows, std::int32_t row);
+bool groups_kernels(RowKind kind);
+bool holds_fused_kernel(const std::vector<CandidateKernel>& kernels);
+
 // "nn.Module: Qwen2MLP_0" -> "Qwen2MLP"; other names lose a trailing "_<digits>" only.
 std::string strip_module_index(std::string_view name);
 

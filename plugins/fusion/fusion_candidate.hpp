@@ -52,6 +52,16 @@ struct FusionCandidate {
   std::optional<std::string> input_dims;  // the defining event's Input Dims literal
   bool sibling_sequence = false;          // source "sibling_sequence"
   bool narrowed_attention = false;        // kernels cut to QK^T .. PV
+  // Comparative candidates (analysis-rules §9.2): `kernels` are trace 1's, these the kernels
+  // trace 2 runs for the same divergence points (TraceDiff), summed over the instances.
+  struct TraceTwo {
+    std::vector<CandidateKernel> kernels;
+    double total_kernel_time_us = 0;
+    // The kernels trace 1 runs beyond trace 2's count (its shortest ones), summed over the
+    // instances: the most that fusing them away can save.
+    double extra_kernel_time_us = 0;
+  };
+  std::optional<TraceTwo> trace2;
 };
 
 }  // namespace traceprism::plugins::fusion

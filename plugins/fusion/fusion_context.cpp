@@ -46,6 +46,22 @@ std::optional<std::string> regex_name(std::string_view name) {
   return out;
 }
 
+// TraceDiff's rows when this run is trace 1 of a comparison (ABI 1.8).
+std::optional<TraceDiffInputs> trace_diff_of(const Context& ctx) {
+  const std::optional<TraceDiffRows> rows = ctx.trace_diff();
+  if (!rows) return std::nullopt;
+  TraceDiffInputs d;
+  for (std::size_t i = 0; i < rows->size(); ++i) {
+    if (rows->lca_id(i) < 0) continue;
+    DiffKernel k{std::string(rows->kernel_name(i)), rows->kernel_time_us(i), rows->lca_id(i)};
+    if (rows->source(i) == 1)
+      d.trace1.emplace(static_cast<std::int32_t>(rows->gpu_row(i)), std::move(k));
+    else
+      d.trace2_by_lca[k.lca_id].push_back(std::move(k));
+  }
+  return d;
+}
+
 }  // namespace
 
 std::vector<PerfRow> perf_rows_of(const OpMetrics& m) {
@@ -110,6 +126,7 @@ std::optional<FusionInputs> read_inputs(const Context& ctx, std::string& why_not
   in.peaks.matrix_bf16_tflops = roofline_tflops(ctx, "matrix_bf16");
   in.peaks.vector_bf16_tflops = roofline_tflops(ctx, "vector_bf16");
   in.baseline_ms = unified->gpu_total_ms();
+  in.trace_diff = trace_diff_of(ctx);
   return in;
 }
 

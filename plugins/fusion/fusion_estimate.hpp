@@ -73,6 +73,13 @@ struct FusionEstimate {
   ConfidenceSignals signals;
   std::vector<EnrichedKernel> kernels;  // affected_gpu_kernels, with their numbers
   std::optional<std::string> warning;
+  // Comparative estimates (§9.5, estimation "measured"): the gap is trace 1's kernel time minus
+  // trace 2's for the same divergence points; no roofline.
+  bool measured_gap = false;
+  int delta_kernel_count = 0;  // trace 1's kernels minus trace 2's
+  double trace2_time_ms = 0;   // rounded to 3
+  double gap_ms = 0;           // what the impact counts: the gap, at most the extra kernels' time
+  std::vector<EnrichedKernel> trace2_kernels;
 };
 
 struct FusionMetrics {
@@ -89,5 +96,11 @@ struct FusionMetrics {
 FusionMetrics estimate_fusion(const std::vector<FusionCandidate>& candidates,
                               const KernelPerfLookup& lookup, const Peaks& peaks,
                               double baseline_ms, const FusionSettings& settings = {});
+
+// Comparative candidates (comparative_candidates.hpp): the same filter and dedup, then each
+// one's measured gap to trace 2 (§9.5): impact = (trace 1 − trace 2 time) / E2E, low / mid at
+// 75 / 87.5 % of it; dropped under 0.1 ms or the minimum impact.
+FusionMetrics estimate_comparative_fusion(const std::vector<FusionCandidate>& candidates,
+                                          double baseline_ms, const FusionSettings& settings = {});
 
 }  // namespace traceprism::plugins::fusion

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -78,6 +79,18 @@ struct Peaks {
   std::optional<double> vector_bf16_tflops;
 };
 
+// Trace 1 of a comparison: TraceDiff's diff_stats (ABI 1.8), what comparative candidates are
+// built from (analysis-rules §9.2). Entries without a divergence point are left out.
+struct DiffKernel {
+  std::string name;
+  double dur_us = 0;         // diff_stats kernel_time
+  std::int64_t lca_id = -1;  // the divergence point
+};
+struct TraceDiffInputs {
+  std::map<std::int32_t, DiffKernel> trace1;                      // by trace 1's GPU row
+  std::map<std::int64_t, std::vector<DiffKernel>> trace2_by_lca;  // in diff_stats order
+};
+
 struct FusionInputs {
   TraceRows rows;
   std::vector<PerfRow> unified;
@@ -85,7 +98,8 @@ struct FusionInputs {
   // 1.3): the leaf ops the sibling pass groups by parent.
   Span<const Row> unified_events;
   Peaks peaks;
-  double baseline_ms = 0;  // gpu_timeline total_time
+  double baseline_ms = 0;                     // gpu_timeline total_time
+  std::optional<TraceDiffInputs> trace_diff;  // comparisons only
 };
 
 }  // namespace traceprism::plugins::fusion

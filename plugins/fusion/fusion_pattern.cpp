@@ -23,6 +23,8 @@ FusionPattern pattern_of(const FusionCandidate& c, const FusionEstimate& e) {
   const bool rsqrt = count_named(e, {"rsqrt"}) > 0;
   if (n_matrix >= 2 && count_named(e, {"softmax"}) > 0)
     return {PatternKind::kAttention, "Unfused attention"};
+  if (count_named(e, {"moe"}) >= 2 || (contains(name, "moe") && count_named(e, {"moe"}) >= 1))
+    return {PatternKind::kMoe, "Unfused MoE"};
   if (rsqrt || e.signals.name == "norm") {
     if (contains_any(name, {"layernorm", "layer_norm"}) ||
         (!contains_any(name, {"rmsnorm", "rms_norm"}) && count_named(e, {"sub"}) > 0 &&

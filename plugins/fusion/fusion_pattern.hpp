@@ -22,6 +22,7 @@ enum class PatternKind {
   kConvEpilogue,
   kGemmPrologue,  // elementwise kernels (layout copies, casts) only before the matrix op
   kConvPrologue,
+  kMoe,  // mixture-of-experts stages (routing, expert GEMMs, weighted sum) as separate kernels
   kElementwiseChain,
   kMixed,  // matrix ops with something else that fits none of the above
 };

@@ -49,6 +49,9 @@ std::string why_fusable(PatternKind kind) {
     case PatternKind::kConvPrologue:
       return "the copies and elementwise kernels before the matrix op write a tensor to HBM that "
              "it only reads once";
+    case PatternKind::kMoe:
+      return "the routed tokens, each expert's intermediate activations and the per-expert outputs "
+             "make round trips through HBM between the stages";
     default:
       return "each kernel reads and writes whole tensors in HBM, while a fused kernel keeps the "
              "intermediates on chip";
@@ -92,6 +95,10 @@ std::string how_to_fuse(PatternKind kind, bool conv_module, bool training) {
     case PatternKind::kGelu:
       return "Use torch.nn.functional.gelu (one kernel) or torch.compile instead of composing "
              "GELU from elementwise ops.";
+    case PatternKind::kMoe:
+      return "Use a fused MoE kernel (vLLM's or SGLang's fused_moe Triton kernel, AITER's "
+             "fused_moe) so routing, the expert GEMMs and the weighted sum run in one or two "
+             "kernels.";
     case PatternKind::kGemmEpilogue:
     case PatternKind::kConvEpilogue:
     case PatternKind::kMixed:
@@ -150,6 +157,42 @@ FusionFindingText describe(const FusionCandidate& c, const FusionEstimate& e,
   return t;
 }
 
+FusionFindingText describe_comparative(const FusionCandidate& c, const FusionEstimate& e,
+                                       const FusionPattern& pattern, double baseline_ms,
+                                       bool training) {
+  FusionFindingText t;
+  const std::string where = short_name(c.base_name);
+  t.title = pattern.label + " in " + where;
+  t.confidence_reason = reason_of(e.signals);
+  const int n2 = e.kernel_count - e.delta_kernel_count;
+  const double measured_ms = e.time_ms - e.trace2_time_ms;
+  const double share = baseline_ms > 0 ? e.gap_ms / baseline_ms * 100 : 0;
+  t.insight = where + " runs " + std::to_string(e.kernel_count) +
+              " kernels in trace 1 where trace 2 runs " + std::to_string(n2) +
+              " for the same ops (" + std::to_string(e.instance_count) +
+              (e.instance_count == 1 ? " instance" : " instances") + "): " + fixed(e.time_ms, 3) +
+              " ms against " + fixed(e.trace2_time_ms, 3) + " ms, a measured gap of " +
+              fixed(measured_ms, 3) + " ms";
+  if (e.gap_ms + 0.0005 < measured_ms)
+    t.insight += ", of which fusing away the " + std::to_string(e.delta_kernel_count) +
+                 " extra kernels can recover at most their " + fixed(e.gap_ms, 3) + " ms";
+  t.insight += " (" + fixed(share, 2) + "% of trace 1's E2E).";
+  const bool conv_module =
+      pattern.kind == PatternKind::kConvEpilogue || pattern.kind == PatternKind::kConvPrologue;
+  t.action =
+      "Trace 2 runs these ops as " + std::to_string(n2) + (n2 == 1 ? " kernel (" : " kernels (") +
+      kernel_label(e.trace2_kernels.empty() ? std::string() : e.trace2_kernels.front().name) +
+      (n2 > 1 ? ", ..." : "") + "): adopt its implementation in trace 1, since " +
+      why_fusable(pattern.kind) + ". " + how_to_fuse(pattern.kind, conv_module, training);
+  t.identification = "`" + c.module_name + "` launches " + std::to_string(e.kernel_count) +
+                     " kernels that TraceDiff matched to " + std::to_string(n2) + " of trace 2 (" +
+                     std::to_string(e.delta_kernel_count) + " fewer); confidence " +
+                     confidence_label(e.confidence) + ": " + t.confidence_reason +
+                     " (source: `perf_report_trace1_csvs/diff_stats.csv` → "
+                     "`lowest_common_ancestor_id`, `kernel_time`)";
+  return t;
+}
+
 std::string kernel_label(const std::string& name) {
   if (name.size() <= 60) return name;
   // A templated PyTorch/CUTLASS name says what it computes in a functor or kernel token deep
@@ -183,13 +226,20 @@ Table kernels_table(const FusionEstimate& e) {
   return t;
 }
 
+Table trace2_kernels_table(const FusionEstimate& e) {
+  Table t("trace 2 kernels", {"Kernel", "Type", "Duration (us)"});
+  for (const EnrichedKernel& k : e.trace2_kernels)
+    t.row({kernel_label(k.name), k.type, fixed(k.dur_us, 2)});
+  return t;
+}
+
 Table estimate_table(const FusionEstimate& e, const std::string& confidence_reason) {
   Table t("estimate", {"Field", "Value"});
   t.row({"bound_type", e.compute_bound ? "compute" : "memory"});
   t.row({"fusion_type", e.matrix_compute ? "matrix_compute" : "memory_bound"});
   t.row({"confidence", confidence_label(e.confidence)});
   t.row({"confidence_reason", confidence_reason});
-  t.row({"estimation", e.full_estimation ? "full" : "partial"});
+  t.row({"estimation", e.measured_gap ? "measured" : e.full_estimation ? "full" : "partial"});
   return t;
 }
 

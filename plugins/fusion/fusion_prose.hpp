@@ -25,11 +25,18 @@ struct FusionFindingText {
 FusionFindingText describe(const FusionCandidate& c, const FusionEstimate& e,
                            const FusionPattern& pattern, double baseline_ms, bool training);
 
+// A comparative estimate (§9.5): trace 2's fewer kernels and the measured gap, no roofline.
+FusionFindingText describe_comparative(const FusionCandidate& c, const FusionEstimate& e,
+                                       const FusionPattern& pattern, double baseline_ms,
+                                       bool training);
+
 // A kernel name short enough for a table cell that still says what the kernel computes.
 std::string kernel_label(const std::string& name);
 
 // Table "kernels": Kernel, Type, Duration (us), Perf model.
 Table kernels_table(const FusionEstimate& e);
+// Table "trace 2 kernels" (comparative): Kernel, Type, Duration (us).
+Table trace2_kernels_table(const FusionEstimate& e);
 // Table "estimate": bound_type, fusion_type, confidence, confidence_reason, estimation.
 Table estimate_table(const FusionEstimate& e, const std::string& confidence_reason);
 

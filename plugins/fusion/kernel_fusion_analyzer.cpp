@@ -7,6 +7,7 @@
 #include <traceprism/training.hpp>
 
 #include "candidate_extraction.hpp"
+#include "comparative_candidates.hpp"
 #include "fusion_context.hpp"
 #include "fusion_pattern.hpp"
 #include "fusion_prose.hpp"
@@ -104,6 +105,56 @@ void record_measured_totals(Context& ctx, const FusionInputs& in, const FusionMe
   ctx.record("kernel_fusion.reference_extrapolated_time_ms", extrapolated);
 }
 
+// Trace 1 of a comparison (analysis-rules §9.2, §9.5): candidates where trace 2 runs fewer
+// kernels for the same ops, with the measured gap; no roofline and no reject rule.
+Status run_comparative(Context& ctx, const FusionInputs& in, const FusionSettings& settings) {
+  const std::vector<FusionCandidate> candidates = extract_comparative_candidates(in);
+  const FusionMetrics m = estimate_comparative_fusion(candidates, in.baseline_ms, settings);
+  publish_kernel_map(ctx, m);
+  ctx.record("kernel_fusion.candidate_count", static_cast<double>(m.candidates.size()));
+  ctx.record("kernel_fusion.estimated_count", static_cast<double>(m.estimates.size()));
+  ctx.record("kernel_fusion.total_impact_score", m.total_impact_score);
+  ctx.record("kernel_fusion.total_time_ms", m.total_time_ms);
+  if (m.estimates.empty()) {
+    ctx.info(
+        "no comparative kernel fusion candidate: no op of trace 1 runs more kernels than "
+        "trace 2 for a measured gap of 2% of E2E (" +
+        std::to_string(candidates.size()) + " candidates before the filters)");
+    return Status::kSkipped;
+  }
+  const bool training = has_backward_pass(ctx);
+  std::size_t position = 0;
+  for (const FusionEstimate& e : m.estimates) {
+    const FusionCandidate& c = m.candidates[e.candidate];
+    const FusionFindingText text =
+        describe_comparative(c, e, pattern_of(c, e), in.baseline_ms, training);
+    std::vector<Row> kernels;
+    for (const CandidateKernel& k : c.kernels)
+      if (k.gpu_row >= 0) kernels.push_back(static_cast<Row>(k.gpu_row));
+    ctx.report(Tier::kFusion, "kernel_fusion", text.title)
+        .key(finding_key(++position))
+        .severity(Severity::kWarning)
+        .insight(text.insight)
+        .action(text.action)
+        .identification(text.identification)
+        .impact(e.impact_score_low, e.impact_score, e.impact_score_high)
+        .cause("fusion")
+        .kernel_rows(kernels)
+        .metric("time_ms", e.time_ms)
+        .metric("trace2_time_ms", e.trace2_time_ms)
+        .metric("instance_count", e.instance_count)
+        .metric("kernel_count", e.kernel_count)
+        .metric("delta_kernel_count", e.delta_kernel_count)
+        .metric("modeled_kernel_count", e.modeled_kernel_count)
+        .metric("confidence_level", static_cast<double>(static_cast<int>(e.confidence)))
+        .table(kernels_table(e))
+        .table(trace2_kernels_table(e))
+        .table(estimate_table(e, text.confidence_reason))
+        .emit();
+  }
+  return Status::kOk;
+}
+
 }  // namespace
 
 KernelFusionAnalyzer::KernelFusionAnalyzer(Context& ctx) {
@@ -122,6 +173,7 @@ Status KernelFusionAnalyzer::run(Context& ctx) {
     ctx.info(why_not);
     return Status::kSkipped;
   }
+  if (inputs->trace_diff) return run_comparative(ctx, *inputs, settings_);
   if (inputs->peaks.hbm_tbs <= 0)
     ctx.warn("the platform has no HBM bandwidth: elementwise fusion savings read as 0");
   const KernelPerfLookup lookup(inputs->unified);

@@ -189,9 +189,9 @@ static_assert(offsetof(traceprism_finding_v1, kernel_rows) == 256);       // min
 static_assert(offsetof(traceprism_finding_v1, kernel_row_count) == 264);  // minor 7
 
 // traceprism_host_api_v1
-static_assert(sizeof(traceprism_host_api_v1) == 216);  // 128 in 1.0, 144 in 1.1, 168 in 1.2,
+static_assert(sizeof(traceprism_host_api_v1) == 224);  // 128 in 1.0, 144 in 1.1, 168 in 1.2,
                                                        // 176 in 1.3, 192 in 1.4, 200 in 1.5,
-                                                       // 208 in 1.6
+                                                       // 208 in 1.6, 216 in 1.7
 static_assert(offsetof(traceprism_host_api_v1, struct_size) == 0);
 static_assert(offsetof(traceprism_host_api_v1, abi_major) == 4);
 static_assert(offsetof(traceprism_host_api_v1, abi_minor) == 8);
@@ -221,6 +221,17 @@ static_assert(offsetof(traceprism_host_api_v1, gpu_events) == 184);
 static_assert(offsetof(traceprism_host_api_v1, op_metrics) == 192);           // minor 5
 static_assert(offsetof(traceprism_host_api_v1, idle_attribution) == 200);     // minor 6
 static_assert(offsetof(traceprism_host_api_v1, comm_args) == 208);            // minor 7
+static_assert(offsetof(traceprism_host_api_v1, trace_diff) == 216);           // minor 8
+
+// traceprism_trace_diff_v1 (minor 8)
+static_assert(sizeof(traceprism_trace_diff_v1) == 64);
+static_assert(offsetof(traceprism_trace_diff_v1, count) == 8);
+static_assert(offsetof(traceprism_trace_diff_v1, source) == 16);
+static_assert(offsetof(traceprism_trace_diff_v1, gpu_row) == 24);
+static_assert(offsetof(traceprism_trace_diff_v1, lca_id) == 32);
+static_assert(offsetof(traceprism_trace_diff_v1, kernel_time_us) == 40);
+static_assert(offsetof(traceprism_trace_diff_v1, busy_time_us) == 48);
+static_assert(offsetof(traceprism_trace_diff_v1, kernel_name) == 56);
 
 // traceprism_comm_args_v1 (minor 7)
 static_assert(sizeof(traceprism_comm_args_v1) == 64);

@@ -177,7 +177,7 @@ TEST(ComparativeFindings, KeepsSystemFindingsWhoseCauseGrewByTwoPercentOfTheWind
   const auto out = cmp::comparative_outcomes(
       {outcome("cpu-idle", "dataloader", "dataloader"), outcome("memcpy", "dtod", "memcpy"),
        outcome("gemm-efficiency", "g1", "roofline", traceprism::findings::Tier::kCompute)},
-      {}, one, two, /*compute_against_trace2=*/false);
+      {}, one, two, /*measured_against_trace2=*/false);
   ASSERT_EQ(out.analyzers.size(), 3u);
   EXPECT_TRUE(out.analyzers[0].findings.empty());
   ASSERT_EQ(out.analyzers[1].findings.size(), 1u);
@@ -189,16 +189,30 @@ TEST(ComparativeFindings, KeepsSystemFindingsWhoseCauseGrewByTwoPercentOfTheWind
   EXPECT_DOUBLE_EQ(*out.in_both[0].us_trace2, 29'000);
 }
 
-TEST(ComparativeFindings, ComputeItemsMeasuredAgainstTraceTwoAreKept) {
+TEST(ComparativeFindings, ComputeAndFusionItemsMeasuredAgainstTraceTwoAreKept) {
   const auto f = figures(100'000, 100'000, 0, 0, 0);
   const auto out = cmp::comparative_outcomes(
       {outcome("gemm-efficiency", "g1", "roofline", traceprism::findings::Tier::kCompute),
-       outcome("matrix-precision", "p1", "precision", traceprism::findings::Tier::kCompute)},
-      {}, f, f, /*compute_against_trace2=*/true);
+       outcome("matrix-precision", "p1", "precision", traceprism::findings::Tier::kCompute),
+       outcome("kernel-fusion", "f1", "fusion", traceprism::findings::Tier::kFusion)},
+      {}, f, f, /*measured_against_trace2=*/true);
   ASSERT_EQ(out.analyzers[0].findings.size(), 1u);
   EXPECT_EQ(out.analyzers[0].findings[0].key, "g1");
-  EXPECT_TRUE(out.analyzers[1].findings.empty());  // a standalone judgement
+  // A standalone judgement trace 2 does not share: it explains part of the gap.
+  ASSERT_EQ(out.analyzers[1].findings.size(), 1u);
+  ASSERT_EQ(out.analyzers[2].findings.size(), 1u);  // a measured gap to trace 2
   EXPECT_TRUE(out.in_both.empty());
+}
+
+TEST(ComparativeFindings, APrecisionItemTraceTwoAlsoHasIsInBoth) {
+  const auto f = figures(100'000, 100'000, 0, 0, 0);
+  const auto out = cmp::comparative_outcomes(
+      {outcome("matrix-precision", "p1", "precision", traceprism::findings::Tier::kCompute)},
+      {outcome("matrix-precision", "p1", "precision", traceprism::findings::Tier::kCompute)}, f, f,
+      true);
+  EXPECT_TRUE(out.analyzers[0].findings.empty());
+  ASSERT_EQ(out.in_both.size(), 1u);
+  EXPECT_EQ(out.in_both[0].key, "p1");
 }
 
 TEST(ComparativeFindings, WithoutAMeasuredCauseTraceTwoHavingTheFindingDropsIt) {

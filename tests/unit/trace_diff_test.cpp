@@ -133,7 +133,8 @@ TEST(TraceDiff, AnOpOfTraceOneOnlyIsARowWithoutAncestor) {
   t2.launch("aten::mm", 0, 20, "gemm", 50, 100, 7, 1);
   const Trace a(two_ops(10)), b(t2.str());
   const Diff d = diff(a, b);
-  // Roots by position: (mm, mm), then trace 1's add alone, with no combined parent.
+  // Roots (counts differ, so aligned by name): (mm, mm), then trace 1's add alone, with no
+  // combined parent.
   ASSERT_EQ(d.rows.size(), 3u);
   EXPECT_EQ(d.rows[2].gpu_event, a.row("add"));
   EXPECT_FALSE(d.rows[2].lca_id.has_value());

@@ -445,6 +445,24 @@ typedef struct traceprism_comm_args_v1 {
   traceprism_str collective; /* "Collective name": "allreduce", "allgather", ...               */
 } traceprism_comm_args_v1;
 
+/* Minor 8: TraceDiff's diff_stats in trace 1 of a comparison (host API trace_diff,
+ * trace-format spec §14.2): one entry per GPU event under a point where the merged call trees
+ * of trace 1 and trace 2 diverge, in the sheet's order. A trace-1 entry's gpu_row is a row of
+ * the run's own events; a trace-2 entry's is a row of trace 2 (not readable through the host
+ * API: its name is given). lca_id is the divergence point's merged-node id, -1 when the event
+ * has none (a root of one trace only). */
+typedef struct traceprism_trace_diff_v1 {
+  uint32_t struct_size;
+  uint32_t reserved;
+  uint64_t count;
+  const uint8_t* source;               /* 1: trace 1, 2: trace 2                             */
+  const uint32_t* gpu_row;
+  const int64_t* lca_id;
+  const double* kernel_time_us;        /* the event's duration                               */
+  const double* busy_time_us;          /* the divergence point's busy time on that side      */
+  const traceprism_str* kernel_name;
+} traceprism_trace_diff_v1;
+
 /* Functions the host offers to plugins; host-owned, valid for the whole process. */
 typedef struct traceprism_host_api_v1 {
   uint32_t struct_size;
@@ -516,6 +534,10 @@ typedef struct traceprism_host_api_v1 {
   /* The collective message args of an event of any kind; TRACEPRISM_ABSENT when it has none.
    * The texts stay valid for the whole run. */
   int32_t (*comm_args)(const traceprism_run_ctx* ctx, uint32_t row, traceprism_comm_args_v1* out);
+  /* ---- minor 8+ ---- */
+  /* TraceDiff's diff_stats when the run is trace 1 of a comparison; NULL otherwise. Valid for
+   * the whole run. */
+  const traceprism_trace_diff_v1* (*trace_diff)(const traceprism_run_ctx* ctx);
 } traceprism_host_api_v1;
 
 typedef struct traceprism_option_v1 {

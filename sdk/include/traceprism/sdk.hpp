@@ -353,6 +353,26 @@ class OpMetrics {
   const traceprism_op_metrics_v1* t_;
 };
 
+// TraceDiff's diff_stats in trace 1 of a comparison (Context::trace_diff, ABI 1.8): per GPU
+// event under a point where the two traces' merged call trees diverge, its side, its divergence
+// point (lca_id, -1 for none) and times. A trace-2 entry's row is trace 2's (its name is given).
+class TraceDiffRows {
+ public:
+  explicit TraceDiffRows(const traceprism_trace_diff_v1* t) : t_(t) {}
+  std::size_t size() const { return static_cast<std::size_t>(t_->count); }
+  int source(std::size_t i) const { return t_->source[i]; }  // 1 or 2
+  Row gpu_row(std::size_t i) const { return t_->gpu_row[i]; }
+  std::int64_t lca_id(std::size_t i) const { return t_->lca_id[i]; }
+  double kernel_time_us(std::size_t i) const { return t_->kernel_time_us[i]; }
+  double busy_time_us(std::size_t i) const { return t_->busy_time_us[i]; }
+  std::string_view kernel_name(std::size_t i) const {
+    return {t_->kernel_name[i].data, t_->kernel_name[i].size};
+  }
+
+ private:
+  const traceprism_trace_diff_v1* t_;
+};
+
 // Why the GPU sat idle (ABI 1.6, diagnosis.md §2): the closed vocabulary of causes.
 enum class IdleCause : std::uint8_t {
   kDataloader = TRACEPRISM_CAUSE_DATALOADER,
@@ -688,6 +708,17 @@ class Context {
     if (api_->comm_args(ctx_, r, &out) != TRACEPRISM_OK) return std::nullopt;
     return CommArgs{out.in_nelems, out.out_nelems, out.group_size, to_view(out.dtype),
                     to_view(out.collective)};
+  }
+#endif
+
+#if TRACEPRISM_PLUGIN_ABI_MINOR >= 8
+  // TraceDiff's diff_stats when the run is trace 1 of `traceprism compare` (hosts from ABI
+  // 1.8); nullopt in a standalone run and on older hosts.
+  std::optional<TraceDiffRows> trace_diff() const {
+    if (!TRACEPRISM_HOST_HAS_(api_, trace_diff)) return std::nullopt;
+    const traceprism_trace_diff_v1* t = api_->trace_diff(ctx_);
+    if (!t || t->struct_size < sizeof(traceprism_trace_diff_v1)) return std::nullopt;
+    return TraceDiffRows(t);
   }
 #endif
 

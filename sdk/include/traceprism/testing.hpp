@@ -370,7 +370,7 @@ class Session {
         &rows_of_kind, &gpu_args, &timeline, &op_instances, &option, &platform_number,
         &trace_info, &emit, &record, &log, &set_error, &op_call, nullptr,
         &python_tree_parents, &publish, &product, &unified_perf_events, &core_events,
-        &gpu_events, &op_metrics, &idle_attribution, &comm_args};
+        &gpu_events, &op_metrics, &idle_attribution, &comm_args, nullptr};
     // clang-format on
     return &table;
   }
