@@ -3,9 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <regex>
 #include <set>
-#include <unordered_map>
+#include <span>
 
 #include "index/event_kind.hpp"
 #include "model/kernel_launchers.hpp"
@@ -32,9 +31,22 @@ double round3(double v) {
   return std::nearbyint(v * 1000.0) / 1000.0;
 }
 
+// The name with every "(<digits>)" removed (the reference's re.sub(r"\(\d+\)", "", name)).
 std::string without_counters(std::string_view name) {
-  static const std::regex kCounter("\\(\\d+\\)");
-  return std::regex_replace(std::string(name), kCounter, "");
+  std::string out;
+  out.reserve(name.size());
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    if (name[i] == '(') {
+      std::size_t j = i + 1;
+      while (j < name.size() && name[j] >= '0' && name[j] <= '9') ++j;
+      if (j > i + 1 && j < name.size() && name[j] == ')') {
+        i = j;
+        continue;
+      }
+    }
+    out += name[i];
+  }
+  return out;
 }
 
 // One trace as the walk needs it: GPU path, gpu_events, the launch's cpu_op.
@@ -73,9 +85,9 @@ class DiffStatsWalk {
   DiffStatsWalk(const MergedTree& merged, const DiffSide& one, const DiffSide& two)
       : merged_(merged), one_(one), two_(two) {}
 
-  std::vector<DiffStatsRow> run() {
+  DiffStats run() {
     for (std::uint32_t root : merged_.roots) visit(root, std::nullopt);
-    return std::move(rows_);
+    return std::move(out_);
   }
 
  private:
@@ -85,14 +97,14 @@ class DiffStatsWalk {
     if (!node.combined()) return visit_one_sided(id, node, combined_parent);
     if (one_.gpu_path(node.row1) && two_.gpu_path(node.row2)) add_divergence(id, node);
     if (one_.gpu_path(node.row1) || two_.gpu_path(node.row2))
-      for (std::uint32_t c : node.children) visit(c, id);
+      for (std::uint32_t c : merged_.children(node)) visit(c, id);
   }
 
   // A combined node on both GPU paths whose GPU-path children are not all combined, or a pair
   // of kernels: its events on each side are one diff.
   void add_divergence(std::uint32_t id, const MergedNode& node) {
     std::vector<std::uint32_t> only1, only2;
-    for (std::uint32_t c : node.children) {
+    for (std::uint32_t c : merged_.children(node)) {
       const MergedNode& child = merged_.nodes[c];
       if (child.combined()) continue;
       if (one_.gpu_path(child.row1)) only1.push_back(c);
@@ -147,46 +159,59 @@ class DiffStatsWalk {
                 const std::optional<std::string>& lca, std::optional<std::uint32_t> lca_id) {
     if (events.empty()) return;
     const double busy = round3(model::busy_time_us(side.index(), events));
+    std::int32_t lca_index = -1;
+    if (lca_id) {
+      lca_index = static_cast<std::int32_t>(out_.lcas.size());
+      out_.lcas.push_back({*lca_id, lca.value_or("")});
+    }
     for (Row g : events) {
       const std::int64_t op = side.cpu_op_of(g);
       if (op < 0) continue;
       DiffStatsRow row;
       row.gpu_event = g;
       row.cpu_op = static_cast<Row>(op);
-      row.source = source;
+      row.source = static_cast<std::uint8_t>(source);
+      row.lca = lca_index;
       row.kernel_time_us = perf_report::raw_dur_us(side.index(), g);
       row.busy_time_us = busy;
-      row.lca_name = lca;
-      row.lca_id = lca_id;
-      rows_.push_back(std::move(row));
+      out_.rows.push_back(row);
     }
   }
 
   const MergedTree& merged_;
   Side one_, two_;
   std::set<std::uint32_t> visited_;
-  std::vector<DiffStatsRow> rows_;
+  DiffStats out_;
 };
 
-std::string arg_cell(const index::EventIndex& index, Row op,
-                     index::StringId index::OpArgs::*field) {
-  const std::optional<index::OpArgs> args = index.op_args(op);
-  if (!args || (*args).*field == index::kNoString) return "";
-  return text::python_tuple_repr(index.strings().view((*args).*field));
-}
+// An op's shape arg as diff_stats prints it: the tuple repr, '' when absent.
+class ArgCells {
+ public:
+  explicit ArgCells(const index::EventIndex& index) : index_(index), reprs_(index.strings()) {}
+  std::string cell(Row op, index::StringId index::OpArgs::*field) {
+    const std::optional<index::OpArgs> args = index_.op_args(op);
+    if (!args || (*args).*field == index::kNoString) return "";
+    return std::string(reprs_.tuple_repr((*args).*field));
+  }
+
+ private:
+  const index::EventIndex& index_;
+  text::ArgReprCache reprs_;
+};
 
 }  // namespace
 
-std::vector<DiffStatsRow> diff_stats(const MergedTree& merged, const DiffSide& trace1,
-                                     const DiffSide& trace2) {
+DiffStats diff_stats(const MergedTree& merged, const DiffSide& trace1, const DiffSide& trace2) {
   return DiffStatsWalk(merged, trace1, trace2).run();
 }
 
-std::string diff_stats_csv(const std::vector<DiffStatsRow>& rows, const DiffSide& trace1,
-                           const DiffSide& trace2) {
+void write_diff_stats_csv(const DiffStats& stats, const index::EventIndex& trace1,
+                          const index::EventIndex& trace2,
+                          const std::function<void(std::string_view)>& write) {
   // A row without an LCA makes pandas hold the id column as floats.
-  const bool float_ids =
-      std::any_of(rows.begin(), rows.end(), [](const DiffStatsRow& r) { return !r.lca_id; });
+  const bool float_ids = std::any_of(stats.rows.begin(), stats.rows.end(),
+                                     [](const DiffStatsRow& r) { return r.lca < 0; });
+  constexpr std::size_t kChunk = 8192;
   text::CsvSheet sheet;
   sheet.columns = {"name",
                    "cpu_op_name",
@@ -203,43 +228,76 @@ std::string diff_stats_csv(const std::vector<DiffStatsRow>& rows, const DiffSide
                    "gpu_op_uid",
                    "nn_module_stack",
                    "nn_module_parent"};
-  for (const DiffStatsRow& r : rows) {
-    const index::EventIndex& index = (r.source == 1 ? trace1 : trace2).index;
+  ArgCells args1(trace1), args2(trace2);
+  bool header = true;
+  auto flush = [&] {
+    const std::string csv = sheet.to_csv();
+    write(header ? std::string_view(csv) : std::string_view(csv).substr(csv.find('\n') + 1));
+    header = false;
+    sheet.rows.clear();
+  };
+  for (const DiffStatsRow& r : stats.rows) {
+    const index::EventIndex& index = r.source == 1 ? trace1 : trace2;
+    ArgCells& args = r.source == 1 ? args1 : args2;
+    const DiffStatsLca* lca = stats.lca_of(r);
     std::string id;
-    if (r.lca_id)
-      id = float_ids ? text::float_cell(static_cast<double>(*r.lca_id))
-                     : text::int_cell(static_cast<std::int64_t>(*r.lca_id));
+    if (lca)
+      id = float_ids ? text::float_cell(static_cast<double>(lca->id))
+                     : text::int_cell(static_cast<std::int64_t>(lca->id));
     sheet.rows.push_back(
         {std::string(index.name(r.gpu_event)), std::string(index.name(r.cpu_op)),
          text::int_cell(static_cast<std::int64_t>(r.cpu_op)), r.source == 1 ? "trace1" : "trace2",
-         arg_cell(index, r.cpu_op, &index::OpArgs::input_dims),
-         arg_cell(index, r.cpu_op, &index::OpArgs::input_strides),
-         arg_cell(index, r.cpu_op, &index::OpArgs::input_types),
-         arg_cell(index, r.cpu_op, &index::OpArgs::concrete_inputs),
-         text::float_cell(r.kernel_time_us), text::float_cell(r.busy_time_us),
-         r.lca_name.value_or(""), id, text::int_cell(static_cast<std::int64_t>(r.gpu_event)),
+         args.cell(r.cpu_op, &index::OpArgs::input_dims),
+         args.cell(r.cpu_op, &index::OpArgs::input_strides),
+         args.cell(r.cpu_op, &index::OpArgs::input_types),
+         args.cell(r.cpu_op, &index::OpArgs::concrete_inputs), text::float_cell(r.kernel_time_us),
+         text::float_cell(r.busy_time_us), lca ? lca->name : std::string(), id,
+         text::int_cell(static_cast<std::int64_t>(r.gpu_event)),
          // The tree keeps no nn.Module stack without python frames: the
          // reference's empty stack.
          "root", "root"});
+    if (sheet.rows.size() == kChunk) flush();
   }
-  return sheet.to_csv();
+  if (header || !sheet.rows.empty()) flush();
 }
 
-void add_lca_columns(perf_report::UnifiedPerfTable& table, const std::vector<DiffStatsRow>& rows) {
-  std::unordered_map<Row, std::size_t> group_of;
+std::string diff_stats_csv(const DiffStats& stats, const index::EventIndex& trace1,
+                           const index::EventIndex& trace2) {
+  std::string out;
+  write_diff_stats_csv(stats, trace1, trace2, [&](std::string_view chunk) { out += chunk; });
+  return out;
+}
+
+void add_lca_columns(perf_report::UnifiedPerfTable& table, const DiffStats& stats) {
+  // Dense arrays by GPU row and by merged id: a trace of millions of kernels has as many rows.
+  std::vector<std::int32_t> group_of;
   for (std::size_t g = 0; g < table.groups.size(); ++g)
-    for (Row e : table.groups[g].gpu_events) group_of[e] = g;
-  const bool float_ids =
-      std::any_of(rows.begin(), rows.end(), [](const DiffStatsRow& r) { return !r.lca_id; });
+    for (Row e : table.groups[g].gpu_events) {
+      if (e >= group_of.size()) group_of.resize(static_cast<std::size_t>(e) + 1, -1);
+      group_of[e] = static_cast<std::int32_t>(g);
+    }
+  const bool float_ids = std::any_of(stats.rows.begin(), stats.rows.end(),
+                                     [](const DiffStatsRow& r) { return r.lca < 0; });
   // Per LCA (ascending, as pandas groups): trace 1's rows in order, trace 2's busy time.
-  std::map<std::uint32_t, std::vector<const DiffStatsRow*>> trace1;
-  std::map<std::uint32_t, double> trace2_busy;
-  for (const DiffStatsRow& r : rows) {
-    if (!r.lca_id) continue;
+  std::uint32_t ids = 0;
+  for (const DiffStatsLca& l : stats.lcas) ids = std::max(ids, l.id + 1);
+  std::vector<std::uint32_t> begin(ids + 1, 0);
+  std::vector<double> trace2_busy(ids, -1);
+  for (const DiffStatsRow& r : stats.rows) {
+    const DiffStatsLca* lca = stats.lca_of(r);
+    if (!lca) continue;
     if (r.source == 1)
-      trace1[*r.lca_id].push_back(&r);
-    else
-      trace2_busy.try_emplace(*r.lca_id, r.busy_time_us);
+      ++begin[lca->id + 1];
+    else if (trace2_busy[lca->id] < 0)
+      trace2_busy[lca->id] = r.busy_time_us;
+  }
+  for (std::uint32_t i = 0; i < ids; ++i) begin[i + 1] += begin[i];
+  std::vector<const DiffStatsRow*> by_lca(begin.back());
+  {
+    std::vector<std::uint32_t> next(begin.begin(), begin.end() - 1);
+    for (const DiffStatsRow& r : stats.rows)
+      if (const DiffStatsLca* lca = stats.lca_of(r); lca && r.source == 1)
+        by_lca[next[lca->id]++] = &r;
   }
   struct Meta {
     std::vector<std::uint32_t> ids;
@@ -247,22 +305,26 @@ void add_lca_columns(perf_report::UnifiedPerfTable& table, const std::vector<Dif
     perf_report::LcaColumns columns;
   };
   std::map<std::size_t, Meta> meta;
-  for (const auto& [lca, members] : trace1) {
-    const auto t2 = trace2_busy.find(lca);
+  for (std::uint32_t lca = 0; lca < ids; ++lca) {
+    if (begin[lca] == begin[lca + 1]) continue;
+    const std::span<const DiffStatsRow* const> members(by_lca.data() + begin[lca],
+                                                       begin[lca + 1] - begin[lca]);
+    const bool in_trace2 = trace2_busy[lca] >= 0;
     const double t1_us = members.front()->busy_time_us;
-    const double t2_us = t2 == trace2_busy.end() ? 0.0 : t2->second;
-    const std::optional<std::string>& name = members.front()->lca_name;
-    std::set<std::size_t> seen;
+    const double t2_us = in_trace2 ? trace2_busy[lca] : 0.0;
+    const std::string& name = stats.lca_of(*members.front())->name;
+    std::vector<std::int32_t> seen;
     for (const DiffStatsRow* r : members) {
-      const auto g = group_of.find(r->gpu_event);
-      if (g == group_of.end() || !seen.insert(g->second).second) continue;
-      Meta& m = meta[g->second];
+      const std::int32_t g = r->gpu_event < group_of.size() ? group_of[r->gpu_event] : -1;
+      if (g < 0 || std::find(seen.begin(), seen.end(), g) != seen.end()) continue;
+      seen.push_back(g);
+      Meta& m = meta[static_cast<std::size_t>(g)];
       if (std::find(m.ids.begin(), m.ids.end(), lca) != m.ids.end()) continue;
       m.ids.push_back(lca);
-      if (name && !name->empty()) m.names.push_back(*name);
+      if (!name.empty()) m.names.push_back(name);
       m.columns.trace1_us += t1_us;
       m.columns.trace2_us += t2_us;
-      m.columns.count_trace2 += t2 != trace2_busy.end() ? 1 : 0;
+      m.columns.count_trace2 += in_trace2 ? 1 : 0;
     }
   }
   for (auto& [g, m] : meta) {

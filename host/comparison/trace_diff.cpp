@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <regex>
 #include <set>
 #include <unordered_map>
@@ -27,10 +28,15 @@ struct Edit {
 using Edits = std::vector<Edit>;
 
 // Past this many cells the edit-distance table (4 bytes a cell) is not built: the lists are
-// aligned on their common prefix and suffix only (docs/compatibility.md, "TraceDiff").
+// aligned by resync_alignment (docs/compatibility.md, "TraceDiff").
 constexpr std::size_t kMaxEditCells = std::size_t(1) << 24;
-// How many BFS levels the same-name disambiguation compares.
+// How many BFS levels the same-name disambiguation compares, and for how many candidate pairs
+// of one name at most (it scores every pair: a name repeated across thousands of top-level ops
+// would cost gigabytes; docs/compatibility.md, "TraceDiff").
 constexpr int kDisambiguationDepth = 4;
+constexpr std::size_t kMaxDisambiguationPairs = 4096;
+// How far the large-list alignment looks ahead for the next pair of equal names.
+constexpr std::size_t kResyncWindow = 64;
 
 bool is_graph_launch(std::string_view name) {
   return name == "hipGraphLaunch" || name == "cudaGraphLaunch";
@@ -180,7 +186,11 @@ std::pair<int, int> match_depth(const std::vector<std::vector<std::string>>& a,
 
 class Merger {
  public:
-  Merger(const SideView& one, const SideView& two) : one_(one), two_(two) {}
+  Merger(const SideView& one, const SideView& two)
+      : one_(one),
+        two_(two),
+        node_of_row1_(one.index().size(), kNoNode),
+        node_of_row2_(two.index().size(), kNoNode) {}
 
   MergedTree run() {
     const Rows roots1 = one_.roots(), roots2 = two_.roots();
@@ -197,10 +207,10 @@ class Merger {
 
  private:
   std::uint32_t merge(std::int64_t u1, std::int64_t u2) {
-    if (auto it = memo_.find({u1, u2}); it != memo_.end()) return it->second;
+    if (const std::optional<std::uint32_t> seen = merged_before(u1, u2)) return *seen;
     const auto id = static_cast<std::uint32_t>(out_.nodes.size());
     out_.nodes.emplace_back();
-    memo_.emplace(std::pair{u1, u2}, id);
+    remember(u1, u2, id);
 
     auto [c1, c2] = children_with_missing(u1, u2);
     collapse_lone_child(u1, c1, u2, c2);
@@ -214,8 +224,29 @@ class Merger {
     MergedNode& node = out_.nodes[id];
     node.row1 = u1;
     node.row2 = u2;
-    node.children = std::move(kids);
+    node.first_child = out_.child_ids.size();
+    node.child_count = static_cast<std::uint32_t>(kids.size());
+    out_.child_ids.insert(out_.child_ids.end(), kids.begin(), kids.end());
     return id;
+  }
+
+  // The reference merges a pair once (its uid_pair_to_merged_id): the node of each event, by
+  // its trace-1 row (trace-2 row for a trace-2-only node), 4 bytes a row rather than a map.
+  std::optional<std::uint32_t> merged_before(std::int64_t u1, std::int64_t u2) const {
+    const std::vector<std::uint32_t>& by_row = u1 >= 0 ? node_of_row1_ : node_of_row2_;
+    const std::int64_t row = u1 >= 0 ? u1 : u2;
+    if (row < 0 || static_cast<std::size_t>(row) >= by_row.size()) return std::nullopt;
+    const std::uint32_t id = by_row[static_cast<std::size_t>(row)];
+    if (id == kNoNode || first_rows_[id] != std::pair{u1, u2}) return std::nullopt;
+    return id;
+  }
+  void remember(std::int64_t u1, std::int64_t u2, std::uint32_t id) {
+    first_rows_.emplace_back(u1, u2);
+    std::vector<std::uint32_t>& by_row = u1 >= 0 ? node_of_row1_ : node_of_row2_;
+    const std::int64_t row = u1 >= 0 ? u1 : u2;
+    if (row < 0 || static_cast<std::size_t>(row) >= by_row.size()) return;
+    if (by_row[static_cast<std::size_t>(row)] == kNoNode)
+      by_row[static_cast<std::size_t>(row)] = id;
   }
 
   // GPU-path children of each side, plus a child off the GPU path whose name is on the other
@@ -281,7 +312,7 @@ class Merger {
     for (Row r : c1) a.push_back(&one_.norm(r, strip_details));
     for (Row r : c2) b.push_back(&two_.norm(r, strip_details));
     const std::size_t m = a.size(), n = b.size();
-    if ((m + 1) * (n + 1) > kMaxEditCells) return prefix_suffix_alignment(a, b);
+    if ((m + 1) * (n + 1) > kMaxEditCells) return resync_alignment(a, b);
     std::vector<std::uint32_t> dp((m + 1) * (n + 1));
     auto at = [&](std::size_t i, std::size_t j) -> std::uint32_t& { return dp[i * (n + 1) + j]; };
     for (std::size_t i = 0; i <= m; ++i) at(i, 0) = static_cast<std::uint32_t>(i);
@@ -306,23 +337,36 @@ class Merger {
     return out;
   }
 
-  static Edits prefix_suffix_alignment(const std::vector<const std::string*>& a,
-                                       const std::vector<const std::string*>& b) {
-    std::size_t head = 0, tail = 0;
-    while (head < a.size() && head < b.size() && *a[head] == *b[head]) ++head;
-    while (tail < a.size() - head && tail < b.size() - head &&
-           *a[a.size() - 1 - tail] == *b[b.size() - 1 - tail])
-      ++tail;
+  // Lists too long for the edit-distance table (docs/compatibility.md): walk both, matching
+  // equal names; at a mismatch, skip to the nearest pair of equal names within kResyncWindow
+  // positions on each side (fewest skipped first, then trace 1's), the skipped ones unmatched.
+  static Edits resync_alignment(const std::vector<const std::string*>& a,
+                                const std::vector<const std::string*>& b) {
     Edits out;
-    for (std::size_t k = 0; k < head; ++k)
-      out.push_back({EditKind::kMatch, static_cast<std::int64_t>(k), static_cast<std::int64_t>(k)});
-    for (std::size_t k = head; k < a.size() - tail; ++k)
-      out.push_back({EditKind::kDelete, static_cast<std::int64_t>(k), -1});
-    for (std::size_t k = head; k < b.size() - tail; ++k)
-      out.push_back({EditKind::kInsert, -1, static_cast<std::int64_t>(k)});
-    for (std::size_t k = 0; k < tail; ++k)
-      out.push_back({EditKind::kMatch, static_cast<std::int64_t>(a.size() - tail + k),
-                     static_cast<std::int64_t>(b.size() - tail + k)});
+    std::size_t i = 0, j = 0;
+    while (i < a.size() && j < b.size()) {
+      if (*a[i] == *b[j]) {
+        out.push_back(
+            {EditKind::kMatch, static_cast<std::int64_t>(i++), static_cast<std::int64_t>(j++)});
+        continue;
+      }
+      std::size_t best_di = 0, best_dj = 0;
+      bool found = false;
+      for (std::size_t skipped = 1; skipped <= 2 * kResyncWindow && !found; ++skipped)
+        for (std::size_t di = 0; di <= skipped && !found; ++di) {
+          const std::size_t dj = skipped - di;
+          if (di > kResyncWindow || dj > kResyncWindow) continue;
+          if (i + di < a.size() && j + dj < b.size() && *a[i + di] == *b[j + dj])
+            best_di = di, best_dj = dj, found = true;
+        }
+      if (!found) best_di = best_dj = 1;  // no anchor nearby: both unmatched, move on
+      for (std::size_t k = 0; k < best_di; ++k)
+        out.push_back({EditKind::kDelete, static_cast<std::int64_t>(i++), -1});
+      for (std::size_t k = 0; k < best_dj; ++k)
+        out.push_back({EditKind::kInsert, -1, static_cast<std::int64_t>(j++)});
+    }
+    for (; i < a.size(); ++i) out.push_back({EditKind::kDelete, static_cast<std::int64_t>(i), -1});
+    for (; j < b.size(); ++j) out.push_back({EditKind::kInsert, -1, static_cast<std::int64_t>(j)});
     return out;
   }
 
@@ -350,6 +394,8 @@ class Merger {
       if (it == all2.end() || !matched.count(name)) continue;
       std::vector<std::int64_t>& idx2 = it->second;
       if (idx1.size() < 2 && idx2.size() < 2) continue;
+      // Every pair is scored: past this many, keep the edit distance's matches for the name.
+      if (idx1.size() * idx2.size() > kMaxDisambiguationPairs) continue;
       std::sort(idx1.begin(), idx1.end());
       std::sort(idx2.begin(), idx2.end());
       handled1.insert(idx1.begin(), idx1.end());
@@ -536,7 +582,9 @@ class Merger {
 
   const SideView& one_;
   const SideView& two_;
-  std::map<std::pair<std::int64_t, std::int64_t>, std::uint32_t> memo_;
+  static constexpr std::uint32_t kNoNode = UINT32_MAX;
+  std::vector<std::uint32_t> node_of_row1_, node_of_row2_;
+  std::vector<std::pair<std::int64_t, std::int64_t>> first_rows_;  // by merged id: the pair asked
   MergedTree out_;
 };
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -29,13 +30,20 @@ inline constexpr std::int64_t kNoEvent = -1;
 // A node of the merged tree: a pair of events ("combined"), or an event of one trace only.
 struct MergedNode {
   std::int64_t row1 = kNoEvent, row2 = kNoEvent;  // the event in trace 1 / trace 2
-  std::vector<std::uint32_t> children;            // merged ids, in alignment order
+  std::uint64_t first_child = 0;                  // into MergedTree::child_ids
+  std::uint32_t child_count = 0;
   bool combined() const { return row1 != kNoEvent && row2 != kNoEvent; }
 };
 
 struct MergedTree {
   std::vector<MergedNode> nodes;     // by merged id, numbered in the order nodes are met
   std::vector<std::uint32_t> roots;  // merged ids of the root pairs
+  // Every node's children (merged ids, in alignment order), one range per node: one array
+  // rather than a list per node (a trace of millions of events merges into millions of nodes).
+  std::vector<std::uint32_t> child_ids;
+  std::span<const std::uint32_t> children(const MergedNode& n) const {
+    return {child_ids.data() + n.first_child, n.child_count};
+  }
 };
 
 // The reference's name normalization for alignment: hex addresses -> 0xXXXX, ".py(123):" ->

@@ -43,16 +43,20 @@ void add_trace_diff(PipelineRun& one, perf_report::UnifiedPerfTable& unified,
                     const PipelineRun& two, comparison::Comparison& diff) {
   const comparison::DiffSide side1{one.trace.file.index, one.trace.tree, one.trace.links};
   const comparison::DiffSide side2{two.trace.file.index, two.trace.tree, two.trace.links};
-  const comparison::MergedTree merged = comparison::merge_trees(side1, side2);
-  const std::vector<comparison::DiffStatsRow> rows = comparison::diff_stats(merged, side1, side2);
-  diff.merged_nodes = merged.nodes.size();
-  for (const comparison::DiffStatsRow& r : rows)
+  comparison::DiffStats stats;
+  {
+    const comparison::MergedTree merged = comparison::merge_trees(side1, side2);
+    diff.merged_nodes = merged.nodes.size();
+    stats = comparison::diff_stats(merged, side1, side2);
+  }
+  for (const comparison::DiffStatsRow& r : stats.rows)
     ++(r.source == 1 ? diff.diff_events_trace1 : diff.diff_events_trace2);
-  if (rows.empty()) return;
-  comparison::add_lca_columns(unified, rows);
-  one.report.perf_sheets.push_back({"diff_stats", comparison::diff_stats_csv(rows, side1, side2)});
-  one.trace_diff = std::make_unique<plugins::TraceDiffTable>(rows, side1, side2);
+  if (stats.empty()) return;
+  comparison::add_lca_columns(unified, stats);
+  one.trace_diff =
+      std::make_unique<plugins::TraceDiffTable>(stats, one.trace.file.index, two.trace.file.index);
   one.products->set_trace_diff(one.trace_diff->table());
+  diff.trace_diff = std::move(stats);
 }
 
 }  // namespace

@@ -3,7 +3,6 @@
 #include <traceprism/abi.h>
 
 #include <cstdint>
-#include <string>
 #include <vector>
 
 #include "comparison/diff_stats.hpp"
@@ -14,8 +13,9 @@ namespace traceprism::plugins {
 // trace 1 of a comparison; the columns point into this object, which must outlive the run.
 class TraceDiffTable {
  public:
-  TraceDiffTable(const std::vector<comparison::DiffStatsRow>& rows,
-                 const comparison::DiffSide& trace1, const comparison::DiffSide& trace2);
+  // The names point into the traces' string pools, which outlive the run.
+  TraceDiffTable(const comparison::DiffStats& stats, const index::EventIndex& trace1,
+                 const index::EventIndex& trace2);
   TraceDiffTable(const TraceDiffTable&) = delete;
   TraceDiffTable& operator=(const TraceDiffTable&) = delete;
 
@@ -26,8 +26,7 @@ class TraceDiffTable {
   std::vector<std::uint32_t> gpu_row_;
   std::vector<std::int64_t> lca_id_;
   std::vector<double> kernel_time_us_, busy_time_us_;
-  std::vector<std::string> names_;
-  std::vector<traceprism_str> name_views_;
+  std::vector<traceprism_str> names_;
   traceprism_trace_diff_v1 table_{};
 };
 

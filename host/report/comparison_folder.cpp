@@ -27,12 +27,23 @@ void write_sheets(const fs::path& dir, const AnalysisReport& r) {
     io::write_file_atomically((dir / (sheet.name + ".csv")).string(), sheet.csv);
 }
 
+// TraceDiff's sheet of trace 1's perf report (the reference writes it whenever it has rows),
+// streamed: it has a row per GPU event under a divergence point, both traces' events.
+void write_diff_stats(const fs::path& path, const ComparativeReport& c) {
+  if (c.diff.trace_diff.empty()) return;
+  io::OutputFile out(path.string());
+  comparison::write_diff_stats_csv(c.diff.trace_diff, *c.trace1->index, *c.trace2->index,
+                                   [&](std::string_view chunk) { out.write(chunk); });
+  out.commit();
+}
+
 }  // namespace
 
 void write_comparison_folder(const std::string& dir, const ComparativeReport& c) {
   const fs::path root(dir);
   create_folder(root);
   write_sheets(root / "perf_report_trace1_csvs", *c.trace1);
+  write_diff_stats(root / "perf_report_trace1_csvs" / "diff_stats.csv", c);
   write_sheets(root / "perf_report_trace2_csvs", *c.trace2);
   io::write_file_atomically((root / "kernel_diff.csv").string(),
                             comparison::kernel_diff_csv(c.diff.kernels));

@@ -42,7 +42,7 @@ bool case_a_gap(const std::vector<CandidateKernel>& t1, const std::vector<Candid
 
 CandidateKernel kernel_of(const DiffKernel& d, std::int64_t row) {
   CandidateKernel k;
-  k.name = d.name;
+  k.name = std::string(d.name);
   k.type = classify_kernel(d.name);
   k.dur_us = d.dur_us;
   k.gpu_row = row;
@@ -66,19 +66,28 @@ double extra_us(const std::vector<CandidateKernel>& t1, std::size_t n2) {
 }
 
 // Per node with >= 2 GPU events below, its trace-1 kernels that diff_stats lists, in the
-// reference's gpu_events order.
+// reference's gpu_events order; only for nodes with 2 .. kMaxTrace1Kernels such kernels (the
+// others fail the gates whatever they are: a layer or a step holds hundreds).
 std::map<std::int32_t, std::vector<std::int32_t>> diff_kernels_below(const FusionInputs& in,
                                                                      const GpuEventsBelow& gpu) {
+  const TraceRows& rows = in.rows;
+  std::vector<std::uint32_t> listed(rows.size(), 0);
+  for (std::size_t g = 0; g < rows.size(); ++g) {
+    if (!is_gpu(rows.kind[g]) || !in.trace_diff->trace1_at(static_cast<std::int32_t>(g))) continue;
+    for (std::int32_t n = rows.launcher(g); n >= 0; n = rows.parent(static_cast<std::size_t>(n)))
+      ++listed[static_cast<std::size_t>(n)];
+  }
   std::vector<std::int32_t> nodes;
-  for (std::size_t r = 0; r < in.rows.size(); ++r)
-    if (groups_kernels(in.rows.kind[r]) && gpu.count(r) >= 2)
+  for (std::size_t r = 0; r < rows.size(); ++r)
+    if (groups_kernels(rows.kind[r]) && gpu.count(r) >= 2 && listed[r] >= 2 &&
+        listed[r] <= kMaxTrace1Kernels)
       nodes.push_back(static_cast<std::int32_t>(r));
   auto lists = gpu.lists(nodes);
   for (auto& [node, list] : lists) {
     std::vector<std::int32_t> kept;
     std::set<std::int32_t> seen;
     for (std::int32_t g : list)
-      if (in.trace_diff->trace1.count(g) && seen.insert(g).second) kept.push_back(g);
+      if (in.trace_diff->trace1_at(g) && seen.insert(g).second) kept.push_back(g);
     list = std::move(kept);
   }
   return lists;
@@ -119,7 +128,7 @@ std::vector<FusionCandidate> extract_comparative_candidates(const FusionInputs& 
     std::vector<CandidateKernel> t1, t2;
     std::set<std::int64_t> lcas;
     for (std::int32_t g : rows) {
-      const DiffKernel& d = diff.trace1.at(g);
+      const DiffKernel& d = *diff.trace1_at(g);
       t1.push_back(kernel_of(d, g));
       lcas.insert(d.lca_id);
     }

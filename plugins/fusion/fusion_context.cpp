@@ -53,11 +53,11 @@ std::optional<TraceDiffInputs> trace_diff_of(const Context& ctx) {
   TraceDiffInputs d;
   for (std::size_t i = 0; i < rows->size(); ++i) {
     if (rows->lca_id(i) < 0) continue;
-    DiffKernel k{std::string(rows->kernel_name(i)), rows->kernel_time_us(i), rows->lca_id(i)};
+    const DiffKernel k{rows->kernel_name(i), rows->kernel_time_us(i), rows->lca_id(i)};
     if (rows->source(i) == 1)
-      d.trace1.emplace(static_cast<std::int32_t>(rows->gpu_row(i)), std::move(k));
+      d.add_trace1(static_cast<std::int32_t>(rows->gpu_row(i)), k);
     else
-      d.trace2_by_lca[k.lca_id].push_back(std::move(k));
+      d.trace2_by_lca[k.lca_id].push_back(k);
   }
   return d;
 }

@@ -82,13 +82,29 @@ struct Peaks {
 // Trace 1 of a comparison: TraceDiff's diff_stats (ABI 1.8), what comparative candidates are
 // built from (analysis-rules §9.2). Entries without a divergence point are left out.
 struct DiffKernel {
-  std::string name;
+  std::string_view name;     // the host's text, valid for the run
   double dur_us = 0;         // diff_stats kernel_time
   std::int64_t lca_id = -1;  // the divergence point
 };
 struct TraceDiffInputs {
-  std::map<std::int32_t, DiffKernel> trace1;                      // by trace 1's GPU row
+  std::vector<DiffKernel> trace1;                                 // trace 1's entries
   std::map<std::int64_t, std::vector<DiffKernel>> trace2_by_lca;  // in diff_stats order
+
+  void add_trace1(std::int32_t row, const DiffKernel& k) {
+    if (static_cast<std::size_t>(row) >= at_row_.size())
+      at_row_.resize(static_cast<std::size_t>(row) + 1, -1);
+    at_row_[static_cast<std::size_t>(row)] = static_cast<std::int32_t>(trace1.size());
+    trace1.push_back(k);
+  }
+  // Trace 1's entry of a GPU row; null when diff_stats does not list it.
+  const DiffKernel* trace1_at(std::int32_t row) const {
+    if (row < 0 || static_cast<std::size_t>(row) >= at_row_.size() || at_row_[row] < 0)
+      return nullptr;
+    return &trace1[static_cast<std::size_t>(at_row_[row])];
+  }
+
+ private:
+  std::vector<std::int32_t> at_row_;  // by row: index into trace1, -1 for none
 };
 
 struct FusionInputs {

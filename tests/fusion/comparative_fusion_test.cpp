@@ -97,8 +97,8 @@ class ComparativeFusion : public ::testing::Test {
     for (const Module& m : kModules) {
       const std::vector<Row> rows = module_with_kernels(t, m.name, ts, m.trace1);
       for (std::size_t k = 0; k < rows.size(); ++k)
-        diff.trace1[static_cast<std::int32_t>(rows[k])] = {m.trace1[k].first, m.trace1[k].second,
-                                                           lca};
+        diff.add_trace1(static_cast<std::int32_t>(rows[k]),
+                        {m.trace1[k].first, m.trace1[k].second, lca});
       for (const auto& [name, dur] : m.trace2) diff.trace2_by_lca[lca].push_back({name, dur, lca});
       ts += 5000;
       ++lca;

@@ -44,13 +44,18 @@ struct Trace {
 
 struct Diff {
   cmp::MergedTree merged;
+  cmp::DiffStats stats;
   std::vector<cmp::DiffStatsRow> rows;
+  std::string lca_name(std::size_t row) const { return stats.lca_of(rows[row])->name; }
+  std::uint32_t lca_id(std::size_t row) const { return stats.lca_of(rows[row])->id; }
+  bool has_lca(std::size_t row) const { return stats.lca_of(rows[row]) != nullptr; }
 };
 
 Diff diff(const Trace& a, const Trace& b) {
   Diff d;
   d.merged = cmp::merge_trees(a.side(), b.side());
-  d.rows = cmp::diff_stats(d.merged, a.side(), b.side());
+  d.stats = cmp::diff_stats(d.merged, a.side(), b.side());
+  d.rows = d.stats.rows;
   return d;
 }
 
@@ -82,12 +87,12 @@ TEST(TraceDiff, MatchingTracesPairEveryKernelAsItsOwnDivergencePoint) {
   EXPECT_EQ(d.rows[0].source, 1);
   EXPECT_EQ(d.rows[0].gpu_event, a.row("gemm"));
   EXPECT_EQ(d.rows[0].cpu_op, a.row("aten::mm"));
-  EXPECT_EQ(*d.rows[0].lca_name, "gemm");
+  EXPECT_EQ(d.lca_name(0), "gemm");
   EXPECT_EQ(d.rows[1].source, 2);
-  EXPECT_EQ(d.rows[1].lca_id, d.rows[0].lca_id);
+  EXPECT_EQ(d.lca_id(1), d.lca_id(0));
   EXPECT_DOUBLE_EQ(d.rows[2].busy_time_us, 10);  // trace 1's add
   EXPECT_DOUBLE_EQ(d.rows[3].busy_time_us, 30);  // trace 2's add
-  EXPECT_EQ(*d.rows[3].lca_name, "add");
+  EXPECT_EQ(d.lca_name(3), "add");
 }
 
 TEST(TraceDiff, DifferentLoweringMeetsAtTheOpAndNamesBothKernels) {
@@ -101,7 +106,7 @@ TEST(TraceDiff, DifferentLoweringMeetsAtTheOpAndNamesBothKernels) {
   // (convolution, convolution) -> (miopen, cudnn) by position -> launches by name -> the two
   // kernels by position: a kernel pair whose names differ.
   ASSERT_EQ(d.rows.size(), 2u);
-  EXPECT_EQ(*d.rows[0].lca_name, "miopenConv | cudnnConv");
+  EXPECT_EQ(d.lca_name(0), "miopenConv | cudnnConv");
   EXPECT_EQ(d.rows[0].cpu_op, a.row("aten::miopen_convolution"));
   EXPECT_EQ(d.rows[1].cpu_op, b.row("aten::cudnn_convolution"));
   EXPECT_DOUBLE_EQ(d.rows[0].kernel_time_us, 200);
@@ -123,7 +128,7 @@ TEST(TraceDiff, AWrapperOnOneSideIsCollapsedToItsBranchPoint) {
   // Every op meets its counterpart under the wrapper: no one-sided node at all.
   for (const cmp::MergedNode& n : d.merged.nodes) EXPECT_TRUE(n.combined());
   ASSERT_EQ(d.rows.size(), 4u);
-  EXPECT_EQ(*d.rows[0].lca_name, "gemm");
+  EXPECT_EQ(d.lca_name(0), "gemm");
   EXPECT_EQ(d.rows[1].gpu_event, b.row("gemm"));
   EXPECT_DOUBLE_EQ(d.rows[1].kernel_time_us, 80);
 }
@@ -137,10 +142,9 @@ TEST(TraceDiff, AnOpOfTraceOneOnlyIsARowWithoutAncestor) {
   // combined parent.
   ASSERT_EQ(d.rows.size(), 3u);
   EXPECT_EQ(d.rows[2].gpu_event, a.row("add"));
-  EXPECT_FALSE(d.rows[2].lca_id.has_value());
-  EXPECT_FALSE(d.rows[2].lca_name.has_value());
+  EXPECT_FALSE(d.has_lca(2));
   // pandas then holds the id column as floats and leaves the missing one empty.
-  const auto csv = traceprism::testing::parse_csv(cmp::diff_stats_csv(d.rows, a.side(), b.side()));
+  const auto csv = traceprism::testing::parse_csv(cmp::diff_stats_csv(d.stats, a.index, b.index));
   const std::size_t id = csv.column("lowest_common_ancestor_id");
   EXPECT_EQ(csv.rows[0][id], "2.0");  // (mm, mm) 0, launches 1, kernels 2
   EXPECT_EQ(csv.rows[2][id], "");
@@ -157,7 +161,7 @@ TEST(TraceDiffColumns, TraceOneRowsGetTheirAncestorsTimes) {
   table.groups[0].kernel_time_sum_us = 100;
   table.groups[1].gpu_events = {a.row("add")};
   table.groups[1].kernel_time_sum_us = 10;
-  cmp::add_lca_columns(table, d.rows);
+  cmp::add_lca_columns(table, d.stats);
   ASSERT_TRUE(table.has_lca_columns);
   ASSERT_TRUE(table.groups[1].lca.has_value());
   const auto& add = *table.groups[1].lca;
