@@ -13,11 +13,14 @@ void model_moe_comm(const OpCall& call, OpModelResult& r);
 void model_moe_comm_fwd_category_only(const OpCall& call, OpModelResult& r);
 void model_moe_comm_bwd_category_only(const OpCall& call, OpModelResult& r);
 void model_moe_aux_category_only(const OpCall& call, OpModelResult& r);
+// Category only: MoE_unfused (AITER's CK two-stage MoE ops).
+void model_moe_unfused_category_only(const OpCall& call, OpModelResult& r);
 
 // NULL-terminated op-name tables, one per model above.
 extern const char* const kMoeCommNames[];
 extern const char* const kMoeCommFwdCategoryOnlyNames[];
 extern const char* const kMoeCommBwdCategoryOnlyNames[];
 extern const char* const kMoeAuxCategoryOnlyNames[];
+extern const char* const kMoeUnfusedCategoryOnlyNames[];
 
 }  // namespace traceprism::plugins::moe

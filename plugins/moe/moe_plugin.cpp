@@ -21,7 +21,10 @@ TRACEPRISM_OP_MODELS(
                                                 kMoeCommBwdCategoryOnlyNames),
     op_model<&model_moe_aux_category_only>("moe-aux-category-only",
                                            "MoE sorting / top-k / gating helpers (category only)",
-                                           kMoeAuxCategoryOnlyNames));
+                                           kMoeAuxCategoryOnlyNames),
+    op_model<&model_moe_unfused_category_only>(
+        "moe-unfused-category-only", "AITER CK two-stage MoE expert GEMMs (category only)",
+        kMoeUnfusedCategoryOnlyNames));
 
 }  // namespace
 
