@@ -66,6 +66,19 @@ void write_kernel_rows(text::JsonWriter& w, const comparison::Comparison& d) {
   w.end_object();
 }
 
+// TraceDiff's size: what the per-op comparisons rest on (0 events: none matched).
+void write_trace_diff(text::JsonWriter& w, const comparison::Comparison& d) {
+  w.key("trace_diff").begin_object();
+  w.key("merged_nodes").value(static_cast<std::uint64_t>(d.merged_nodes));
+  w.key("diff_events_trace1").value(static_cast<std::uint64_t>(d.diff_events_trace1));
+  w.key("diff_events_trace2").value(static_cast<std::uint64_t>(d.diff_events_trace2));
+  if (d.trace_diff.empty())
+    w.key("file").null();
+  else
+    w.key("file").value("perf_report_trace1_csvs/diff_stats.csv");
+  w.end_object();
+}
+
 void write_in_both(text::JsonWriter& w, const comparison::Comparison& d) {
   w.key("findings_in_both").begin_array();
   for (const comparison::FindingInBoth& f : d.in_both) {
@@ -95,6 +108,7 @@ std::string comparative_findings_json(const ComparativeReport& c) {
   w.key("time_ms_diff").value((c.trace1->timeline.total_us - c.trace2->timeline.total_us) / 1e3);
   write_time_rows(w, c.diff);
   write_kernel_rows(w, c.diff);
+  write_trace_diff(w, c.diff);
   w.key("warnings").begin_array();
   for (const std::string& s : c.diff.warnings) w.value(s);
   w.end_array();

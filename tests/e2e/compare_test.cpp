@@ -64,6 +64,12 @@ TEST(Compare, ATraceAgainstACopyOfItselfHasNoDifferenceAndNoFinding) {
   for (const json::value& row : comparison(report).at("time_breakdown").as_array())
     EXPECT_EQ(row.as_object().at("time_ms_diff").to_number<double>(), 0.0) << row;
   EXPECT_TRUE(comparison(report).at("kernel_diff").as_object().at("largest").as_array().empty());
+  // TraceDiff pairs every event of a trace with its copy: every kernel is its own divergence
+  // point, on both sides alike.
+  const json::object& trace_diff = comparison(report).at("trace_diff").as_object();
+  EXPECT_GT(trace_diff.at("diff_events_trace1").to_number<std::uint64_t>(), 0u);
+  EXPECT_EQ(trace_diff.at("diff_events_trace1").to_number<std::uint64_t>(),
+            trace_diff.at("diff_events_trace2").to_number<std::uint64_t>());
   const auto sheet =
       traceprism::text::parse_csv_sheet(read_file(dir.file("out") + "/kernel_diff.csv"));
   ASSERT_FALSE(sheet.rows.empty());
