@@ -87,7 +87,8 @@ TEST(MoeModels, CategoryOnlyNames) {
   const std::pair<void (*)(const OpCall&, OpModelResult&), const char*> cases[] = {
       {moe::model_moe_comm_fwd_category_only, "MoE_comm_fwd"},
       {moe::model_moe_comm_bwd_category_only, "MoE_comm_bwd"},
-      {moe::model_moe_aux_category_only, "MoE_aux"}};
+      {moe::model_moe_aux_category_only, "MoE_aux"},
+      {moe::model_moe_unfused_category_only, "MoE_unfused"}};
   for (const auto& [fn, category] : cases) {
     OpModelResult r;
     ASSERT_EQ(traceprism::run_op_model_guarded(fn, call, r), OpStatus::kOk);
@@ -98,11 +99,14 @@ TEST(MoeModels, CategoryOnlyNames) {
 
 TEST(MoeModels, NameTablesAreNullTerminatedAndDisjoint) {
   std::map<std::string, int> seen;
-  for (const auto* table : {moe::kMoeCommNames, moe::kMoeCommFwdCategoryOnlyNames,
-                            moe::kMoeCommBwdCategoryOnlyNames, moe::kMoeAuxCategoryOnlyNames})
+  for (const auto* table :
+       {moe::kMoeCommNames, moe::kMoeCommFwdCategoryOnlyNames, moe::kMoeCommBwdCategoryOnlyNames,
+        moe::kMoeAuxCategoryOnlyNames, moe::kMoeUnfusedCategoryOnlyNames})
     for (const char* const* name = table; *name; ++name) ++seen[*name];
   for (const auto& [name, count] : seen) EXPECT_EQ(count, 1) << name;
-  EXPECT_EQ(seen.size(), 18u);
+  EXPECT_EQ(seen.size(), 21u);
+  EXPECT_EQ(seen.count("aiter::moe_sorting_fwd"), 1u);
+  EXPECT_EQ(seen.count("aiter::ck_moe_stage1"), 1u);
   EXPECT_EQ(seen.count("aiter::topk_softmax"), 1u);
   EXPECT_EQ(seen.count("_OperationFuserAutogradFunctionBackward"), 1u);
 }
