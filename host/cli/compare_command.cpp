@@ -90,15 +90,20 @@ void add_compare_command(CLI::App& app) {
       "compare",
       "Explain why TRACE is slower than REFERENCE (a new GPU, software version or code change).\n"
       "TRACE is trace 1, the run to speed up (the reference workflow's \"baseline\", passed\n"
-      "first); REFERENCE is trace 2, the faster run it is compared against. Writes:\n"
-      "  DIR/analysis.md              comparative report: the gap in one sentence, both traces\n"
-      "                               side by side, where the time went, the kernel diff, and\n"
-      "                               trace 1's system items that trace 2 does not share\n"
+      "first); REFERENCE is trace 2, the faster run it is compared against. Trace 1's ops are\n"
+      "matched to trace 2's by merging the two call trees (TraceDiff), so each op is judged\n"
+      "against its counterpart, even across vendors' different lowerings. Writes:\n"
+      "  DIR/analysis.md              comparative report: the gap in one sentence, where to\n"
+      "                               start, both traces side by side, where the time went,\n"
+      "                               the kernel diff, ops slower than their trace-2\n"
+      "                               counterparts, kernel sequences trace 2 runs as fewer\n"
+      "                               kernels, and trace 1's items that trace 2 does not share\n"
       "  DIR/findings.json            trace 1's findings with a \"comparison\" object\n"
       "  DIR/kernel_diff.csv          every GPU kernel/copy/memset name: counts and times of\n"
       "                               both traces, diff = trace 1 - trace 2\n"
       "  DIR/time_breakdown.csv       the window by category, idle cause, collective, copy\n"
-      "  DIR/perf_report_trace1_csvs/ and DIR/perf_report_trace2_csvs/  each trace's perf report\n"
+      "  DIR/perf_report_trace1_csvs/ and DIR/perf_report_trace2_csvs/  each trace's perf report;\n"
+      "                               trace 1's has diff_stats.csv and the speedup / LCA columns\n"
       "Outputs are written atomically; the traces are never modified.");
   cmd->add_option("TRACE", o->trace, "Trace 1: the slower run to explain (.json, .gz, .zst or -)")
       ->required();
