@@ -19,11 +19,9 @@ struct Comparison {
   std::vector<std::string> warnings;  // stack_mismatch_warnings
   std::vector<FindingInBoth> in_both;
   // TraceDiff (trace-format spec §14.2): diff_stats (written as perf_report_trace1_csvs/
-  // diff_stats.csv), the merged trees' size and how many GPU events of each trace lie under a
-  // point where they diverge.
+  // diff_stats.csv) and the merged trees' size.
   DiffStats trace_diff;
   std::size_t merged_nodes = 0;
-  std::size_t diff_events_trace1 = 0, diff_events_trace2 = 0;
 };
 
 }  // namespace traceprism::comparison

@@ -3,6 +3,7 @@
 // unified_perf_summary (speedup, delta, the lowest common ancestors' kernel times).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -40,6 +41,11 @@ struct DiffStats {
     return r.lca < 0 ? nullptr : &lcas[static_cast<std::size_t>(r.lca)];
   }
   bool empty() const { return rows.empty(); }
+  // GPU events of trace `source` (1 or 2) under a divergence point.
+  std::size_t event_count(int source) const {
+    return static_cast<std::size_t>(std::count_if(
+        rows.begin(), rows.end(), [&](const DiffStatsRow& r) { return r.source == source; }));
+  }
 };
 
 DiffStats diff_stats(const MergedTree& merged, const DiffSide& trace1, const DiffSide& trace2);

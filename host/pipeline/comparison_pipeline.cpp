@@ -49,8 +49,6 @@ void add_trace_diff(PipelineRun& one, perf_report::UnifiedPerfTable& unified,
     diff.merged_nodes = merged.nodes.size();
     stats = comparison::diff_stats(merged, side1, side2);
   }
-  for (const comparison::DiffStatsRow& r : stats.rows)
-    ++(r.source == 1 ? diff.diff_events_trace1 : diff.diff_events_trace2);
   if (stats.empty()) return;
   comparison::add_lca_columns(unified, stats);
   one.trace_diff =

@@ -177,15 +177,7 @@ std::string analysis_markdown(const AnalysisReport& r) {
   write_cards(md, f.system);
   write_steps(md, r);
 
-  md << "---\n\n## Detailed Analysis\n\n### Compute Kernel Insights\n\n";
-  if (f.compute.empty()) md << no_compute_items(r);
-  for (const findings::Finding& x : f.compute) write_detail(md, x);
-  md << "### Kernel Fusion Insights\n\n";
-  if (f.fusion.empty()) md << "No fusion impact estimates available.\n\n";
-  for (const findings::Finding& x : f.fusion) write_detail(md, x);
-  md << "### System-Level Insights\n\n";
-  if (f.system.empty()) md << "✅ No system-level bottlenecks detected.\n\n";
-  for (const findings::Finding& x : f.system) write_detail(md, x);
+  write_detailed_analysis(md, f, no_compute_items(r));
 
   write_appendix(md, r);
   return md.str();

@@ -70,8 +70,8 @@ void write_kernel_rows(text::JsonWriter& w, const comparison::Comparison& d) {
 void write_trace_diff(text::JsonWriter& w, const comparison::Comparison& d) {
   w.key("trace_diff").begin_object();
   w.key("merged_nodes").value(static_cast<std::uint64_t>(d.merged_nodes));
-  w.key("diff_events_trace1").value(static_cast<std::uint64_t>(d.diff_events_trace1));
-  w.key("diff_events_trace2").value(static_cast<std::uint64_t>(d.diff_events_trace2));
+  w.key("diff_events_trace1").value(static_cast<std::uint64_t>(d.trace_diff.event_count(1)));
+  w.key("diff_events_trace2").value(static_cast<std::uint64_t>(d.trace_diff.event_count(2)));
   if (d.trace_diff.empty())
     w.key("file").null();
   else

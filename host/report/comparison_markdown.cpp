@@ -55,7 +55,7 @@ void write_metrics_table(std::ostringstream& md, const ComparativeReport& c) {
 // Why no compute item is ranked: TraceDiff matched no op of trace 1 to trace 2, or every
 // matched op is at least as fast as its counterpart (analysis-rules.md §11).
 std::string no_comparative_compute(const ComparativeReport& c) {
-  if (c.diff.diff_events_trace1 == 0)
+  if (c.diff.trace_diff.empty())
     return "TraceDiff matched no operation of trace 1 to one of trace 2, so no operation's speed "
            "is compared; the time breakdown and the kernel diff below show where the time differs.";
   return "No operation of trace 1 that TraceDiff matched to trace 2 is slower than its "
@@ -210,7 +210,7 @@ std::string comparative_markdown(const ComparativeReport& c) {
         "impact_score is the measured gap (trace 1's kernel time minus trace 2's) as a share of "
         "trace 1's end-to-end time, with no roofline projection.\n\n";
   if (f.fusion.empty())
-    md << (c.diff.diff_events_trace1 == 0
+    md << (c.diff.trace_diff.empty()
                ? "TraceDiff matched no operation of trace 1 to trace 2, so no fusion candidate is "
                  "compared.\n\n"
                : "No op of trace 1 runs more kernels than trace 2 for the same work with a "
@@ -234,15 +234,7 @@ std::string comparative_markdown(const ComparativeReport& c) {
   write_cards(md, f.system);
   write_in_both(md, c);
 
-  md << "---\n\n## Detailed Analysis\n\n### Compute Kernel Insights\n\n";
-  if (f.compute.empty()) md << no_comparative_compute(c) << "\n\n";
-  for (const findings::Finding& x : f.compute) write_detail(md, x);
-  md << "### Kernel Fusion Insights\n\n";
-  if (f.fusion.empty()) md << "No fusion impact estimates available.\n\n";
-  for (const findings::Finding& x : f.fusion) write_detail(md, x);
-  md << "### System-Level Insights\n\n";
-  if (f.system.empty()) md << "✅ No system-level bottlenecks detected.\n\n";
-  for (const findings::Finding& x : f.system) write_detail(md, x);
+  write_detailed_analysis(md, f, no_comparative_compute(c) + "\n\n");
 
   write_appendix(md, r1);
   md << "- **Trace 2 platform**: " << platform_label(*c.trace2) << "\n";

@@ -471,6 +471,19 @@ void write_where_to_start(std::ostringstream& md, const AnalysisReport& r) {
   md << ".";
 }
 
+void write_detailed_analysis(std::ostringstream& md, const findings::RankedFindings& f,
+                             const std::string& no_compute) {
+  md << "---\n\n## Detailed Analysis\n\n### Compute Kernel Insights\n\n";
+  if (f.compute.empty()) md << no_compute;
+  for (const findings::Finding& x : f.compute) write_detail(md, x);
+  md << "### Kernel Fusion Insights\n\n";
+  if (f.fusion.empty()) md << "No fusion impact estimates available.\n\n";
+  for (const findings::Finding& x : f.fusion) write_detail(md, x);
+  md << "### System-Level Insights\n\n";
+  if (f.system.empty()) md << "✅ No system-level bottlenecks detected.\n\n";
+  for (const findings::Finding& x : f.system) write_detail(md, x);
+}
+
 std::string no_compute_items(const AnalysisReport& r) {
   const std::optional<double> covered = r.diagnosis.compute_coverage_percent;
   if (covered && *covered >= 90.0)

@@ -28,6 +28,10 @@ void write_table(std::ostringstream& md, const findings::DataTable& t);
 void write_cards(std::ostringstream& md, const std::vector<findings::Finding>& findings);
 // The Detailed Analysis block of one finding.
 void write_detail(std::ostringstream& md, const findings::Finding& f);
+// "## Detailed Analysis": each tier's blocks, or a sentence when it has none (`no_compute`
+// for the compute tier, which differs between the layouts).
+void write_detailed_analysis(std::ostringstream& md, const findings::RankedFindings& f,
+                             const std::string& no_compute);
 
 struct Bottleneck {
   std::string name;

@@ -312,14 +312,24 @@ std::optional<FusionEstimate> comparative_estimate(const FusionCandidate& c, dou
     e.kernels.push_back({k.name, k.type, k.dur_us, {}, {}, {}, {}, {}});
   for (const CandidateKernel& k : c.trace2->kernels)
     e.trace2_kernels.push_back({k.name, k.type, k.dur_us, {}, {}, {}, {}, {}});
+  // The kernels have no perf data here: is_matrix_op reads their types (GEMM / CONV).
   e.matrix_compute = e.compute_bound =
-      std::any_of(e.kernels.begin(), e.kernels.end(), [](const EnrichedKernel& k) {
-        const std::string type = upper(k.type);
-        return contains(type, "GEMM") || contains(type, "CONV");
-      });
+      std::any_of(e.kernels.begin(), e.kernels.end(), is_matrix_op);
   e.signals = confidence_signals(c, e.kernels);
   e.confidence = e.signals.level();
   return e;
+}
+
+// The candidates that pass the filter and dedup, with the reference's total of their times.
+FusionMetrics filtered(const std::vector<FusionCandidate>& candidates, double baseline_ms,
+                       const FusionSettings& settings) {
+  FusionMetrics m;
+  m.candidates = filter_and_dedup(candidates, baseline_ms, settings);
+  m.has_data = !m.candidates.empty();
+  double total_us = 0;
+  for (const FusionCandidate& c : m.candidates) total_us += c.total_kernel_time_us;  // reference
+  m.total_time_ms = py_round(total_us / 1000, 3);
+  return m;
 }
 
 // Impact descending (stable), the totals, and the high-confidence kernel map (§5.6).
@@ -362,13 +372,8 @@ bool is_matrix_op(const EnrichedKernel& k) {
 FusionMetrics estimate_fusion(const std::vector<FusionCandidate>& candidates,
                               const KernelPerfLookup& lookup, const Peaks& peaks,
                               double baseline_ms, const FusionSettings& settings) {
-  FusionMetrics m;
-  m.candidates = filter_and_dedup(candidates, baseline_ms, settings);
-  if (m.candidates.empty()) return m;
-  m.has_data = true;
-  double total_us = 0;
-  for (const FusionCandidate& c : m.candidates) total_us += c.total_kernel_time_us;  // reference
-  m.total_time_ms = py_round(total_us / 1000, 3);
+  FusionMetrics m = filtered(candidates, baseline_ms, settings);
+  if (!m.has_data) return m;
   if (baseline_ms > 0) {
     const double matrix = peaks.matrix_bf16_tflops.value_or(1);
     const Roofline rf{peaks.hbm_tbs * 1e12, peaks.vector_bf16_tflops.value_or(matrix), matrix,
@@ -386,13 +391,8 @@ FusionMetrics estimate_fusion(const std::vector<FusionCandidate>& candidates,
 
 FusionMetrics estimate_comparative_fusion(const std::vector<FusionCandidate>& candidates,
                                           double baseline_ms, const FusionSettings& settings) {
-  FusionMetrics m;
-  m.candidates = filter_and_dedup(candidates, baseline_ms, settings);
-  if (m.candidates.empty()) return m;
-  m.has_data = true;
-  double total_us = 0;
-  for (const FusionCandidate& c : m.candidates) total_us += c.total_kernel_time_us;
-  m.total_time_ms = py_round(total_us / 1000, 3);
+  FusionMetrics m = filtered(candidates, baseline_ms, settings);
+  if (!m.has_data) return m;
   if (baseline_ms > 0)
     for (std::size_t i = 0; i < m.candidates.size(); ++i)
       if (auto e = comparative_estimate(m.candidates[i], baseline_ms, settings)) {

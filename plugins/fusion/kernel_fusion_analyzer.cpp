@@ -31,6 +31,17 @@ bool covered_by(const FusionCandidate& c, const std::set<std::int64_t>& reported
   return any;
 }
 
+// What every kernel-fusion finding says, standalone or comparative.
+FindingBuilder& with_text_and_impact(FindingBuilder& b, const FusionFindingText& text,
+                                     const FusionEstimate& e) {
+  return b.severity(Severity::kWarning)
+      .insight(text.insight)
+      .action(text.action)
+      .identification(text.identification)
+      .impact(e.impact_score_low, e.impact_score, e.impact_score_high)
+      .cause("fusion");
+}
+
 void publish_kernel_map(Context& ctx, const FusionMetrics& m) {
   Table map("high_confidence_kernel_map", {"kernel_name", "operation"});
   for (const auto& [kernel, operation] : m.high_confidence_kernel_map) map.row({kernel, operation});
@@ -131,14 +142,8 @@ Status run_comparative(Context& ctx, const FusionInputs& in, const FusionSetting
     std::vector<Row> kernels;
     for (const CandidateKernel& k : c.kernels)
       if (k.gpu_row >= 0) kernels.push_back(static_cast<Row>(k.gpu_row));
-    ctx.report(Tier::kFusion, "kernel_fusion", text.title)
-        .key(finding_key(++position))
-        .severity(Severity::kWarning)
-        .insight(text.insight)
-        .action(text.action)
-        .identification(text.identification)
-        .impact(e.impact_score_low, e.impact_score, e.impact_score_high)
-        .cause("fusion")
+    FindingBuilder b = ctx.report(Tier::kFusion, "kernel_fusion", text.title);
+    with_text_and_impact(b.key(finding_key(++position)), text, e)
         .kernel_rows(kernels)
         .metric("time_ms", e.time_ms)
         .metric("trace2_time_ms", e.trace2_time_ms)
@@ -235,14 +240,8 @@ Status KernelFusionAnalyzer::run(Context& ctx) {
       text.insight += " Another " + support::fixed(estimate.time_ms - e.time_ms, 3) +
                       " ms of these kernels belong to a higher-ranked fusion finding and count "
                       "there.";
-    ctx.report(Tier::kFusion, "kernel_fusion", text.title)
-        .key(finding_key(position))
-        .severity(Severity::kWarning)
-        .insight(text.insight)
-        .action(text.action)
-        .identification(text.identification)
-        .impact(e.impact_score_low, e.impact_score, e.impact_score_high)
-        .cause("fusion")
+    FindingBuilder b = ctx.report(Tier::kFusion, "kernel_fusion", text.title);
+    with_text_and_impact(b.key(finding_key(position)), text, e)
         .kernel_rows(claimed)
         .metric("time_ms", e.time_ms)
         .metric("reference_extrapolated_time_ms", e.reference_extrapolated_time_ms)
