@@ -18,6 +18,7 @@ enum ExitCode : int {
 // Each subcommand registers itself on the app and runs through the callback it installs.
 void add_analyze_command(CLI::App& app);
 void add_compare_command(CLI::App& app);
+void add_compare_reports_command(CLI::App& app);
 void add_inspect_command(CLI::App& app);
 void add_plugins_command(CLI::App& app);
 void add_perf_report_command(CLI::App& app);

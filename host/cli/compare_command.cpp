@@ -73,7 +73,7 @@ int run_compare(const CompareOptions& o) {
               << (fs::path(o.output_dir) / "analysis.md").string() << " ("
               << r.trace1->findings.system.size()
               << " system findings), findings.json, kernel_diff.csv, time_breakdown.csv, "
-                 "perf_report_trace1_csvs/, perf_report_trace2_csvs/\n";
+                 "perf_report_trace1_csvs/, perf_report_trace2_csvs/, report_diff_csvs/\n";
   }
   if (a.load.strict && failed > 0) {
     print_error("--strict: " + std::to_string(failed) + " analyzer(s) failed.");
@@ -104,6 +104,9 @@ void add_compare_command(CLI::App& app) {
       "  DIR/time_breakdown.csv       the window by category, idle cause, collective, copy\n"
       "  DIR/perf_report_trace1_csvs/ and DIR/perf_report_trace2_csvs/  each trace's perf report;\n"
       "                               trace 1's has diff_stats.csv and the speedup / LCA columns\n"
+      "  DIR/report_diff_csvs/        the two perf reports diffed sheet by sheet (as\n"
+      "                               'traceprism compare-reports'; trace 1 the baseline, so\n"
+      "                               each _diff column is trace 2 - trace 1)\n"
       "Outputs are written atomically; the traces are never modified.");
   cmd->add_option("TRACE", o->trace, "Trace 1: the slower run to explain (.json, .gz, .zst or -)")
       ->required();

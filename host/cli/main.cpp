@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
       "  traceprism synth -o sample.json.gz          write a synthetic transformer trace\n"
       "  traceprism analyze sample.json.gz -o out    write out/analysis.md and out/findings.json\n"
       "  traceprism compare slow.json.gz fast.json.gz -o out  why the first run is slower\n"
+      "  traceprism compare-reports a_csvs b_csvs -o diff   diff two perf reports sheet by sheet\n"
       "  traceprism inspect sample.json.gz           summarize a trace\n"
       "  traceprism perf-report trace.json.gz -o out write out/gpu_timeline.csv\n"
       "  traceprism platforms                        list the bundled GPU platform files\n"
@@ -25,6 +26,7 @@ int main(int argc, char** argv) {
       "Run 'traceprism COMMAND --help' for the options of each command.");
   traceprism::cli::add_analyze_command(app);
   traceprism::cli::add_compare_command(app);
+  traceprism::cli::add_compare_reports_command(app);
   traceprism::cli::add_inspect_command(app);
   traceprism::cli::add_plugins_command(app);
   traceprism::cli::add_perf_report_command(app);

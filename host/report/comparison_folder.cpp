@@ -2,6 +2,7 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "comparison/report_diff.hpp"
 #include "findings/model_identification.hpp"
 #include "io/output_file.hpp"
 #include "report/comparison_writers.hpp"
@@ -37,6 +38,25 @@ void write_diff_stats(const fs::path& path, const ComparativeReport& c) {
   out.commit();
 }
 
+// The report-level diff of the two perf reports (trace-format spec §14.1), trace 1 the
+// baseline: each `_diff` column is trace 2 - trace 1, as TraceDiff's delta_us.
+void write_report_diff(const fs::path& dir, const ComparativeReport& c) {
+  auto sheets_of = [](const AnalysisReport& r) -> comparison::SheetSource {
+    return [&r](const std::string& name) -> std::optional<std::string> {
+      for (const perf_report::PerfSheet& sheet : r.perf_sheets)
+        if (sheet.name == name) return sheet.csv;
+      return std::nullopt;
+    };
+  };
+  const comparison::ReportDiff diff = comparison::diff_perf_reports(
+      {{"trace1", sheets_of(*c.trace1)}, {"trace2", sheets_of(*c.trace2)}},
+      *comparison::parse_sheet_groups({"all"}));
+  create_folder(dir);
+  for (const comparison::DiffSheet& sheet : diff.sheets)
+    io::write_file_atomically((dir / (sheet.name + ".csv")).string(),
+                              comparison::write_sheet_frame(sheet.frame).to_csv());
+}
+
 }  // namespace
 
 void write_comparison_folder(const std::string& dir, const ComparativeReport& c) {
@@ -45,6 +65,7 @@ void write_comparison_folder(const std::string& dir, const ComparativeReport& c)
   write_sheets(root / "perf_report_trace1_csvs", *c.trace1);
   write_diff_stats(root / "perf_report_trace1_csvs" / "diff_stats.csv", c);
   write_sheets(root / "perf_report_trace2_csvs", *c.trace2);
+  write_report_diff(root / "report_diff_csvs", c);
   io::write_file_atomically((root / "kernel_diff.csv").string(),
                             comparison::kernel_diff_csv(c.diff.kernels));
   io::write_file_atomically((root / "time_breakdown.csv").string(), time_breakdown_csv(c));

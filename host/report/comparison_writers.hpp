@@ -25,7 +25,8 @@ std::string comparative_findings_json(const ComparativeReport& report);
 std::string time_breakdown_csv(const ComparativeReport& report);
 
 // Writes analysis.md, findings.json, kernel_diff.csv, time_breakdown.csv, model_info.json,
-// perf_breakdown.svg (trace 1), perf_report_trace1_csvs/ and perf_report_trace2_csvs/ into
+// perf_breakdown.svg (trace 1), perf_report_trace1_csvs/, perf_report_trace2_csvs/ and
+// report_diff_csvs/ (the two reports' sheet-level diff, trace 1 the baseline) into
 // `dir`, each file atomically. Throws std::runtime_error with one sentence on failure.
 void write_comparison_folder(const std::string& dir, const ComparativeReport& report);
 

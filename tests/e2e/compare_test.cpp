@@ -79,6 +79,23 @@ TEST(Compare, ATraceAgainstACopyOfItselfHasNoDifferenceAndNoFinding) {
     EXPECT_EQ(row[count_diff], "0") << row[0];
     EXPECT_EQ(row[time_diff], "0.000000") << row[0];
   }
+  // The sheet-level diff matches every op of trace 1 with its copy: no difference, and the
+  // only-in-one-trace sheets are empty.
+  const std::string report_diff = dir.file("out") + "/report_diff_csvs/";
+  const auto timeline =
+      traceprism::text::parse_csv_sheet(read_file(report_diff + "gpu_timeline.csv"));
+  ASSERT_FALSE(timeline.rows.empty());
+  for (const auto& row : timeline.rows)
+    EXPECT_EQ(std::stod(row[timeline.column_index("time ms__trace2_diff")]), 0.0) << row[0];
+  for (const char* sheet : {"ops_unique_args", "unified_perf_summary"}) {
+    EXPECT_EQ(read_file(report_diff + sheet + "_only_baseline_trace2.csv"), "\n") << sheet;
+    EXPECT_EQ(read_file(report_diff + sheet + "_only_variant_trace2.csv"), "\n") << sheet;
+    EXPECT_GT(
+        traceprism::text::parse_csv_sheet(read_file(report_diff + sheet + "_intersect_trace2.csv"))
+            .rows.size(),
+        0u)
+        << sheet;
+  }
   const std::string md = read_file(dir.file("out") + "/analysis.md");
   EXPECT_NE(md.find("The two traces take the same time"), std::string::npos);
   EXPECT_NE(md.find("Also in trace 2, so not ranked"), std::string::npos);
@@ -165,7 +182,8 @@ TEST(Compare, SameOutputAtAnyJobs) {
   compare(slow, fast, dir.file("one"), "--jobs 1");
   compare(slow, fast, dir.file("two"), "--jobs 2 --no-isolate");
   for (const char* f : {"analysis.md", "findings.json", "kernel_diff.csv", "time_breakdown.csv",
-                        "perf_report_trace1_csvs/unified_perf_summary.csv"})
+                        "perf_report_trace1_csvs/unified_perf_summary.csv",
+                        "report_diff_csvs/ops_unique_args_intersect_trace2.csv"})
     EXPECT_EQ(read_file(dir.file("one") + "/" + f), read_file(dir.file("two") + "/" + f)) << f;
 }
 
@@ -188,6 +206,45 @@ TEST(Compare, BadInputsExitWithOneSentence) {
       << out;
   EXPECT_NE(out.find("missing.json"), std::string::npos) << out;
   EXPECT_EQ(run_cli("compare - - -o " + dir.file("o"), &out), 64) << out;
+}
+
+TEST(CompareReports, DiffsTwoPerfReportFoldersAndRefusesBadOnes) {
+  traceprism::testing::TempDir dir;
+  const std::string slow = synth(dir, "slow.json", "--inject d2d-copy");
+  const std::string fast = synth(dir, "fast.json", "");
+  std::string out;
+  ASSERT_EQ(run_cli("perf-report " + slow + " -q -o " + dir.file("slow_csvs"), &out), 0) << out;
+  ASSERT_EQ(run_cli("perf-report " + fast + " -q -o " + dir.file("fast_csvs"), &out), 0) << out;
+  ASSERT_EQ(run_cli("compare-reports " + dir.file("fast_csvs") + " " + dir.file("slow_csvs") +
+                        " -o " + dir.file("diff"),
+                    &out),
+            0)
+      << out;
+  EXPECT_NE(out.find("baseline 'fast_csvs'"), std::string::npos) << out;
+  // The injected device-to-device copies: the slow report has more memcpy time.
+  const auto timeline =
+      traceprism::text::parse_csv_sheet(read_file(dir.file("diff") + "/gpu_timeline.csv"));
+  bool copies_grew = false;
+  for (const auto& row : timeline.rows)
+    if (row[0] == "total_memcpy_time")
+      copies_grew = std::stod(row[timeline.column_index("time ms__slow_csvs_diff")]) > 0;
+  EXPECT_TRUE(copies_grew) << read_file(dir.file("diff") + "/gpu_timeline.csv");
+
+  EXPECT_EQ(
+      run_cli("compare-reports " + dir.file("fast_csvs") + " " + slow + " -o " + dir.file("bad"),
+              &out),
+      2);
+  EXPECT_NE(out.find("expected a perf report's CSV folder"), std::string::npos) << out;
+  EXPECT_EQ(run_cli("compare-reports " + dir.file("fast_csvs") + " " + dir.file("slow_csvs") +
+                        " --names one -o " + dir.file("bad"),
+                    &out),
+            64);
+  EXPECT_NE(out.find("give one per report"), std::string::npos) << out;
+  EXPECT_EQ(run_cli("compare-reports " + dir.file("fast_csvs") + " " + dir.file("fast_csvs") +
+                        " -o " + dir.file("bad"),
+                    &out),
+            64);
+  EXPECT_NE(out.find("Use --names"), std::string::npos) << out;
 }
 
 // The time breakdown's total of each side is the gpu_timeline sheet's total_time of that trace.
