@@ -32,6 +32,7 @@
 #include "plugins/op_model_runner.hpp"
 #include "plugins/plugin_registry.hpp"
 #include "plugins/run_products.hpp"
+#include "report/sheet_csv.hpp"
 
 namespace {
 
@@ -114,7 +115,7 @@ int main(int argc, char** argv) {
   std::size_t bytes = 0;
   {
     const auto sheets = tp::perf_report::build_perf_report(in);
-    for (const auto& sheet : sheets) bytes += sheet.csv.size();
+    for (const auto& sheet : sheets) bytes += tp::report::sheet_csv(sheet.table).size();
     report("perf report");
   }
   std::printf("perf report: %zu bytes of CSV\n", bytes);
@@ -143,10 +144,11 @@ int main(int argc, char** argv) {
       categories.add(row.row, row.category);
     }
     categories.finish();
-    bytes = ops.ops_summary_by_category().to_csv().size() + ops.ops_summary().to_csv().size() +
-            ops.ops_unique_args().to_csv().size();
-    for (const auto& [name, csv] : tp::perf_report::kernel_sheets_of(launcher_inputs, categories))
-      bytes += csv.size();
+    bytes = tp::report::sheet_csv(ops.ops_summary_by_category()).size() +
+            tp::report::sheet_csv(ops.ops_summary()).size() +
+            tp::report::sheet_csv(ops.ops_unique_args()).size();
+    for (const auto& sheet : tp::perf_report::kernel_sheets_of(launcher_inputs, categories))
+      bytes += tp::report::sheet_csv(sheet.table).size();
     report("  ops and kernel sheets");
   }
   malloc_trim(0);
@@ -156,12 +158,12 @@ int main(int argc, char** argv) {
   report("  GPU subtrees");
   {
     const auto unified = tp::perf_report::build_unified_perf_table(perf, subtrees, false);
-    bytes = tp::perf_report::unified_perf_summary_csv(unified).size();
+    bytes = tp::report::sheet_csv(tp::perf_report::unified_perf_summary_sheet(unified)).size();
     report("  unified_perf_summary");
   }
   malloc_trim(0);
   {
-    const auto sheets = tp::report::build_category_sheets(perf, subtrees);
+    const auto sheets = tp::perf_report::build_category_sheets(perf, subtrees);
     report("  per-category sheets");
   }
   return 0;

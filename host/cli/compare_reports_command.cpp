@@ -8,6 +8,7 @@
 #include "cli/trace_options.hpp"
 #include "comparison/report_diff.hpp"
 #include "io/output_file.hpp"
+#include "text/csv_parse.hpp"
 
 namespace traceprism::cli {
 
@@ -25,12 +26,12 @@ struct CompareReportsOptions {
 
 // <folder>/<sheet>.csv, as TraceLens' --output_csvs_dir and `traceprism perf-report` write them.
 comparison::SheetSource folder_sheets(const fs::path& folder) {
-  return [folder](const std::string& sheet) -> std::optional<std::string> {
+  return [folder](const std::string& sheet) -> std::optional<comparison::SheetFrame> {
     std::ifstream in(folder / (sheet + ".csv"), std::ios::binary);
     if (!in) return std::nullopt;
     std::ostringstream text;
     text << in.rdbuf();
-    return text.str();
+    return comparison::read_sheet_frame(text::parse_csv_sheet(text.str()));
   };
 }
 

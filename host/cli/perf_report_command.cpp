@@ -11,6 +11,7 @@
 #include "io/output_file.hpp"
 #include "perf_report/perf_report.hpp"
 #include "pipeline/analysis_pipeline.hpp"
+#include "report/sheet_csv.hpp"
 
 namespace traceprism::cli {
 
@@ -27,11 +28,10 @@ struct PerfReportCommandOptions {
 
 int run_perf_report(const PerfReportCommandOptions& o) {
   // The output folder first: a bad -o should not cost the minute a big trace takes to read.
-  std::error_code ec;
-  std::filesystem::create_directories(o.output_dir, ec);
-  if (ec || !std::filesystem::is_directory(o.output_dir)) {
-    print_error(o.output_dir + ": cannot create the output folder: " +
-                (ec ? ec.message() : std::string("a file of that name exists")) + ".");
+  try {
+    io::create_output_folder(o.output_dir);
+  } catch (const std::exception& e) {
+    print_error(e.what());
     return kExitOutput;
   }
   plugins::PluginRegistry registry;
@@ -69,9 +69,7 @@ int run_perf_report(const PerfReportCommandOptions& o) {
   const std::vector<perf_report::PerfSheet>& sheets = run->report.perf_sheets;
 
   try {
-    for (const perf_report::PerfSheet& sheet : sheets)
-      io::write_file_atomically(
-          (std::filesystem::path(o.output_dir) / (sheet.name + ".csv")).string(), sheet.csv);
+    report::write_perf_sheets(o.output_dir, sheets);
   } catch (const std::exception& e) {
     print_error(e.what());
     return kExitOutput;
@@ -113,6 +111,9 @@ void add_perf_report_command(CLI::App& app) {
   cmd->add_option("--topk-short-kernels", o->sheets.topk_short_kernels,
                   "Keep only the first N rows of short_kernels_summary (0: all)")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--group-by-num-kernels", o->sheets.group_by_num_kernels,
+                "Also group ops_unique_args and the perf-model sheets by each op's number of "
+                "kernels (a num_kernels column), like TraceLens --group_by_num_kernels");
   cmd->footer(
       "Examples:\n"
       "  traceprism perf-report trace.json.gz -o trace_perf_report_csvs\n"

@@ -6,7 +6,6 @@
 #include <stdexcept>
 
 #include "comparison/frame_ops.hpp"
-#include "text/csv_parse.hpp"
 
 namespace traceprism::comparison {
 
@@ -252,13 +251,13 @@ class ReportDiffBuilder {
   std::optional<std::vector<SheetFrame>> load(const std::string& sheet, bool expected) {
     std::vector<SheetFrame> frames;
     for (std::size_t i = 0; i < reports_.size(); ++i) {
-      std::optional<std::string> csv = reports_[i].sheets(sheet);
-      if (!csv) {
+      std::optional<SheetFrame> frame = reports_[i].sheets(sheet);
+      if (!frame) {
         if (i > 0 || expected)
           skip(sheet + ": not compared, as report '" + tags_[i] + "' has no such sheet.");
         return std::nullopt;
       }
-      frames.push_back(read_sheet_frame(text::parse_csv_sheet(*csv)));
+      frames.push_back(std::move(*frame));
     }
     return frames;
   }

@@ -1,7 +1,7 @@
 // The report-level diff (trace-format spec §14.1; the reference's
 // TraceLens_compare_perf_reports_pytorch): two or more perf reports' sheets outer-merged on
 // their key columns, with `<column>__<tag>_diff` (variant - baseline) and `_pct` columns. It
-// needs no traces, only the reports' CSV sheets; the first report is the baseline. ops_all and
+// needs no traces, only the reports' sheets; the first report is the baseline. ops_all and
 // roofline sheets are split per variant into `_intersect_`, `_only_baseline_` and
 // `_only_variant_` sheets, so ops are matched by exact name and argument strings.
 #pragma once
@@ -15,8 +15,9 @@
 
 namespace traceprism::comparison {
 
-// Returns one sheet of a report as CSV text, nullopt when the report has none of that name.
-using SheetSource = std::function<std::optional<std::string>(const std::string& sheet)>;
+// Returns one sheet of a report as read back (read_sheet_frame), nullopt when the report has
+// none of that name.
+using SheetSource = std::function<std::optional<SheetFrame>(const std::string& sheet)>;
 
 struct TaggedReport {
   std::string tag;  // column prefix: "<tag>::Kernel Time (µs)_sum"

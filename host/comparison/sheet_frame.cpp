@@ -135,19 +135,39 @@ void widen_for_missing(FrameColumn& column) {
   }
 }
 
-SheetFrame read_sheet_frame(const text::CsvSheet& sheet) {
+namespace {
+
+// Each cell's printed text read back; `text(row, c)` is empty past a short row's end.
+template <typename Row, typename CellText>
+SheetFrame frame_of(const std::vector<std::string>& columns, const std::vector<Row>& rows,
+                    CellText text) {
   SheetFrame frame;
-  frame.rows = sheet.rows.size();
-  frame.columns.resize(sheet.columns.size());
-  for (std::size_t c = 0; c < sheet.columns.size(); ++c) {
+  frame.rows = rows.size();
+  frame.columns.resize(columns.size());
+  for (std::size_t c = 0; c < columns.size(); ++c) {
     FrameColumn& column = frame.columns[c];
-    column.name = sheet.columns[c];
+    column.name = columns[c];
     column.values.reserve(frame.rows);
-    for (const std::vector<std::string>& row : sheet.rows)
-      column.values.push_back(parse_frame_value(c < row.size() ? row[c] : std::string_view()));
+    for (const Row& row : rows) column.values.push_back(parse_frame_value(text(row, c)));
     column.type = infer_column_type(column.values);
   }
   return frame;
+}
+
+}  // namespace
+
+SheetFrame read_sheet_frame(const text::CsvSheet& sheet) {
+  return frame_of(sheet.columns, sheet.rows,
+                  [](const std::vector<std::string>& row, std::size_t c) -> std::string_view {
+                    return c < row.size() ? std::string_view(row[c]) : std::string_view();
+                  });
+}
+
+SheetFrame read_sheet_frame(const perf_report::SheetTable& sheet) {
+  return frame_of(sheet.columns, sheet.rows,
+                  [](const std::vector<perf_report::Cell>& row, std::size_t c) {
+                    return c < row.size() ? row[c].display() : std::string();
+                  });
 }
 
 text::CsvSheet write_sheet_frame(const SheetFrame& frame) {

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "perf_report/sheet_table.hpp"
 #include "text/csv_sheet.hpp"
 
 namespace traceprism::comparison {
@@ -63,6 +64,9 @@ ColumnType infer_column_type(std::vector<FrameValue>& values);
 void widen_for_missing(FrameColumn& column);
 
 SheetFrame read_sheet_frame(const text::CsvSheet& sheet);
+// A sheet built in this run, read as the reference reads it back from its written report: each
+// cell's printed text (Cell::display), so 141.0 is the integer 141 as openpyxl hands it over.
+SheetFrame read_sheet_frame(const perf_report::SheetTable& sheet);
 
 // The cells pandas' DataFrame.to_csv(index=False) prints: float64 in Python repr, NaN empty.
 text::CsvSheet write_sheet_frame(const SheetFrame& frame);

@@ -4,7 +4,7 @@
 
 namespace traceprism::index {
 
-static_assert(sizeof(CopyKind) <= 4, "an entry of GpuArgsTable is meant to stay at 24 bytes");
+static_assert(sizeof(CopyKind) <= 3, "an entry of GpuArgsTable is meant to stay at 24 bytes");
 
 std::size_t GpuArgsTable::GeometryHash::operator()(const Geometry& g) const {
   std::uint64_t h = 0;
@@ -20,7 +20,8 @@ std::uint32_t GpuArgsTable::add(const GpuArgs& args) {
   std::copy(args.block, args.block + 3, g.block);
   g.registers_per_thread = args.registers_per_thread;
   g.shared_memory = args.shared_memory;
-  entries_.push_back({args.device, args.stream, geometries_.intern(g), args.copy, args.bytes});
+  entries_.push_back({args.device, args.stream, geometries_.intern(g), args.copy,
+                      args.stream_in_args, args.bytes});
   return static_cast<std::uint32_t>(entries_.size() - 1);
 }
 
@@ -30,6 +31,7 @@ GpuArgs GpuArgsTable::get(std::uint32_t entry) const {
   GpuArgs out;
   out.device = e.device;
   out.stream = e.stream;
+  out.stream_in_args = e.stream_in_args;
   std::copy(g.grid, g.grid + 3, out.grid);
   std::copy(g.block, g.block + 3, out.block);
   out.registers_per_thread = g.registers_per_thread;

@@ -37,6 +37,7 @@ class GpuArgsTable {
     std::int32_t stream;
     std::uint32_t geometry;
     CopyKind copy;
+    bool stream_in_args;  // in CopyKind's padding
     std::int64_t bytes;
   };
 

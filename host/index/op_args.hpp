@@ -39,6 +39,9 @@ struct CommArgs {
 struct GpuArgs {
   std::int32_t device = -1;
   std::int32_t stream = -1;
+  // args.stream was written; else `stream` is the event's tid (Kineto writes the stream there
+  // too), which the perf report does not print: the reference reads args.stream only.
+  bool stream_in_args = false;
   std::int32_t grid[3] = {0, 0, 0};
   std::int32_t block[3] = {0, 0, 0};
   std::int32_t registers_per_thread = -1;

@@ -262,6 +262,7 @@ void IndexBuilder::attach_details(Row row, const RawEvent& e) {
     g.stream = static_cast<std::int32_t>(e.stream != index::kNoId                 ? e.stream
                                          : e.tid.state == IdField::State::kNumber ? e.tid.number
                                                                                   : -1);
+    g.stream_in_args = e.stream != index::kNoId;
     std::copy(e.grid, e.grid + 3, g.grid);
     std::copy(e.block, e.block + 3, g.block);
     if (e.registers_per_thread != index::kNoId)

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
+#include <system_error>
 #include <vector>
 
 namespace traceprism::io {
@@ -139,6 +140,14 @@ void write_file_atomically(const std::string& path, std::string_view contents) {
   OutputFile file(path);
   file.write(contents);
   file.commit();
+}
+
+void create_output_folder(const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec || !std::filesystem::is_directory(dir))
+    throw std::runtime_error(dir.string() + ": cannot create the output folder: " +
+                             (ec ? ec.message() : std::string("a file of that name exists")) + ".");
 }
 
 }  // namespace traceprism::io

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -41,5 +42,9 @@ class OutputFile {
 
 // Convenience: atomically replace `path` with `contents`.
 void write_file_atomically(const std::string& path, std::string_view contents);
+
+// Creates `dir` and its parents when missing. Throws std::runtime_error with one sentence when
+// it cannot be made or a file of that name is in the way.
+void create_output_folder(const std::filesystem::path& dir);
 
 }  // namespace traceprism::io

@@ -7,14 +7,16 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 
 #include "perf_report/gpu_subtrees.hpp"
 #include "perf_report/numpy_stats.hpp"
 #include "perf_report/op_perf.hpp"
 #include "perf_report/ops_sheets.hpp"
-#include "text/csv_sheet.hpp"
+#include "perf_report/sheet_table.hpp"
 #include "text/python_format.hpp"
 #include "text/python_repr.hpp"
 
@@ -130,18 +132,19 @@ class ParamColumn {
   std::string key(const std::string* repr) const {
     const ValueKind k = kind_of(repr);
     if (k == ValueKind::kNone && !float64_) return "None";
-    return cell(repr);
+    return cell(repr).display();
   }
 
-  std::string cell(const std::string* repr) const {
+  // A missing value is the text "nan", as astype(str) prints it, not an empty NaN cell.
+  Cell cell(const std::string* repr) const {
     switch (kind_of(repr)) {
       case ValueKind::kMissing:
         return "nan";
       case ValueKind::kNone:
-        return float64_ ? "nan" : "";
+        return float64_ ? Cell("nan") : Cell();
       case ValueKind::kInt:
       case ValueKind::kFloat:
-        return float64_ ? text::python_float_repr(std::strtod(repr->c_str(), nullptr)) : *repr;
+        return float64_ ? Cell::real(std::strtod(repr->c_str(), nullptr)) : Cell(*repr);
       case ValueKind::kString:
         return unquote(*repr);
       default:
@@ -167,15 +170,15 @@ std::vector<double> without_nan(std::vector<double> values) {
 }
 
 // mean, median, std, min, max as cells (pandas, NaN skipped); with `sum` appended when asked.
-void add_series(std::vector<std::string>& cells, const std::vector<double>& raw, bool with_sum) {
+void add_series(std::vector<Cell>& cells, const std::vector<double>& raw, bool with_sum) {
   const std::vector<double> v = without_nan(raw);
   const bool any = !v.empty();
-  cells.push_back(text::float_cell(any ? pandas_mean(v) : kNaN));
-  cells.push_back(text::float_cell(any ? pandas_median(v) : kNaN));
-  cells.push_back(text::float_cell(pandas_std(v)));
-  cells.push_back(text::float_cell(any ? numpy_min(v) : kNaN));
-  cells.push_back(text::float_cell(any ? numpy_max(v) : kNaN));
-  if (with_sum) cells.push_back(text::float_cell(pandas_sum(v)));
+  cells.push_back(float_cell(any ? pandas_mean(v) : kNaN));
+  cells.push_back(float_cell(any ? pandas_median(v) : kNaN));
+  cells.push_back(float_cell(pandas_std(v)));
+  cells.push_back(float_cell(any ? numpy_min(v) : kNaN));
+  cells.push_back(float_cell(any ? numpy_max(v) : kNaN));
+  if (with_sum) cells.push_back(float_cell(pandas_sum(v)));
 }
 
 void add_series_header(std::vector<std::string>& columns, const std::string& name, bool with_sum) {
@@ -184,9 +187,11 @@ void add_series_header(std::vector<std::string>& columns, const std::string& nam
   if (with_sum) columns.push_back(name + "_sum");
 }
 
-std::vector<std::string> summary_header(const std::vector<std::string>& keys, bool roofline) {
+std::vector<std::string> summary_header(const std::vector<std::string>& keys, bool num_kernels,
+                                        bool roofline) {
   std::vector<std::string> columns{"name"};
   for (const std::string& key : keys) columns.push_back("param: " + key);
+  if (num_kernels) columns.emplace_back("num_kernels");
   for (const char* c : {"GFLOPS_first", "Data Moved (MB)_first", "FLOPS/Byte_first"})
     columns.emplace_back(c);
   add_series_header(columns, "TB/s", false);
@@ -222,6 +227,7 @@ using OpList = std::vector<std::uint32_t>;
 struct SummaryGroup {
   Row uid_first = 0;
   const std::vector<model::OpParam>* params = nullptr;  // the first instance's
+  std::size_t num_kernels = 0;                          // the first instance's
   std::string_view compute_spec;
   double gflops = kNaN, moved = kNaN, intensity = kNaN, roof_time = kNaN;
   std::string bound;  // Roofline Bound_first: the first instance with a roofline
@@ -239,6 +245,7 @@ struct SummaryGroup {
     if (kernel_time.empty()) {
       uid_first = row;
       params = p.params;
+      num_kernels = kernel_details.size();
       compute_spec = p.compute_spec;
     }
     keep_first(gflops, p.metrics.gflops);
@@ -269,11 +276,11 @@ class SheetBuilder {
                text::ArgReprCache& list_reprs, HostNamesCache& names)
       : in_(in), subtrees_(subtrees), pass_(pass), list_reprs_(list_reprs), names_(names) {}
 
-  text::CsvSheet build(const OpList& ops) {
+  SheetTable build(const OpList& ops) {
     OpList rows;
     for (std::uint32_t op : ops)
       if (included(in_.op_work->at(op))) rows.push_back(op);
-    text::CsvSheet sheet;
+    SheetTable sheet;
     if (rows.empty()) return sheet;  // pandas: a frame without columns
     plan_columns(rows);
     bool roofline = false;
@@ -283,7 +290,7 @@ class SheetBuilder {
       const std::optional<OpPerf> perf =
           compute_op_perf(*in_.index, *in_.op_work, w, pass_, kernels_, in_.platform);
       kernel_details_by_start(*in_.index, kernels_, kernel_details_);
-      groups_[group_of(w)].add(*in_.index, w.row, *perf, kernel_details_);
+      groups_[group_of(w, kernels_.size())].add(*in_.index, w.row, *perf, kernel_details_);
       roofline |= perf->metrics.has_roofline;
     }
     for (SummaryGroup& g : groups_) g.kernel_time_sum = pandas_sum(g.kernel_time);
@@ -294,7 +301,7 @@ class SheetBuilder {
         return groups_[a].kernel_time_sum > groups_[b].kernel_time_sum;
       return groups_[a].uid_first < groups_[b].uid_first;
     });
-    sheet.columns = summary_header(keys_, roofline);
+    sheet.columns = summary_header(keys_, in_.group_by_num_kernels, roofline);
     for (std::size_t i : order) sheet.rows.push_back(cells(groups_[i], roofline));
     return sheet;
   }
@@ -326,30 +333,35 @@ class SheetBuilder {
     }
   }
 
-  // Groups by name and every parameter's string form, in order of first appearance; the key
-  // is made once per (name, parameter list).
-  std::size_t group_of(const model::OpWork& w) {
-    const std::pair id{in_.index->name_id(w.row), w.params};
+  // Groups by name, every parameter's string form and (--group_by_num_kernels) the number of
+  // kernels, in order of first appearance; the key is made once per (name, parameter list,
+  // kernels).
+  std::size_t group_of(const model::OpWork& w, std::size_t num_kernels) {
+    if (!in_.group_by_num_kernels) num_kernels = 0;
+    const std::tuple id{in_.index->name_id(w.row), w.params, num_kernels};
     auto [cached, fresh] = group_by_ids_.try_emplace(id, 0);
     if (!fresh) return cached->second;
     std::string key(in_.index->name(w.row));
     const auto& params = in_.op_work->params(w.params);
     for (std::size_t k = 0; k < keys_.size(); ++k)
       key += '\x1f' + columns_[k].key(find_param(params, keys_[k]));
+    key += '\x1f' + std::to_string(num_kernels);
     auto [it, inserted] = group_by_key_.try_emplace(std::move(key), groups_.size());
     if (inserted) groups_.emplace_back();
     cached->second = it->second;
     return it->second;
   }
 
-  std::vector<std::string> cells(const SummaryGroup& g, bool roofline) {
+  std::vector<Cell> cells(const SummaryGroup& g, bool roofline) {
     const index::EventIndex& index = *in_.index;
-    std::vector<std::string> cells{std::string(index.name(g.uid_first))};
+    std::vector<Cell> cells{std::string(index.name(g.uid_first))};
     for (std::size_t k = 0; k < keys_.size(); ++k)
       cells.push_back(columns_[k].cell(find_param(*g.params, keys_[k])));
-    cells.push_back(text::float_cell(g.gflops));
-    cells.push_back(text::float_cell(g.moved));
-    cells.push_back(text::float_cell(g.intensity));
+    if (in_.group_by_num_kernels)
+      cells.push_back(int_cell(static_cast<std::int64_t>(g.num_kernels)));
+    cells.push_back(float_cell(g.gflops));
+    cells.push_back(float_cell(g.moved));
+    cells.push_back(float_cell(g.intensity));
     add_series(cells, g.tbs, false);
     add_series(cells, g.tflops, false);
     const HostNames& names = names_.of(g.uid_first);
@@ -358,7 +370,7 @@ class SheetBuilder {
     cells.emplace_back(names.thread_name);
     cells.emplace_back(g.compute_spec);
     if (roofline) {
-      cells.push_back(text::float_cell(g.roof_time));
+      cells.push_back(float_cell(g.roof_time));
       cells.push_back(g.bound);
       add_series(cells, g.pct, false);
     }
@@ -368,8 +380,8 @@ class SheetBuilder {
     // Input Dims_first & co. print the raw lists: [[512], [141, 512], [], []].
     for (index::StringId arg : g.first_args) cells.emplace_back(list_reprs_.list_repr(arg));
     add_series(cells, g.kernel_time, true);
-    cells.push_back(text::int_cell(static_cast<std::int64_t>(g.kernel_time.size())));
-    cells.push_back(text::int_cell(g.uid_first));
+    cells.push_back(int_cell(static_cast<std::int64_t>(g.kernel_time.size())));
+    cells.push_back(int_cell(g.uid_first));
     return cells;
   }
 
@@ -381,7 +393,7 @@ class SheetBuilder {
   std::vector<std::string> keys_;
   std::vector<ParamColumn> columns_;
   std::vector<SummaryGroup> groups_;  // first-appearance order
-  std::map<std::pair<index::StringId, std::uint32_t>, std::size_t> group_by_ids_;
+  std::map<std::tuple<index::StringId, std::uint32_t, std::size_t>, std::size_t> group_by_ids_;
   std::unordered_map<std::string, std::size_t> group_by_key_;
   std::vector<Row> kernels_;      // scratch
   KernelDetails kernel_details_;  // scratch
@@ -391,11 +403,11 @@ class SheetBuilder {
 
 // Rows named in `names` go from `from` into the returned sheet (same columns).
 template <std::size_t N>
-text::CsvSheet take_rows(text::CsvSheet& from, const std::string_view (&names)[N]) {
-  text::CsvSheet taken;
+SheetTable take_rows(SheetTable& from, const std::string_view (&names)[N]) {
+  SheetTable taken;
   taken.columns = from.columns;
-  std::erase_if(from.rows, [&](const std::vector<std::string>& row) {
-    if (!among(names, row.front())) return false;
+  std::erase_if(from.rows, [&](const std::vector<Cell>& row) {
+    if (!among(names, row.front().display())) return false;
     taken.rows.push_back(row);
     return true;
   });
@@ -403,13 +415,13 @@ text::CsvSheet take_rows(text::CsvSheet& from, const std::string_view (&names)[N
 }
 
 // pandas.concat: the columns of `a`, then the new ones of `b`; missing cells empty.
-text::CsvSheet concat(const text::CsvSheet& a, const text::CsvSheet& b) {
-  text::CsvSheet out = a;
+SheetTable concat(const SheetTable& a, const SheetTable& b) {
+  SheetTable out = a;
   for (const std::string& c : b.columns)
     if (out.column_index(c) == out.columns.size()) out.columns.push_back(c);
   for (auto& row : out.rows) row.resize(out.columns.size());
   for (const auto& row : b.rows) {
-    std::vector<std::string> cells(out.columns.size());
+    std::vector<Cell> cells(out.columns.size());
     for (std::size_t i = 0; i < b.columns.size(); ++i)
       cells[out.column_index(b.columns[i])] = row[i];
     out.rows.push_back(std::move(cells));
@@ -422,19 +434,18 @@ class FamilySheets {
   FamilySheets(const CategorySheetInputs& in, const GpuSubtrees& subtrees)
       : in_(in), subtrees_(subtrees), list_reprs_(in.index->strings()), names_(*in.index) {}
 
-  void add(const std::string& family, const OpList& ops,
-           std::vector<std::pair<std::string, std::string>>& out) {
-    text::CsvSheet fwd = summarize(ops, ModelPass::kForward);
+  void add(const std::string& family, const OpList& ops, std::vector<PerfSheet>& out) {
+    SheetTable fwd = summarize(ops, ModelPass::kForward);
     if (among(kSingleSheetFamilies, family)) {
       emit(family, fwd, out);
       return;
     }
-    std::optional<text::CsvSheet> moved;
+    std::optional<SheetTable> moved;
     if (!fwd.columns.empty()) moved = take_rows(fwd, kMovedToBackward);
     OpList bwd_ops;
     for (std::uint32_t op : ops)
       if (in_.index->name(in_.op_work->at(op).row) != kNoBackwardRows) bwd_ops.push_back(op);
-    text::CsvSheet bwd = summarize(bwd_ops, ModelPass::kBackward);
+    SheetTable bwd = summarize(bwd_ops, ModelPass::kBackward);
     if (moved) bwd = concat(bwd, *moved);
     take_rows(bwd, kRemovedFromBackward);
     emit(family + "_fwd", fwd, out);
@@ -442,13 +453,12 @@ class FamilySheets {
   }
 
  private:
-  text::CsvSheet summarize(const OpList& ops, ModelPass pass) {
+  SheetTable summarize(const OpList& ops, ModelPass pass) {
     return SheetBuilder(in_, subtrees_, pass, list_reprs_, names_).build(ops);
   }
 
-  static void emit(const std::string& name, const text::CsvSheet& sheet,
-                   std::vector<std::pair<std::string, std::string>>& out) {
-    if (!sheet.rows.empty()) out.emplace_back(name, sheet.to_csv());
+  static void emit(const std::string& name, const SheetTable& sheet, std::vector<PerfSheet>& out) {
+    if (!sheet.rows.empty()) out.push_back({name, sheet});
   }
 
   const CategorySheetInputs& in_;
@@ -488,17 +498,16 @@ std::vector<std::pair<std::string, OpList>> families(const CategorySheetInputs& 
 
 }  // namespace
 
-std::vector<std::pair<std::string, std::string>> build_category_sheets(
-    const CategorySheetInputs& in) {
+std::vector<PerfSheet> build_category_sheets(const CategorySheetInputs& in) {
   // GPU-only traces get no ops sheets (spec §8); without op models there is nothing to show.
   if (!in.op_work || is_gpu_only_trace(*in.index)) return {};
   const GpuSubtrees subtrees(*in.index, *in.tree, *in.links, in.fwd_bwd);
   return build_category_sheets(in, subtrees);
 }
 
-std::vector<std::pair<std::string, std::string>> build_category_sheets(
-    const CategorySheetInputs& in, const GpuSubtrees& subtrees) {
-  std::vector<std::pair<std::string, std::string>> out;
+std::vector<PerfSheet> build_category_sheets(const CategorySheetInputs& in,
+                                             const GpuSubtrees& subtrees) {
+  std::vector<PerfSheet> out;
   if (!in.op_work || is_gpu_only_trace(*in.index)) return out;
   FamilySheets sheets(in, subtrees);
   for (const auto& [family, works] : families(in)) sheets.add(family, works, out);

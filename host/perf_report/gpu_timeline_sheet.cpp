@@ -3,11 +3,9 @@
 #include <utility>
 #include <vector>
 
-#include "text/python_format.hpp"
-
 namespace traceprism::perf_report {
 
-std::string gpu_timeline_csv(const model::GpuTimeline& t) {
+SheetTable gpu_timeline_sheet(const model::GpuTimeline& t) {
   std::vector<std::pair<const char*, double>> rows = {
       {"computation_time", t.computation_us},
       {"exposed_comm_time", t.exposed_comm_us},
@@ -23,16 +21,11 @@ std::string gpu_timeline_csv(const model::GpuTimeline& t) {
   rows.push_back({"total_time", t.total_us});
   rows.push_back({"total_comm_time", t.total_comm_us});
   rows.push_back({"total_memcpy_time", t.total_memcpy_us});
-  std::string csv = "type,time ms,percent\n";
-  for (const auto& [type, us] : rows) {
-    csv += type;
-    csv += ',';
-    csv += text::python_float_repr(us / 1e3);
-    csv += ',';
-    if (t.total_us != 0) csv += text::python_float_repr(us / t.total_us * 100);
-    csv += '\n';
-  }
-  return csv;
+  SheetTable sheet{{"type", "time ms", "percent"}, {}};
+  for (const auto& [type, us] : rows)
+    sheet.rows.push_back(
+        {type, float_cell(us / 1e3), t.total_us != 0 ? float_cell(us / t.total_us * 100) : Cell()});
+  return sheet;
 }
 
 }  // namespace traceprism::perf_report

@@ -118,9 +118,9 @@ SummaryKey summary_key(const KernelTable& table, const KernelRow& k) {
   return key;
 }
 
-std::string stream_cell(const std::optional<std::int64_t>& stream, bool as_float) {
-  if (!stream) return "";
-  return as_float ? text::float_cell(static_cast<double>(*stream)) : text::int_cell(*stream);
+Cell stream_cell(const std::optional<std::int64_t>& stream, bool as_float) {
+  if (!stream) return {};
+  return as_float ? float_cell(static_cast<double>(*stream)) : int_cell(*stream);
 }
 
 // Percent of a total the reference way: NaN when the total is not positive / zero.
@@ -236,8 +236,7 @@ double KernelTable::dur_us(const KernelRow& k) const {
 }
 
 std::optional<std::int64_t> KernelTable::stream(const KernelRow& k) const {
-  if (const auto args = index->gpu_args(k.row); args && args->stream >= 0) return args->stream;
-  return std::nullopt;
+  return args_stream(*index, k.row);
 }
 
 KernelTable build_kernel_table(const LauncherSheetInputs& in,
@@ -277,21 +276,20 @@ KernelTable build_kernel_table(const LauncherSheetInputs& in, const LauncherCate
   return table;
 }
 
-std::vector<std::pair<std::string, std::string>> kernel_sheets_of(
-    const LauncherSheetInputs& in, const LauncherCategories& launchers) {
+std::vector<PerfSheet> kernel_sheets_of(const LauncherSheetInputs& in,
+                                        const LauncherCategories& launchers) {
   const KernelSheetOptions& options = in.kernel_options;
-  std::vector<std::pair<std::string, std::string>> sheets;
+  std::vector<PerfSheet> sheets;
   if (!options.kernel_summary && !options.short_kernel_study) return sheets;
   const KernelTable table = build_kernel_table(in, launchers);
   const double total_us = timeline_total_us(in.timeline);
   if (options.kernel_summary && !table.kernels.empty())
-    sheets.emplace_back("kernel_summary", kernel_summary_sheet(table, total_us).to_csv());
+    sheets.push_back({"kernel_summary", kernel_summary_sheet(table, total_us)});
   if (options.short_kernel_study) {
     const bool gpu_only = is_gpu_only_trace(in.index);
-    sheets.emplace_back("short_kernel_histogram",
-                        short_kernel_histogram_sheet(table, options).to_csv());
-    sheets.emplace_back("short_kernels_summary",
-                        short_kernels_summary_sheet(table, total_us, options, gpu_only).to_csv());
+    sheets.push_back({"short_kernel_histogram", short_kernel_histogram_sheet(table, options)});
+    sheets.push_back(
+        {"short_kernels_summary", short_kernels_summary_sheet(table, total_us, options, gpu_only)});
   }
   return sheets;
 }
@@ -300,7 +298,7 @@ double timeline_total_us(const model::GpuTimeline& timeline) {
   return timeline.total_us / 1e3 * 1e3;
 }
 
-text::CsvSheet kernel_summary_sheet(const KernelTable& table, double total_time_us) {
+SheetTable kernel_summary_sheet(const KernelTable& table, double total_time_us) {
   if (table.kernels.empty()) return {};
   double total_kernels_us = 0;
   {
@@ -330,7 +328,7 @@ text::CsvSheet kernel_summary_sheet(const KernelTable& table, double total_time_
   // pandas' single-key sort: numpy's quicksort, so ties may leave group-key order (spec §12).
   const std::vector<std::size_t> order = pandas_descending_order(sums);
 
-  text::CsvSheet sheet;
+  SheetTable sheet;
   sheet.columns.push_back("Parent op category");
   if (table.any_parent_op) sheet.columns.push_back("Parent cpu_op");
   for (const char* c :
@@ -340,27 +338,25 @@ text::CsvSheet kernel_summary_sheet(const KernelTable& table, double total_time_
     sheet.columns.push_back(c);
   for (std::size_t i : order) {
     const auto& [key, durs] = *entries[i];
-    std::vector<std::string> cells = {std::string(key.category.value_or(""))};
+    std::vector<Cell> cells = {std::string(key.category.value_or(""))};
     if (table.any_parent_op) cells.push_back(std::string(key.parent_op.value_or("")));
     cells.push_back(std::string(key.kernel));
     cells.push_back(stream_cell(key.stream, table.any_stream_missing));
-    cells.push_back(text::float_cell(sums[i]));
-    cells.push_back(text::int_cell(static_cast<std::int64_t>(durs.size())));
-    cells.push_back(text::float_cell(pandas_mean(durs)));
-    cells.push_back(text::float_cell(numpy_min(durs)));
-    cells.push_back(text::float_cell(numpy_max(durs)));
-    cells.push_back(
-        text::float_cell(percent_of(sums[i], total_kernels_us, /*require_positive=*/true)));
-    cells.push_back(
-        text::float_cell(percent_of(sums[i], total_time_us, /*require_positive=*/false)));
+    cells.push_back(float_cell(sums[i]));
+    cells.push_back(int_cell(static_cast<std::int64_t>(durs.size())));
+    cells.push_back(float_cell(pandas_mean(durs)));
+    cells.push_back(float_cell(numpy_min(durs)));
+    cells.push_back(float_cell(numpy_max(durs)));
+    cells.push_back(float_cell(percent_of(sums[i], total_kernels_us, /*require_positive=*/true)));
+    cells.push_back(float_cell(percent_of(sums[i], total_time_us, /*require_positive=*/false)));
     sheet.rows.push_back(std::move(cells));
   }
   return sheet;
 }
 
-text::CsvSheet short_kernel_histogram_sheet(const KernelTable& table,
-                                            const KernelSheetOptions& options) {
-  text::CsvSheet sheet{{"bin_start", "bin_end", "count"}, {}};
+SheetTable short_kernel_histogram_sheet(const KernelTable& table,
+                                        const KernelSheetOptions& options) {
+  SheetTable sheet{{"bin_start", "bin_end", "count"}, {}};
   const std::vector<double> durs = short_durations(table, options.short_kernel_threshold_us);
   if (durs.empty() || options.short_kernel_histogram_bins == 0) return sheet;
   double first = numpy_min(durs), last = numpy_max(durs);
@@ -376,13 +372,12 @@ text::CsvSheet short_kernel_histogram_sheet(const KernelTable& table,
   edges[bins] = last;
   const std::vector<std::int64_t> counts = histogram_counts(durs, edges, first, last);
   for (std::size_t i = 0; i < bins; ++i)
-    sheet.rows.push_back(
-        {text::float_cell(edges[i]), text::float_cell(edges[i + 1]), text::int_cell(counts[i])});
+    sheet.rows.push_back({float_cell(edges[i]), float_cell(edges[i + 1]), int_cell(counts[i])});
   return sheet;
 }
 
-text::CsvSheet short_kernels_summary_sheet(const KernelTable& table, double total_time_us,
-                                           const KernelSheetOptions& options, bool gpu_only) {
+SheetTable short_kernels_summary_sheet(const KernelTable& table, double total_time_us,
+                                       const KernelSheetOptions& options, bool gpu_only) {
   const double threshold = options.short_kernel_threshold_us;
   if (short_durations(table, threshold).empty()) return {};  // pandas writes a lone "\n"
   std::vector<ShortGroup> groups = group_short_kernels(table, threshold, gpu_only);
@@ -407,7 +402,7 @@ text::CsvSheet short_kernels_summary_sheet(const KernelTable& table, double tota
   if (options.topk_short_kernels && groups.size() > *options.topk_short_kernels)
     groups.resize(*options.topk_short_kernels);
 
-  text::CsvSheet sheet;
+  SheetTable sheet;
   if (gpu_only)
     sheet.columns = {"Kernel name"};
   else
@@ -418,11 +413,11 @@ text::CsvSheet short_kernels_summary_sheet(const KernelTable& table, double tota
         "Short Kernel duration (µs) percent of total time"})
     sheet.columns.push_back(c);
   for (const ShortGroup& g : groups) {
-    std::vector<std::string> cells(g.keys.begin(), g.keys.end());
-    cells.push_back(text::float_cell(g.sum));
-    cells.push_back(text::int_cell(static_cast<std::int64_t>(g.durs.size())));
-    cells.push_back(text::float_cell(g.mean));
-    cells.push_back(text::float_cell(g.percent));
+    std::vector<Cell> cells(g.keys.begin(), g.keys.end());
+    cells.push_back(float_cell(g.sum));
+    cells.push_back(int_cell(static_cast<std::int64_t>(g.durs.size())));
+    cells.push_back(float_cell(g.mean));
+    cells.push_back(float_cell(g.percent));
     sheet.rows.push_back(std::move(cells));
   }
   return sheet;

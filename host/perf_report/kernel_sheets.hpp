@@ -10,7 +10,7 @@
 
 #include "perf_report/launcher_sheet_inputs.hpp"
 #include "perf_report/ops_sheets.hpp"
-#include "text/csv_sheet.hpp"
+#include "perf_report/sheet_table.hpp"
 
 namespace traceprism::perf_report {
 
@@ -60,10 +60,10 @@ KernelTable build_kernel_table(const LauncherSheetInputs& inputs,
                                const LauncherCategories& launchers);
 
 // kernel_summary (when enabled and the trace has kernels), then short_kernel_histogram and
-// short_kernels_summary (when the short-kernel study is enabled), as (sheet name, CSV text):
+// short_kernels_summary (when the short-kernel study is enabled), as typed sheets:
 // what build_kernel_sheets (perf_sheets.hpp) makes, from the launchers' categories only.
-std::vector<std::pair<std::string, std::string>> kernel_sheets_of(
-    const LauncherSheetInputs& inputs, const LauncherCategories& launchers);
+std::vector<PerfSheet> kernel_sheets_of(const LauncherSheetInputs& inputs,
+                                        const LauncherCategories& launchers);
 
 // pandas' reading of gpu_timeline's total: total_time_ms * 1e3 (µs).
 double timeline_total_us(const model::GpuTimeline& timeline);
@@ -71,15 +71,15 @@ double timeline_total_us(const model::GpuTimeline& timeline);
 // kernel_summary (spec §8.7): per (Parent op category, Parent cpu_op, Kernel name, Kernel
 // stream), plain sums of raw durations, sorted by the sum descending. No columns (empty CSV)
 // when the trace has no kernel.
-text::CsvSheet kernel_summary_sheet(const KernelTable& table, double total_time_us);
+SheetTable kernel_summary_sheet(const KernelTable& table, double total_time_us);
 
 // short_kernel_histogram (spec §8.8): numpy.histogram of the durations under the threshold.
-text::CsvSheet short_kernel_histogram_sheet(const KernelTable& table,
-                                            const KernelSheetOptions& options);
+SheetTable short_kernel_histogram_sheet(const KernelTable& table,
+                                        const KernelSheetOptions& options);
 
 // short_kernels_summary (spec §8.8): short kernels grouped by parent op, its shape args and
 // the kernel name (kernel name only for GPU-only traces); rows with a missing key dropped.
-text::CsvSheet short_kernels_summary_sheet(const KernelTable& table, double total_time_us,
-                                           const KernelSheetOptions& options, bool gpu_only);
+SheetTable short_kernels_summary_sheet(const KernelTable& table, double total_time_us,
+                                       const KernelSheetOptions& options, bool gpu_only);
 
 }  // namespace traceprism::perf_report

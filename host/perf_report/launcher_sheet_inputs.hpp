@@ -32,6 +32,8 @@ struct LauncherSheetInputs {
   const model::GpuTimeline& timeline;
   RegistryCategory registry_category;
   KernelSheetOptions kernel_options = {};
+  // --group_by_num_kernels: ops_unique_args also keyed on each op's direct kernel count.
+  bool group_by_num_kernels = false;
 };
 
 }  // namespace traceprism::perf_report

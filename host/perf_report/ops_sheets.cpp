@@ -18,14 +18,14 @@ namespace {
 constexpr std::string_view kUnknown = "Unknown";
 
 // Percentage (%) = value / numpy sum of the column * 100; Cumulative = running sum.
-void append_percentages(text::CsvSheet& sheet, const std::vector<double>& values) {
+void append_percentages(SheetTable& sheet, const std::vector<double>& values) {
   const double total = numpy_sum(values);
   double cumulative = 0;
   for (std::size_t i = 0; i < values.size(); ++i) {
     const double percent = values[i] / total * 100;
     cumulative += percent;
-    sheet.rows[i].push_back(text::float_cell(percent));
-    sheet.rows[i].push_back(text::float_cell(cumulative));
+    sheet.rows[i].push_back(float_cell(percent));
+    sheet.rows[i].push_back(float_cell(cumulative));
   }
   sheet.columns.push_back("Percentage (%)");
   sheet.columns.push_back("Cumulative Percentage (%)");
@@ -59,59 +59,65 @@ std::vector<std::size_t> order_by_sum_desc(const std::vector<double>& sums) {
 }
 
 // The ops_unique_args grouping key: the addresses of the nine grouping texts (name, category,
-// process/thread names, shape args), equal exactly when the texts are (LauncherRow).
+// process/thread names, shape args), equal exactly when the texts are (LauncherRow), and the
+// number of direct kernels with --group_by_num_kernels (else 0).
 struct UniqueArgsKey {
   std::array<const char*, 9> texts;
+  std::size_t num_kernels = 0;
   bool operator==(const UniqueArgsKey&) const = default;
 };
 struct UniqueArgsKeyHash {
   std::size_t operator()(const UniqueArgsKey& k) const {
-    std::size_t h = 0;
+    std::size_t h = k.num_kernels;
     for (const char* p : k.texts) h = h * 1000003 ^ std::hash<const char*>{}(p);
     return h;
   }
 };
 
-UniqueArgsKey unique_args_key(const LauncherRow& r) {
+UniqueArgsKey unique_args_key(const LauncherRow& r, bool group_by_num_kernels) {
   return {{r.name.data(), r.category.data(), r.names.process_name.data(),
            r.names.process_label.data(), r.names.thread_name.data(), r.input_dims.data(),
-           r.input_type.data(), r.input_strides.data(), r.concrete_inputs.data()}};
+           r.input_type.data(), r.input_strides.data(), r.concrete_inputs.data()},
+          group_by_num_kernels ? r.kernel_details.size() : 0};
 }
 
 // One ops_unique_args group: the first row (grouping values) and the group's columns.
 struct UniqueArgsGroup {
-  LauncherRow first;  // without its kernel list
+  LauncherRow first;            // without its kernel list
+  std::size_t num_kernels = 0;  // the first row's direct kernels
   Members members;
   KernelSummaryBuilder kernels;
 };
 
 // A grouping column's cell: the value's str(), except None which pandas writes as empty.
-std::string arg_cell(std::string_view repr) {
-  return repr == "None" ? std::string() : std::string(repr);
+Cell arg_cell(std::string_view repr) {
+  return repr == "None" ? Cell() : Cell(std::string(repr));
 }
 
-void append_stat_cells(std::vector<std::string>& cells, const KernelTimes& t) {
+void append_stat_cells(std::vector<Cell>& cells, const KernelTimes& t) {
   const std::span<const double> direct = t.direct, subtree = t.subtree;
   for (auto stat : {pandas_mean, pandas_median, pandas_std, numpy_min, numpy_max, pandas_sum}) {
-    cells.push_back(text::float_cell(stat(direct)));
-    cells.push_back(text::float_cell(stat(subtree)));
+    cells.push_back(float_cell(stat(direct)));
+    cells.push_back(float_cell(stat(subtree)));
   }
 }
 
-std::vector<std::string> unique_args_cells(const UniqueArgsGroup& g, const KernelTimes& times) {
+std::vector<Cell> unique_args_cells(const UniqueArgsGroup& g, const KernelTimes& times,
+                                    bool with_num_kernels) {
   const LauncherRow& r = g.first;
-  std::vector<std::string> cells = {std::string(r.name),
-                                    std::string(r.category),
-                                    std::string(r.names.process_name),
-                                    std::string(r.names.process_label),
-                                    std::string(r.names.thread_name),
-                                    arg_cell(r.input_dims),
-                                    arg_cell(r.input_type),
-                                    arg_cell(r.input_strides),
-                                    arg_cell(r.concrete_inputs),
-                                    text::int_cell(static_cast<std::int64_t>(g.members.size()))};
+  std::vector<Cell> cells = {std::string(r.name),
+                             std::string(r.category),
+                             std::string(r.names.process_name),
+                             std::string(r.names.process_label),
+                             std::string(r.names.thread_name),
+                             arg_cell(r.input_dims),
+                             arg_cell(r.input_type),
+                             arg_cell(r.input_strides),
+                             arg_cell(r.concrete_inputs)};
+  if (with_num_kernels) cells.push_back(int_cell(static_cast<std::int64_t>(g.num_kernels)));
+  cells.push_back(int_cell(static_cast<std::int64_t>(g.members.size())));
   append_stat_cells(cells, times);
-  cells.push_back(text::int_cell(r.row));
+  cells.push_back(int_cell(r.row));
   const auto summary = g.kernels.finish();
   cells.push_back(kernel_summary_repr(summary));
   cells.push_back(trunc_kernel_details_repr(summary));
@@ -154,11 +160,17 @@ double raw_dur_us(const index::EventIndex& index, index::Row row) {
   return reference_us(index.dur_ns(row));
 }
 
+std::optional<std::int64_t> args_stream(const index::EventIndex& index, index::Row gpu_row) {
+  const std::optional<index::GpuArgs> args = index.gpu_args(gpu_row);
+  if (!args || !args->stream_in_args || args->stream < 0) return std::nullopt;
+  return args->stream;
+}
+
 KernelDetail kernel_detail(const index::EventIndex& index, index::Row gpu_row) {
   KernelDetail d;
   d.name = index.name(gpu_row);
   d.dur_us = raw_dur_us(index, gpu_row);
-  if (const auto args = index.gpu_args(gpu_row); args && args->stream >= 0) d.stream = args->stream;
+  d.stream = args_stream(index, gpu_row);
   return d;
 }
 
@@ -232,7 +244,8 @@ struct OpsSheetsBuilder::Groups {
   std::unordered_map<UniqueArgsKey, std::size_t, UniqueArgsKeyHash> unique_args_slot;
 };
 
-OpsSheetsBuilder::OpsSheetsBuilder() : groups_(std::make_unique<Groups>()) {}
+OpsSheetsBuilder::OpsSheetsBuilder(bool group_by_num_kernels)
+    : groups_(std::make_unique<Groups>()), group_by_num_kernels_(group_by_num_kernels) {}
 OpsSheetsBuilder::~OpsSheetsBuilder() = default;
 
 void OpsSheetsBuilder::reserve(std::size_t rows) {
@@ -250,18 +263,20 @@ void OpsSheetsBuilder::add(const LauncherRow& r) {
   by_name->members.push_back(i);
   by_name->categories.insert(r.category);
 
-  auto [it, fresh] = g.unique_args_slot.try_emplace(unique_args_key(r), g.unique_args.size());
+  auto [it, fresh] = g.unique_args_slot.try_emplace(unique_args_key(r, group_by_num_kernels_),
+                                                    g.unique_args.size());
   if (fresh) {
     UniqueArgsGroup& group = g.unique_args.emplace_back();
     group.first = r;
     group.first.kernel_details = {};
+    group.num_kernels = r.kernel_details.size();
   }
   UniqueArgsGroup& group = g.unique_args[it->second];
   group.members.push_back(i);
   group.kernels.add(r.kernel_details);
 }
 
-text::CsvSheet OpsSheetsBuilder::ops_summary_by_category() const {
+SheetTable OpsSheetsBuilder::ops_summary_by_category() const {
   std::vector<std::string_view> keys;
   std::vector<double> sums;
   std::vector<std::size_t> counts;
@@ -270,19 +285,18 @@ text::CsvSheet OpsSheetsBuilder::ops_summary_by_category() const {
     sums.push_back(pandas_sum(times_of(groups_->times, members).direct));
     counts.push_back(members.size());
   }
-  text::CsvSheet sheet{{"op category", "Count", "total_direct_kernel_time_ms"}, {}};
+  SheetTable sheet{{"op category", "Count", "total_direct_kernel_time_ms"}, {}};
   std::vector<double> ms;
   for (std::size_t i : order_by_sum_desc(sums)) {
     ms.push_back(sums[i] / 1000);
-    sheet.rows.push_back({std::string(keys[i]),
-                          text::int_cell(static_cast<std::int64_t>(counts[i])),
-                          text::float_cell(ms.back())});
+    sheet.rows.push_back({std::string(keys[i]), int_cell(static_cast<std::int64_t>(counts[i])),
+                          float_cell(ms.back())});
   }
   append_percentages(sheet, ms);
   return sheet;
 }
 
-text::CsvSheet OpsSheetsBuilder::ops_summary() const {
+SheetTable OpsSheetsBuilder::ops_summary() const {
   std::vector<const std::pair<const std::string_view, Groups::NameGroup>*> entries;
   std::vector<double> direct_sums, subtree_sums;
   for (const auto& entry : groups_->by_name) {
@@ -291,7 +305,7 @@ text::CsvSheet OpsSheetsBuilder::ops_summary() const {
     direct_sums.push_back(pandas_sum(times.direct));
     subtree_sums.push_back(pandas_sum(times.subtree));
   }
-  text::CsvSheet sheet{
+  SheetTable sheet{
       {"name", "total_direct_kernel_time_sum", "total_subtree_kernel_time_sum",
        "total_direct_kernel_time_ms", "total_subtree_kernel_time_ms", "Count", "Categories"},
       {}};
@@ -300,10 +314,9 @@ text::CsvSheet OpsSheetsBuilder::ops_summary() const {
     const auto& [name, g] = *entries[i];
     const double subtree_sum = subtree_sums[i];
     direct_ms.push_back(direct_sums[i] / 1000);
-    sheet.rows.push_back({std::string(name), text::float_cell(direct_sums[i]),
-                          text::float_cell(subtree_sum), text::float_cell(direct_ms.back()),
-                          text::float_cell(subtree_sum / 1000),
-                          text::int_cell(static_cast<std::int64_t>(g.members.size())),
+    sheet.rows.push_back({std::string(name), float_cell(direct_sums[i]), float_cell(subtree_sum),
+                          float_cell(direct_ms.back()), float_cell(subtree_sum / 1000),
+                          int_cell(static_cast<std::int64_t>(g.members.size())),
                           text::python_string_list_repr(std::vector<std::string_view>(
                               g.categories.begin(), g.categories.end()))});
   }
@@ -311,7 +324,7 @@ text::CsvSheet OpsSheetsBuilder::ops_summary() const {
   return sheet;
 }
 
-text::CsvSheet OpsSheetsBuilder::ops_unique_args() const {
+SheetTable OpsSheetsBuilder::ops_unique_args() const {
   std::vector<const UniqueArgsGroup*> groups;
   std::vector<double> group_sums;
   for (const UniqueArgsGroup& g : groups_->unique_args) {
@@ -325,36 +338,39 @@ text::CsvSheet OpsSheetsBuilder::ops_unique_args() const {
     if (group_sums[a] != group_sums[b]) return group_sums[a] > group_sums[b];
     return groups[a]->first.row < groups[b]->first.row;
   });
-  text::CsvSheet sheet{{"name",
-                        "op category",
-                        "process_name",
-                        "process_label",
-                        "thread_name",
-                        "Input Dims",
-                        "Input type",
-                        "Input Strides",
-                        "Concrete Inputs",
-                        "operation_count",
-                        "total_direct_kernel_time_mean",
-                        "total_subtree_kernel_time_mean",
-                        "total_direct_kernel_time_median",
-                        "total_subtree_kernel_time_median",
-                        "total_direct_kernel_time_std",
-                        "total_subtree_kernel_time_std",
-                        "total_direct_kernel_time_min",
-                        "total_subtree_kernel_time_min",
-                        "total_direct_kernel_time_max",
-                        "total_subtree_kernel_time_max",
-                        "total_direct_kernel_time_sum",
-                        "total_subtree_kernel_time_sum",
-                        "ex_UID",
-                        "kernel_details_summary",
-                        "trunc_kernel_details"},
-                       {}};
+  SheetTable sheet{{"name",
+                    "op category",
+                    "process_name",
+                    "process_label",
+                    "thread_name",
+                    "Input Dims",
+                    "Input type",
+                    "Input Strides",
+                    "Concrete Inputs",
+                    "operation_count",
+                    "total_direct_kernel_time_mean",
+                    "total_subtree_kernel_time_mean",
+                    "total_direct_kernel_time_median",
+                    "total_subtree_kernel_time_median",
+                    "total_direct_kernel_time_std",
+                    "total_subtree_kernel_time_std",
+                    "total_direct_kernel_time_min",
+                    "total_subtree_kernel_time_min",
+                    "total_direct_kernel_time_max",
+                    "total_subtree_kernel_time_max",
+                    "total_direct_kernel_time_sum",
+                    "total_subtree_kernel_time_sum",
+                    "ex_UID",
+                    "kernel_details_summary",
+                    "trunc_kernel_details"},
+                   {}};
+  if (group_by_num_kernels_)
+    sheet.columns.insert(sheet.columns.begin() + sheet.column_index("operation_count"),
+                         "num_kernels");
   std::vector<double> direct_sums;
   for (std::size_t i : order) {
-    sheet.rows.push_back(
-        unique_args_cells(*groups[i], times_of(groups_->times, groups[i]->members)));
+    sheet.rows.push_back(unique_args_cells(*groups[i], times_of(groups_->times, groups[i]->members),
+                                           group_by_num_kernels_));
     direct_sums.push_back(group_sums[i]);
   }
   append_percentages(sheet, direct_sums);
@@ -362,20 +378,20 @@ text::CsvSheet OpsSheetsBuilder::ops_unique_args() const {
 }
 
 // The span forms feed every row to a builder (tests and the sheet-at-a-time callers).
-text::CsvSheet ops_summary_by_category_sheet(std::span<const LauncherRow> rows) {
+SheetTable ops_summary_by_category_sheet(std::span<const LauncherRow> rows) {
   OpsSheetsBuilder builder;
   for (const LauncherRow& r : rows) builder.add(r);
   return builder.ops_summary_by_category();
 }
 
-text::CsvSheet ops_summary_sheet(std::span<const LauncherRow> rows) {
+SheetTable ops_summary_sheet(std::span<const LauncherRow> rows) {
   OpsSheetsBuilder builder;
   for (const LauncherRow& r : rows) builder.add(r);
   return builder.ops_summary();
 }
 
-text::CsvSheet ops_unique_args_sheet(std::span<const LauncherRow> rows) {
-  OpsSheetsBuilder builder;
+SheetTable ops_unique_args_sheet(std::span<const LauncherRow> rows, bool group_by_num_kernels) {
+  OpsSheetsBuilder builder(group_by_num_kernels);
   for (const LauncherRow& r : rows) builder.add(r);
   return builder.ops_unique_args();
 }

@@ -13,7 +13,7 @@
 #include "index/event_index.hpp"
 #include "perf_report/kernel_details_summary.hpp"
 #include "perf_report/launcher_sheet_inputs.hpp"
-#include "text/csv_sheet.hpp"
+#include "perf_report/sheet_table.hpp"
 #include "text/python_repr.hpp"
 
 namespace traceprism::perf_report {
@@ -44,6 +44,9 @@ class HostNamesCache {
 
 // The raw `dur` of an event in µs as the reference reads it from the JSON.
 double raw_dur_us(const index::EventIndex& index, index::Row row);
+
+// A GPU event's args.stream as the reference reads it: nullopt when the trace wrote none.
+std::optional<std::int64_t> args_stream(const index::EventIndex& index, index::Row gpu_row);
 
 // {name, dur, stream} of one GPU event, the entry of a kernel_details list.
 KernelDetail kernel_detail(const index::EventIndex& index, index::Row gpu_row);
@@ -96,27 +99,31 @@ bool is_gpu_only_trace(const index::EventIndex& index);
 // per-group columns are kept, not the rows.
 class OpsSheetsBuilder {
  public:
-  OpsSheetsBuilder();
+  // `group_by_num_kernels`: ops_unique_args gets the reference's num_kernels key column.
+  explicit OpsSheetsBuilder(bool group_by_num_kernels = false);
   ~OpsSheetsBuilder();
   OpsSheetsBuilder(const OpsSheetsBuilder&) = delete;
   OpsSheetsBuilder& operator=(const OpsSheetsBuilder&) = delete;
 
   void reserve(std::size_t rows);
   void add(const LauncherRow& row);
-  text::CsvSheet ops_summary_by_category() const;
-  text::CsvSheet ops_summary() const;
-  text::CsvSheet ops_unique_args() const;
+  SheetTable ops_summary_by_category() const;
+  SheetTable ops_summary() const;
+  SheetTable ops_unique_args() const;
 
  private:
   struct Groups;
   std::unique_ptr<Groups> groups_;
+  bool group_by_num_kernels_ = false;
 };
 
 // ops_summary_by_category (spec §8.2): per op category, Count and direct kernel time.
-text::CsvSheet ops_summary_by_category_sheet(std::span<const LauncherRow> rows);
+SheetTable ops_summary_by_category_sheet(std::span<const LauncherRow> rows);
 // ops_summary (spec §8.3): per op name, direct/subtree kernel time, Count, Categories.
-text::CsvSheet ops_summary_sheet(std::span<const LauncherRow> rows);
-// ops_unique_args (spec §8.4): per (name, category, process/thread names, shape args).
-text::CsvSheet ops_unique_args_sheet(std::span<const LauncherRow> rows);
+SheetTable ops_summary_sheet(std::span<const LauncherRow> rows);
+// ops_unique_args (spec §8.4): per (name, category, process/thread names, shape args[, number
+// of direct kernels]).
+SheetTable ops_unique_args_sheet(std::span<const LauncherRow> rows,
+                                 bool group_by_num_kernels = false);
 
 }  // namespace traceprism::perf_report

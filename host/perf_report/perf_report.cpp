@@ -25,11 +25,6 @@ RegistryCategory registry_of(const PerfReportInputs& in) {
   };
 }
 
-void append(std::vector<PerfSheet>& sheets,
-            std::vector<std::pair<std::string, std::string>>&& more) {
-  for (auto& [name, csv] : more) sheets.push_back({std::move(name), std::move(csv)});
-}
-
 // The sheets made from op instances and kernels (ops sheets, then kernel sheets). The launcher
 // rows are made one at a time and fed to the ops sheets' groups: on big traces there are
 // hundreds of thousands, and only the groups and each launcher's category are needed.
@@ -37,7 +32,7 @@ void launcher_sheets(const LauncherSheetInputs& in, std::vector<PerfSheet>& ops_
                      std::vector<PerfSheet>& kernel_sheets) {
   LauncherCategories categories;
   {
-    OpsSheetsBuilder ops;
+    OpsSheetsBuilder ops(in.group_by_num_kernels);
     ops.reserve(in.launchers.all().size());
     LauncherRowBuilder builder(in);
     LauncherRow row;  // reused: its kernel list keeps its capacity
@@ -48,13 +43,13 @@ void launcher_sheets(const LauncherSheetInputs& in, std::vector<PerfSheet>& ops_
     }
     // GPU-only traces get no CPU sheets, and the reference drops empty ones.
     if (!is_gpu_only_trace(in.index) && !in.launchers.all().empty()) {
-      ops_sheets.push_back({"ops_summary_by_category", ops.ops_summary_by_category().to_csv()});
-      ops_sheets.push_back({"ops_summary", ops.ops_summary().to_csv()});
-      ops_sheets.push_back({"ops_unique_args", ops.ops_unique_args().to_csv()});
+      ops_sheets.push_back({"ops_summary_by_category", ops.ops_summary_by_category()});
+      ops_sheets.push_back({"ops_summary", ops.ops_summary()});
+      ops_sheets.push_back({"ops_unique_args", ops.ops_unique_args()});
     }
   }
   categories.finish();
-  append(kernel_sheets, kernel_sheets_of(in, categories));
+  kernel_sheets = kernel_sheets_of(in, categories);
 }
 
 }  // namespace
@@ -65,6 +60,7 @@ std::vector<PerfSheet> build_perf_report(const PerfReportInputs& in) {
   launcher_inputs.kernel_options.short_kernel_threshold_us = in.options.short_kernel_threshold_us;
   launcher_inputs.kernel_options.short_kernel_histogram_bins =
       static_cast<std::size_t>(in.options.short_kernel_bins);
+  launcher_inputs.group_by_num_kernels = in.options.group_by_num_kernels;
   if (in.options.topk_short_kernels > 0)
     launcher_inputs.kernel_options.topk_short_kernels =
         static_cast<std::size_t>(in.options.topk_short_kernels);
@@ -74,18 +70,19 @@ std::vector<PerfSheet> build_perf_report(const PerfReportInputs& in) {
   // the others are made on TBB's workers. Each is deterministic, so the output does not depend
   // on the threads; the last two walk the call tree through one shared, read-only GpuSubtrees.
   std::vector<PerfSheet> ops_sheets, kernel_sheets, unified_sheet, category_sheets;
-  const PerfSheetInputs perf{in.index,   in.tree,     in.links,    in.fwd_bwd,
-                             in.op_work, in.platform, in.launchers};
+  const PerfSheetInputs perf{
+      in.index,   in.tree,     in.links,     in.fwd_bwd,
+      in.op_work, in.platform, in.launchers, in.options.group_by_num_kernels};
   std::optional<GpuSubtrees> subtrees;  // outlives the tasks that read it
   oneapi::tbb::task_group others;
   others.run([&] { launcher_sheets(launcher_inputs, ops_sheets, kernel_sheets); });
   if (!is_gpu_only_trace(*in.index)) {  // no ops sheets for those (spec §8)
     subtrees.emplace(*in.index, *in.tree, *in.links, in.fwd_bwd);
-    others.run([&] { append(category_sheets, build_category_sheets(perf, *subtrees)); });
+    others.run([&] { category_sheets = build_category_sheets(perf, *subtrees); });
     UnifiedPerfTable unified = build_unified_perf_table(perf, *subtrees, false);
     if (in.unified_events) *in.unified_events = std::move(unified.events);
     if (!unified.groups.empty())
-      unified_sheet.push_back({"unified_perf_summary", unified_perf_summary_csv(unified)});
+      unified_sheet.push_back({"unified_perf_summary", unified_perf_summary_sheet(unified)});
     if (in.unified_table) {
       in.unified_table->groups = std::move(unified.groups);
       in.unified_table->has_model_columns = unified.has_model_columns;
@@ -98,7 +95,7 @@ std::vector<PerfSheet> build_perf_report(const PerfReportInputs& in) {
 
   // The reference's sheet order.
   std::vector<PerfSheet> sheets;
-  sheets.push_back({"gpu_timeline", gpu_timeline_csv(*in.timeline)});
+  sheets.push_back({"gpu_timeline", gpu_timeline_sheet(*in.timeline)});
   for (auto* part : {&ops_sheets, &unified_sheet, &category_sheets, &kernel_sheets})
     for (PerfSheet& sheet : *part) sheets.push_back(std::move(sheet));
 #if defined(__GLIBC__)

@@ -10,21 +10,20 @@
 #include "model/kernel_launchers.hpp"
 #include "model/launch_links.hpp"
 #include "model/op_work.hpp"
+#include "perf_report/sheet_table.hpp"
 #include "platform/platform_info.hpp"
 
 namespace traceprism::perf_report {
 
 struct UnifiedPerfTable;
 
-struct PerfSheet {
-  std::string name;  // file name without .csv
-  std::string csv;
-};
-
 struct PerfReportOptions {
   double short_kernel_threshold_us = 10;
   int short_kernel_bins = 100;
   int topk_short_kernels = 0;  // 0: all
+  // --group_by_num_kernels: ops_unique_args and the perf-model sheets are also keyed on the
+  // op's kernel count (a num_kernels column); unified_perf_summary has no such key.
+  bool group_by_num_kernels = false;
 };
 
 struct PerfReportInputs {
@@ -44,7 +43,7 @@ struct PerfReportInputs {
   UnifiedPerfTable* unified_table = nullptr;
 };
 
-// The TraceLens-compatible perf report (trace-format spec §8), every sheet as CSV text, in the
+// The TraceLens-compatible perf report (trace-format spec §8), every sheet as a typed table, in the
 // reference's sheet order: gpu_timeline, ops_summary_by_category, ops_summary,
 // ops_unique_args, unified_perf_summary, the per-category perf-model sheets, kernel_summary,
 // short_kernel_histogram, short_kernels_summary. GPU-only traces get the GPU sheets only.

@@ -25,6 +25,8 @@ struct PerfSheetInputs {
   // The op instances of spec §6, for the categories of ops without a registry category; built
   // from the index, tree and links when null.
   const model::KernelLaunchers* launchers = nullptr;
+  // --group_by_num_kernels: the perf-model sheets also keyed on each row's kernel count.
+  bool group_by_num_kernels = false;
 };
 
 using UnifiedPerfInputs = PerfSheetInputs;

@@ -5,49 +5,48 @@
 
 namespace traceprism::perf_report {
 
-std::vector<NamedCsv> build_ops_sheets(const LauncherSheetInputs& inputs) {
+std::vector<PerfSheet> build_ops_sheets(const LauncherSheetInputs& inputs) {
   return build_ops_sheets(inputs, build_launcher_rows(inputs));
 }
 
-std::vector<NamedCsv> build_ops_sheets(const LauncherSheetInputs& inputs,
-                                       std::span<const LauncherRow> rows) {
+std::vector<PerfSheet> build_ops_sheets(const LauncherSheetInputs& inputs,
+                                        std::span<const LauncherRow> rows) {
   // GPU-only traces get no CPU sheets, and the reference drops empty ones.
   if (is_gpu_only_trace(inputs.index) || rows.empty()) return {};
-  return {{"ops_summary_by_category", ops_summary_by_category_sheet(rows).to_csv()},
-          {"ops_summary", ops_summary_sheet(rows).to_csv()},
-          {"ops_unique_args", ops_unique_args_sheet(rows).to_csv()}};
+  return {{"ops_summary_by_category", ops_summary_by_category_sheet(rows)},
+          {"ops_summary", ops_summary_sheet(rows)},
+          {"ops_unique_args", ops_unique_args_sheet(rows, inputs.group_by_num_kernels)}};
 }
 
-std::vector<NamedCsv> build_kernel_sheets(const LauncherSheetInputs& inputs) {
+std::vector<PerfSheet> build_kernel_sheets(const LauncherSheetInputs& inputs) {
   const KernelSheetOptions& options = inputs.kernel_options;
   if (!options.kernel_summary && !options.short_kernel_study) return {};
   return build_kernel_sheets(inputs, build_launcher_rows(inputs));
 }
 
-std::vector<NamedCsv> build_kernel_sheets(const LauncherSheetInputs& inputs,
-                                          std::span<const LauncherRow> rows) {
+std::vector<PerfSheet> build_kernel_sheets(const LauncherSheetInputs& inputs,
+                                           std::span<const LauncherRow> rows) {
   const KernelSheetOptions& options = inputs.kernel_options;
-  std::vector<NamedCsv> sheets;
+  std::vector<PerfSheet> sheets;
   if (!options.kernel_summary && !options.short_kernel_study) return sheets;
   // Parent op categories of op instances depend on their kernels: the rows supply them.
   const KernelTable table = build_kernel_table(inputs, rows);
   const double total_us = timeline_total_us(inputs.timeline);
   if (options.kernel_summary && !table.kernels.empty())
-    sheets.emplace_back("kernel_summary", kernel_summary_sheet(table, total_us).to_csv());
+    sheets.push_back({"kernel_summary", kernel_summary_sheet(table, total_us)});
   if (options.short_kernel_study) {
     const bool gpu_only = is_gpu_only_trace(inputs.index);
-    sheets.emplace_back("short_kernel_histogram",
-                        short_kernel_histogram_sheet(table, options).to_csv());
-    sheets.emplace_back("short_kernels_summary",
-                        short_kernels_summary_sheet(table, total_us, options, gpu_only).to_csv());
+    sheets.push_back({"short_kernel_histogram", short_kernel_histogram_sheet(table, options)});
+    sheets.push_back(
+        {"short_kernels_summary", short_kernels_summary_sheet(table, total_us, options, gpu_only)});
   }
   return sheets;
 }
 
-std::vector<NamedCsv> build_launcher_sheets(const LauncherSheetInputs& inputs) {
+std::vector<PerfSheet> build_launcher_sheets(const LauncherSheetInputs& inputs) {
   const std::vector<LauncherRow> rows = build_launcher_rows(inputs);
-  std::vector<NamedCsv> sheets = build_ops_sheets(inputs, rows);
-  for (NamedCsv& sheet : build_kernel_sheets(inputs, rows)) sheets.push_back(std::move(sheet));
+  std::vector<PerfSheet> sheets = build_ops_sheets(inputs, rows);
+  for (PerfSheet& sheet : build_kernel_sheets(inputs, rows)) sheets.push_back(std::move(sheet));
   return sheets;
 }
 

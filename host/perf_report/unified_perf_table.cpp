@@ -13,8 +13,8 @@
 #include "perf_report/numpy_stats.hpp"
 #include "perf_report/op_category.hpp"
 #include "perf_report/op_perf.hpp"
+#include "perf_report/sheet_table.hpp"
 #include "perf_report/unified_collector.hpp"
-#include "text/csv_sheet.hpp"
 #include "text/python_repr.hpp"
 
 namespace traceprism::perf_report {
@@ -434,11 +434,11 @@ double LcaColumns::speedup() const {
 
 namespace {
 
-std::string arg_cell(const std::string& repr) {
-  return repr == "None" ? std::string() : repr;
+Cell arg_cell(const std::string& repr) {
+  return repr == "None" ? Cell() : Cell(repr);
 }
 
-void add_stats(text::CsvSheet& sheet, std::vector<std::string>& cells, const std::string& column,
+void add_stats(SheetTable& sheet, std::vector<Cell>& cells, const std::string& column,
                const SeriesStats& s, std::initializer_list<const char*> which, bool header) {
   for (const char* stat : which) {
     const std::string_view name(stat);
@@ -448,7 +448,7 @@ void add_stats(text::CsvSheet& sheet, std::vector<std::string>& cells, const std
                          : name == "min"    ? s.min
                                             : s.max;
     if (header) sheet.columns.push_back(column + "_" + stat);
-    cells.push_back(text::float_cell(value));
+    cells.push_back(float_cell(value));
   }
 }
 
@@ -458,21 +458,20 @@ void add_lca_cells(const UnifiedGroup& g, Add&& add) {
   const bool known = g.lca.has_value();
   const LcaColumns c = g.lca.value_or(LcaColumns{});
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  add("speedup (trace2/trace1)", text::float_cell(known ? c.speedup() : nan));
-  add("delta_us (trace2 - trace1)",
-      text::float_cell(known ? c.trace2_us - g.kernel_time_sum_us : nan));
-  add("lca_count_trace2", text::float_cell(known ? c.count_trace2 : nan));
-  add("lca_id", known ? c.ids : std::string());
-  add("lca_name", known ? c.names : std::string());
-  add("lca_total_kernel_time_trace1_us", text::float_cell(known ? c.trace1_us : nan));
-  add("lca_total_kernel_time_trace2_us", text::float_cell(known ? c.trace2_us : nan));
+  add("speedup (trace2/trace1)", float_cell(known ? c.speedup() : nan));
+  add("delta_us (trace2 - trace1)", float_cell(known ? c.trace2_us - g.kernel_time_sum_us : nan));
+  add("lca_count_trace2", float_cell(known ? c.count_trace2 : nan));
+  add("lca_id", known ? Cell(c.ids) : Cell());
+  add("lca_name", known ? Cell(c.names) : Cell());
+  add("lca_total_kernel_time_trace1_us", float_cell(known ? c.trace1_us : nan));
+  add("lca_total_kernel_time_trace2_us", float_cell(known ? c.trace2_us : nan));
 }
 
 // One summary row; the header is filled alongside while `header` is set.
-std::vector<std::string> summary_cells(const UnifiedPerfTable& t, const UnifiedGroup& g,
-                                       text::CsvSheet& sheet, bool header) {
-  std::vector<std::string> cells;
-  auto add = [&](const char* column, std::string cell) {
+std::vector<Cell> summary_cells(const UnifiedPerfTable& t, const UnifiedGroup& g, SheetTable& sheet,
+                                bool header) {
+  std::vector<Cell> cells;
+  auto add = [&](const char* column, Cell cell) {
     if (header) sheet.columns.emplace_back(column);
     cells.push_back(std::move(cell));
   };
@@ -487,23 +486,23 @@ std::vector<std::string> summary_cells(const UnifiedPerfTable& t, const UnifiedG
   add("Input type", arg_cell(g.input_type));
   add("Input Strides", arg_cell(g.input_strides));
   add("Concrete Inputs", arg_cell(g.concrete_inputs));
-  add("ex_UID", text::int_cell(static_cast<std::int64_t>(g.ex_uid)));
-  add("operation_count", text::int_cell(static_cast<std::int64_t>(g.operation_count)));
-  add("total_duration_us", text::float_cell(g.total_duration_us));
-  add("mean_duration_us", text::float_cell(g.duration.mean));
-  add("std_duration_us", text::float_cell(g.duration.std));
+  add("ex_UID", int_cell(static_cast<std::int64_t>(g.ex_uid)));
+  add("operation_count", int_cell(static_cast<std::int64_t>(g.operation_count)));
+  add("total_duration_us", float_cell(g.total_duration_us));
+  add("mean_duration_us", float_cell(g.duration.mean));
+  add("std_duration_us", float_cell(g.duration.std));
   // (3) static perf-model numbers, (4) the _mean/_std/_sum columns
   if (t.has_model_columns) {
-    add("GFLOPS", text::float_cell(g.gflops));
-    add("Data Moved (MB)", text::float_cell(g.data_moved_mb));
-    add("FLOPS/Byte", text::float_cell(g.flops_per_byte));
-    add("Compute Spec", text::text_cell(g.compute_spec));
-    if (t.has_roofline_columns) add("Roofline Bound", text::text_cell(g.roofline_bound));
+    add("GFLOPS", float_cell(g.gflops));
+    add("Data Moved (MB)", float_cell(g.data_moved_mb));
+    add("FLOPS/Byte", float_cell(g.flops_per_byte));
+    add("Compute Spec", text_cell(g.compute_spec));
+    if (t.has_roofline_columns) add("Roofline Bound", text_cell(g.roofline_bound));
     add_stats(sheet, cells, "TB/s", g.tb_per_s, {"mean", "std"}, header);
     add_stats(sheet, cells, "TFLOPS/s", g.tflops_per_s, {"mean", "std"}, header);
   }
   add_stats(sheet, cells, kt, g.kernel_time, {"mean", "std"}, header);
-  add((kt + "_sum").c_str(), text::float_cell(g.kernel_time_sum_us));
+  add((kt + "_sum").c_str(), float_cell(g.kernel_time_sum_us));
   if (t.has_lca_columns) add_lca_cells(g, add);
   // (5) the rest in aggregation order
   add_stats(sheet, cells, "duration_us", g.duration, {"median", "min", "max"}, header);
@@ -512,28 +511,28 @@ std::vector<std::string> summary_cells(const UnifiedPerfTable& t, const UnifiedG
     add_stats(sheet, cells, "TFLOPS/s", g.tflops_per_s, {"median", "min", "max"}, header);
   }
   if (t.has_roofline_columns) {
-    add("Roofline Time (µs)_first", text::float_cell(g.roofline_time_us));
+    add("Roofline Time (µs)_first", float_cell(g.roofline_time_us));
     add_stats(sheet, cells, "Pct Roofline", g.pct_roofline, {"mean", "median", "std", "min", "max"},
               header);
   }
   add_stats(sheet, cells, kt, g.kernel_time, {"median", "min", "max"}, header);
   add("kernel_details_summary", kernel_summary_repr(g.kernel_summary));
   add("trunc_kernel_details", trunc_kernel_details_repr(g.kernel_summary));
-  add("perf_params", text::text_cell(g.perf_params));
+  add("perf_params", text_cell(g.perf_params));
   add("has_perf_model", g.has_perf_model ? "True" : "False");
   // (6) shares of the total kernel time
-  add("Percentage (%)", text::float_cell(g.percentage));
-  add("Cumulative Percentage (%)", text::float_cell(g.cumulative_percentage));
+  add("Percentage (%)", float_cell(g.percentage));
+  add("Cumulative Percentage (%)", float_cell(g.cumulative_percentage));
   return cells;
 }
 
 }  // namespace
 
-std::string unified_perf_summary_csv(const UnifiedPerfTable& table) {
-  text::CsvSheet sheet;
+SheetTable unified_perf_summary_sheet(const UnifiedPerfTable& table) {
+  SheetTable sheet;
   for (std::size_t i = 0; i < table.groups.size(); ++i)
     sheet.rows.push_back(summary_cells(table, table.groups[i], sheet, i == 0));
-  return sheet.to_csv();
+  return sheet;
 }
 
 }  // namespace traceprism::perf_report

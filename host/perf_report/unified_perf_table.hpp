@@ -14,6 +14,7 @@
 #include "perf_report/kernel_details_summary.hpp"
 #include "perf_report/ops_sheets.hpp"
 #include "perf_report/perf_sheet_inputs.hpp"
+#include "perf_report/sheet_table.hpp"
 
 namespace traceprism::perf_report {
 
@@ -112,8 +113,8 @@ UnifiedPerfTable build_unified_perf_table(const UnifiedPerfInputs& inputs);
 UnifiedPerfTable build_unified_perf_table(const UnifiedPerfInputs& inputs,
                                           const GpuSubtrees& subtrees, bool keep_rows);
 
-// The unified_perf_summary sheet as pandas writes it, golden column order (spec §8.5 rule for
-// optional columns); a lone "\n" when the table is empty (the reference then omits the sheet).
-std::string unified_perf_summary_csv(const UnifiedPerfTable& table);
+// The unified_perf_summary sheet, golden column order (spec §8.5 rule for optional columns);
+// no columns when the table is empty (the reference then omits the sheet).
+SheetTable unified_perf_summary_sheet(const UnifiedPerfTable& table);
 
 }  // namespace traceprism::perf_report

@@ -54,7 +54,7 @@ void enrich_perf_report(PipelineRun& run, const PipelineOptions& o,
   if (!unified.has_lca_columns) return;
   for (perf_report::PerfSheet& sheet : run.report.perf_sheets)
     if (sheet.name == "unified_perf_summary")
-      sheet.csv = perf_report::unified_perf_summary_csv(unified);
+      sheet.table = perf_report::unified_perf_summary_sheet(unified);
 }
 
 void build_perf_report(PipelineRun& run, const PipelineOptions& o) {

@@ -4,7 +4,6 @@
 #include <unordered_map>
 
 #include "perf_report/op_category.hpp"
-#include "text/csv_parse.hpp"
 
 namespace traceprism::plugins {
 namespace {
@@ -171,16 +170,18 @@ void RunProducts::set_perf_sheets(const std::vector<perf_report::PerfSheet>& she
   perf_sheets_.clear();
   auto str = [](const std::string& s) { return traceprism_str{s.data(), s.size()}; };
   for (const perf_report::PerfSheet& s : sheets) {
-    SheetTable& t = perf_sheets_[s.name];
-    t.sheet = text::parse_csv_sheet(s.csv);
-    for (const auto& c : t.sheet.columns) t.columns.push_back(str(c));
-    for (auto& row : t.sheet.rows) {
-      row.resize(t.sheet.columns.size());  // a short line reads as empty cells
-      for (const auto& cell : row) t.cells.push_back(str(cell));
-    }
+    SheetView& t = perf_sheets_[s.name];
+    const std::size_t width = s.table.columns.size();
+    t.texts.reserve(s.table.rows.size() * width);  // no reallocation: `cells` points into it
+    for (const auto& row : s.table.rows)
+      for (std::size_t c = 0; c < width; ++c)
+        t.texts.push_back(c < row.size() ? row[c].display() : std::string());
+    t.names = s.table.columns;
+    for (const auto& name : t.names) t.columns.push_back(str(name));
+    for (const auto& text : t.texts) t.cells.push_back(str(text));
     t.table.struct_size = sizeof(t.table);
     t.table.column_count = static_cast<std::uint32_t>(t.columns.size());
-    t.table.row_count = t.sheet.rows.size();
+    t.table.row_count = s.table.rows.size();
     t.table.title = str(s.name);
     t.table.columns = t.columns.data();
     t.table.cells = t.cells.data();

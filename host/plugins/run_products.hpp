@@ -23,7 +23,6 @@
 #include "perf_report/perf_report.hpp"
 #include "perf_report/unified_perf_table.hpp"
 #include "plugins/op_metrics_table.hpp"
-#include "text/csv_sheet.hpp"
 
 namespace traceprism::plugins {
 
@@ -137,12 +136,13 @@ class RunProducts {
   std::vector<double> op_direct_busy_, op_subtree_busy_, op_flops_, op_bytes_;
   std::vector<std::uint32_t> op_category_;
   std::vector<std::string> extra_strings_;
-  struct SheetTable {
-    text::CsvSheet sheet;
+  // A perf sheet as the ABI 1.4 perf_sheet hands it out: each cell's display text.
+  struct SheetView {
+    std::vector<std::string> names, texts;  // own what `columns` and `cells` point into
     std::vector<traceprism_str> columns, cells;
     traceprism_table_v1 table{};
   };
-  std::map<std::string, SheetTable, std::less<>> perf_sheets_;
+  std::map<std::string, SheetView, std::less<>> perf_sheets_;
   std::unique_ptr<OpMetricsTable> op_metrics_;
   traceprism_op_instances_v1 op_table_{};
   mutable std::once_flag python_tree_once_;

@@ -1,32 +1,17 @@
 #include <filesystem>
-#include <stdexcept>
-#include <system_error>
 
 #include "comparison/report_diff.hpp"
 #include "findings/model_identification.hpp"
 #include "io/output_file.hpp"
 #include "report/comparison_writers.hpp"
 #include "report/report_writers.hpp"
+#include "report/sheet_csv.hpp"
 
 namespace traceprism::report {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-void create_folder(const fs::path& dir) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec || !fs::is_directory(dir))
-    throw std::runtime_error(dir.string() + ": cannot create the output folder: " +
-                             (ec ? ec.message() : std::string("a file of that name exists")) + ".");
-}
-
-void write_sheets(const fs::path& dir, const AnalysisReport& r) {
-  create_folder(dir);
-  for (const perf_report::PerfSheet& sheet : r.perf_sheets)
-    io::write_file_atomically((dir / (sheet.name + ".csv")).string(), sheet.csv);
-}
 
 // TraceDiff's sheet of trace 1's perf report (the reference writes it whenever it has rows),
 // streamed: it has a row per GPU event under a divergence point, both traces' events.
@@ -42,16 +27,16 @@ void write_diff_stats(const fs::path& path, const ComparativeReport& c) {
 // baseline: each `_diff` column is trace 2 - trace 1, as TraceDiff's delta_us.
 void write_report_diff(const fs::path& dir, const ComparativeReport& c) {
   auto sheets_of = [](const AnalysisReport& r) -> comparison::SheetSource {
-    return [&r](const std::string& name) -> std::optional<std::string> {
+    return [&r](const std::string& name) -> std::optional<comparison::SheetFrame> {
       for (const perf_report::PerfSheet& sheet : r.perf_sheets)
-        if (sheet.name == name) return sheet.csv;
+        if (sheet.name == name) return comparison::read_sheet_frame(sheet.table);
       return std::nullopt;
     };
   };
   const comparison::ReportDiff diff = comparison::diff_perf_reports(
       {{"trace1", sheets_of(*c.trace1)}, {"trace2", sheets_of(*c.trace2)}},
       *comparison::parse_sheet_groups({"all"}));
-  create_folder(dir);
+  io::create_output_folder(dir);
   for (const comparison::DiffSheet& sheet : diff.sheets)
     io::write_file_atomically((dir / (sheet.name + ".csv")).string(),
                               comparison::write_sheet_frame(sheet.frame).to_csv());
@@ -61,10 +46,10 @@ void write_report_diff(const fs::path& dir, const ComparativeReport& c) {
 
 void write_comparison_folder(const std::string& dir, const ComparativeReport& c) {
   const fs::path root(dir);
-  create_folder(root);
-  write_sheets(root / "perf_report_trace1_csvs", *c.trace1);
+  io::create_output_folder(root);
+  write_perf_sheets(root / "perf_report_trace1_csvs", c.trace1->perf_sheets);
   write_diff_stats(root / "perf_report_trace1_csvs" / "diff_stats.csv", c);
-  write_sheets(root / "perf_report_trace2_csvs", *c.trace2);
+  write_perf_sheets(root / "perf_report_trace2_csvs", c.trace2->perf_sheets);
   write_report_diff(root / "report_diff_csvs", c);
   io::write_file_atomically((root / "kernel_diff.csv").string(),
                             comparison::kernel_diff_csv(c.diff.kernels));

@@ -26,6 +26,7 @@
 #include "plugins/op_model_runner.hpp"
 #include "plugins/plugin_registry.hpp"
 #include "plugins/run_products.hpp"
+#include "report/sheet_csv.hpp"
 #include "support/csv_rows.hpp"
 #include "support/run_cli.hpp"
 #include "support/temp_dir.hpp"
@@ -92,8 +93,9 @@ TEST(OpMetrics, EqualTheUnifiedPerfSummaryCells) {
 
   tpt::Csv csv, gpu;
   for (const perf_report::PerfSheet& s : sheets) {
-    if (s.name == "unified_perf_summary") csv = tpt::parse_csv(s.csv);
-    if (s.name == "gpu_timeline") gpu = tpt::parse_csv(s.csv);
+    if (s.name == "unified_perf_summary")
+      csv = tpt::parse_csv(traceprism::report::sheet_csv(s.table));
+    if (s.name == "gpu_timeline") gpu = tpt::parse_csv(traceprism::report::sheet_csv(s.table));
   }
   ASSERT_GT(csv.rows.size(), 0u);
   EXPECT_EQ(m.gpu_total_ms(), tpt::gpu_total_ms_from_csv(gpu));

@@ -14,6 +14,7 @@
 
 #include "perf_report/gpu_timeline_sheet.hpp"
 #include "pipeline/trace_load.hpp"
+#include "report/sheet_csv.hpp"
 #include "support/shared_traces.hpp"
 #include "support/temp_dir.hpp"
 
@@ -121,7 +122,8 @@ TEST_P(GpuTimelineGolden, MatchesReference) {
   traceprism::pipeline::LoadOptions options;
   options.quiet = true;
   auto session = traceprism::pipeline::load_trace(c.trace.string(), options);
-  const std::string ours = traceprism::perf_report::gpu_timeline_csv(session.timeline);
+  const std::string ours =
+      traceprism::report::sheet_csv(traceprism::perf_report::gpu_timeline_sheet(session.timeline));
   const std::string theirs = traceprism::testing::read_file(c.golden_csv.string());
 
   auto expected = parse_csv(theirs);

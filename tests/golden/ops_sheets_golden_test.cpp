@@ -36,6 +36,7 @@
 #include "model/kernel_launchers.hpp"
 #include "perf_report/perf_sheets.hpp"
 #include "pipeline/trace_load.hpp"
+#include "report/sheet_csv.hpp"
 #include "support/csv.hpp"
 #include "support/run_cli.hpp"
 #include "support/shared_traces.hpp"
@@ -116,8 +117,8 @@ SheetTexts build_in_process(const fs::path& trace) {
   const traceprism::perf_report::LauncherSheetInputs inputs{
       s.file.index, s.tree, s.links, launchers, s.timeline, /*registry_category=*/{}, {}};
   SheetTexts texts;
-  for (auto& [name, csv] : traceprism::perf_report::build_launcher_sheets(inputs))
-    texts[name] = csv;
+  for (auto& [name, table] : traceprism::perf_report::build_launcher_sheets(inputs))
+    texts[name] = traceprism::report::sheet_csv(table);
   return texts;
 }
 

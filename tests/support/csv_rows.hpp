@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "../../plugins/common/compute_row.hpp"
+#include "perf_report/sheet_table.hpp"
 #include "perf_report/unified_perf_table.hpp"
 #include "support/csv.hpp"
 
@@ -88,6 +89,17 @@ inline std::vector<perf_report::KernelSummaryEntry> kernel_summary_of(std::strin
     out.push_back(std::move(e));
   }
   return out;
+}
+
+// A CSV as a perf-report sheet of text cells (an empty cell is empty).
+inline perf_report::SheetTable sheet_table_from_csv(const Csv& csv) {
+  perf_report::SheetTable t{csv.header, {}};
+  for (const auto& row : csv.rows) {
+    std::vector<perf_report::Cell> cells;
+    for (const std::string& text : row) cells.push_back(text.empty() ? perf_report::Cell() : text);
+    t.rows.push_back(std::move(cells));
+  }
+  return t;
 }
 
 // A unified_perf_summary CSV as the report's typed table (groups and column flags).

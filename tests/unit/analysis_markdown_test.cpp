@@ -102,7 +102,8 @@ pipeline::AnalysisReport sample_report() {
   r.timeline.events = 30;
   r.platform.name = "MI300X";
   r.model = {"BERT", "Transformer", "base (~100M)", "BF16"};
-  r.perf_sheets.push_back({"unified_perf_summary", kUnified});
+  r.perf_sheets.push_back(
+      {"unified_perf_summary", testing::sheet_table_from_csv(testing::parse_csv(kUnified))});
   static const perf_report::UnifiedPerfTable kUnifiedTable =
       testing::unified_table_from_csv(testing::parse_csv(kUnified));
   r.unified = &kUnifiedTable;

@@ -8,6 +8,7 @@
 #include "model/forward_backward.hpp"
 #include "perf_report/category_sheets.hpp"
 #include "pipeline/trace_load.hpp"
+#include "report/sheet_csv.hpp"
 #include "support/csv.hpp"
 #include "support/temp_dir.hpp"
 #include "support/trace_builder.hpp"
@@ -69,9 +70,11 @@ class Sheets {
     }
   }
 
-  std::map<std::string, Csv> build(const traceprism::platform::PlatformInfo* platform = nullptr) {
+  std::map<std::string, Csv> build(const traceprism::platform::PlatformInfo* platform = nullptr,
+                                   bool group_by_num_kernels = false) {
     work_.finish();
     traceprism::perf_report::CategorySheetInputs in;
+    in.group_by_num_kernels = group_by_num_kernels;
     in.platform = platform;
     in.index = &index();
     in.tree = &session_.tree;
@@ -80,9 +83,9 @@ class Sheets {
     in.op_work = &work_;
     std::map<std::string, Csv> out;
     order.clear();
-    for (const auto& [name, csv] : traceprism::perf_report::build_category_sheets(in)) {
+    for (const auto& [name, sheet] : traceprism::perf_report::build_category_sheets(in)) {
       order.push_back(name);
-      out[name] = traceprism::testing::parse_csv(csv);
+      out[name] = traceprism::testing::parse_csv(traceprism::report::sheet_csv(sheet));
     }
     return out;
   }
@@ -210,6 +213,35 @@ TEST(CategorySheets, GroupsByNameAndParamsSortedByKernelTime) {
             "'min_duration_us': 10.0, 'max_duration_us': 12.0}]");
   EXPECT_EQ(cell(g, 1, "trunc_kernel_details"),
             "[{'name': 'gemm_a', 'stream': 7, 'mean_duration_us': 11.0}]");
+}
+
+// --group_by_num_kernels: two addmm calls with the same parameters, one launching a second
+// kernel, are one row by default and two rows keyed by num_kernels (after the param columns).
+TEST(CategorySheets, GroupByNumKernelsSplitsRowsByKernelCount) {
+  traceprism::testing::TraceText t;
+  t.launch("aten::addmm", 100, 20, "gemm_a", 200, 10, 7, 1);
+  t.launch("aten::addmm", 300, 20, "gemm_a", 400, 12, 7, 2);
+  t.x("cuda_runtime", "cudaLaunchKernel", "310", "1", "{\"correlation\":3}");
+  t.x("kernel", "bias_add", "415", "3", "{\"correlation\":3,\"stream\":7,\"device\":0}", "0", "7");
+  t.flow(3, "310", "415", 7);
+  {
+    Sheets s(t.str());
+    s.answer("aten::addmm", gemm("141"));
+    const Csv g = s.build()["GEMM"];
+    ASSERT_EQ(g.rows.size(), 1u);
+    EXPECT_EQ(g.column("num_kernels"), g.header.size());
+    EXPECT_EQ(cell(g, 0, "name_count"), "2");
+  }
+  Sheets s(t.str());
+  s.answer("aten::addmm", gemm("141"));
+  const Csv g = s.build(nullptr, true)["GEMM"];
+  ASSERT_EQ(g.rows.size(), 2u);
+  EXPECT_EQ(g.header.at(g.column("param: stride_A") + 1), "num_kernels");
+  EXPECT_EQ(cell(g, 0, "num_kernels"), "2");  // 12 + 3 µs first
+  EXPECT_EQ(cell(g, 0, "Kernel Time (µs)_sum"), "15.0");
+  EXPECT_EQ(cell(g, 0, "name_count"), "1");
+  EXPECT_EQ(cell(g, 1, "num_kernels"), "1");
+  EXPECT_EQ(cell(g, 1, "Kernel Time (µs)_sum"), "10.0");
 }
 
 TEST(CategorySheets, NestedOpsAreRowsAndParamColumnsFollowPandas) {

@@ -13,9 +13,11 @@
 #include "perf_report/ops_sheets.hpp"
 #include "perf_report/perf_sheets.hpp"
 #include "pipeline/trace_load.hpp"
+#include "report/sheet_csv.hpp"
 #include "support/csv.hpp"
 #include "support/temp_dir.hpp"
 #include "support/trace_builder.hpp"
+#include "text/csv_sheet.hpp"
 
 namespace perf_report = traceprism::perf_report;
 namespace text = traceprism::text;
@@ -116,8 +118,8 @@ class OpsSheets : public ::testing::Test {
             {}};
   }
   Csv sheet(const std::string& name) const {
-    for (const auto& [sheet_name, csv] : perf_report::build_launcher_sheets(inputs()))
-      if (sheet_name == name) return parse_csv(csv);
+    for (const auto& [sheet_name, table] : perf_report::build_launcher_sheets(inputs()))
+      if (sheet_name == name) return parse_csv(traceprism::report::sheet_csv(table));
     ADD_FAILURE() << "no sheet " << name;
     return {};
   }
@@ -137,8 +139,8 @@ class OpsSheets : public ::testing::Test {
 
 TEST_F(OpsSheets, SheetOrder) {
   std::vector<std::string> names;
-  for (const auto& [name, csv] : perf_report::build_launcher_sheets(inputs()))
-    names.push_back(name);
+  for (const auto& sheet : perf_report::build_launcher_sheets(inputs()))
+    names.push_back(sheet.name);
   EXPECT_EQ(names, (std::vector<std::string>{"ops_summary_by_category", "ops_summary",
                                              "ops_unique_args", "kernel_summary",
                                              "short_kernel_histogram", "short_kernels_summary"}));
@@ -292,9 +294,9 @@ TEST_F(OpsSheets, GpuOnlyTraceGetsKernelSheetsOnly) {
   load(t.str());
   std::vector<std::string> names;
   std::map<std::string, std::string> csv_of;
-  for (auto& [name, csv] : perf_report::build_launcher_sheets(inputs())) {
+  for (auto& [name, table] : perf_report::build_launcher_sheets(inputs())) {
     names.push_back(name);
-    csv_of[name] = csv;
+    csv_of[name] = traceprism::report::sheet_csv(table);
   }
   EXPECT_EQ(names, (std::vector<std::string>{"kernel_summary", "short_kernel_histogram",
                                              "short_kernels_summary"}));
@@ -322,10 +324,47 @@ TEST_F(OpsSheets, ShortKernelsWithoutShapeArgsLeaveOnlyTheAggregateHeader) {
   t.launch("aten::relu", 10, 20, "relu_kernel", 100, 3, 7, 1);
   load(t.str());
   std::string csv;
-  for (auto& [name, text] : perf_report::build_launcher_sheets(inputs()))
-    if (name == "short_kernels_summary") csv = text;
+  for (auto& [name, table] : perf_report::build_launcher_sheets(inputs()))
+    if (name == "short_kernels_summary") csv = traceprism::report::sheet_csv(table);
   EXPECT_EQ(csv,
             "Kernel duration (µs),Kernel duration (µs),Kernel duration (µs)\nsum,count,mean\n");
+}
+
+// --group_by_num_kernels: ops_unique_args also keys on each op's direct kernel count.
+TEST_F(OpsSheets, GroupByNumKernelsSplitsUniqueArgsByKernelCount) {
+  traceprism::testing::TraceText t;
+  t.launch("aten::mm", 100, 20, "gemm_a", 200, 10, 7, 1);
+  t.launch("aten::mm", 300, 20, "gemm_a", 400, 12, 7, 2);
+  t.x("cuda_runtime", "cudaLaunchKernel", "310", "1", "{\"correlation\":3}");
+  t.x("kernel", "bias_add", "415", "3", "{\"correlation\":3,\"stream\":7,\"device\":0}", "0", "7");
+  t.flow(3, "310", "415", 7);
+  load(t.str());
+  const auto rows = perf_report::build_launcher_rows(inputs());
+  const Csv plain =
+      parse_csv(traceprism::report::sheet_csv(perf_report::ops_unique_args_sheet(rows)));
+  ASSERT_EQ(plain.rows.size(), 1u);
+  EXPECT_EQ(plain.column("num_kernels"), plain.header.size());
+  const Csv split =
+      parse_csv(traceprism::report::sheet_csv(perf_report::ops_unique_args_sheet(rows, true)));
+  ASSERT_EQ(split.rows.size(), 2u);
+  EXPECT_EQ(split.header.at(split.column("Concrete Inputs") + 1), "num_kernels");
+  EXPECT_EQ(cell(split, 0, "num_kernels"), "2");  // 12 + 3 µs first
+  EXPECT_EQ(cell(split, 0, "operation_count"), "1");
+  EXPECT_EQ(cell(split, 1, "num_kernels"), "1");
+}
+
+// A kernel whose args have no stream: the reference reads args.stream only, so the kernel
+// details say None and kernel_summary's Kernel stream is empty (not the tid Kineto also uses).
+TEST_F(OpsSheets, KernelWithoutArgsStreamHasNoStream) {
+  traceprism::testing::TraceText t;
+  t.x("cpu_op", "aten::mm", "100", "20");
+  t.x("cuda_runtime", "cudaLaunchKernel", "105", "1", "{\"correlation\":1}");
+  t.x("kernel", "gemm_a", "200", "10", "{\"correlation\":1}", "0", "7");
+  t.flow(1, "105", "200", 7);
+  load(t.str());
+  EXPECT_NE(cell(sheet("ops_unique_args"), 0, "kernel_details_summary").find("'stream': None"),
+            std::string::npos);
+  EXPECT_EQ(cell(sheet("kernel_summary"), 0, "Kernel stream"), "");
 }
 
 TEST(CsvSheet, PandasLayout) {

@@ -79,10 +79,10 @@ TEST(FrameOps, DroppingAllNaNColumnsOfAnEmptyFrameLeavesNone) {
 }
 
 SheetSource sheets(std::map<std::string, std::string> by_name) {
-  return [by_name](const std::string& name) -> std::optional<std::string> {
+  return [by_name](const std::string& name) -> std::optional<SheetFrame> {
     auto it = by_name.find(name);
     if (it == by_name.end()) return std::nullopt;
-    return it->second;
+    return frame(it->second);
   };
 }
 

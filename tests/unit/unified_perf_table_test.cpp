@@ -8,6 +8,7 @@
 #include "model/forward_backward.hpp"
 #include "perf_report/unified_perf_table.hpp"
 #include "pipeline/trace_load.hpp"
+#include "report/sheet_csv.hpp"
 #include "support/csv.hpp"
 #include "support/temp_dir.hpp"
 #include "support/trace_builder.hpp"
@@ -248,7 +249,8 @@ TEST(UnifiedPerfTable, NotImplementedDropsTheRowAndItsKernelsStayCovered) {
 
 TEST(UnifiedPerfTable, CsvColumnsWithoutModelNumbers) {
   Loaded t(reference_vector());
-  const std::string csv = traceprism::perf_report::unified_perf_summary_csv(t.build());
+  const std::string csv =
+      traceprism::report::sheet_csv(traceprism::perf_report::unified_perf_summary_sheet(t.build()));
   const auto sheet = traceprism::testing::parse_csv(csv);
   const std::vector<std::string> expected = {"name",
                                              "op category",
@@ -302,8 +304,8 @@ TEST(UnifiedPerfTable, CsvRooflineColumnsFollowTheGoldenRule) {
   EXPECT_EQ(mm->roofline_bound, "MEMORY_BOUND");
   EXPECT_NEAR(mm->roofline_time_us, 0.057344, 1e-15);
   EXPECT_NEAR(mm->pct_roofline.mean, 0.057344 / 50 * 100, 1e-12);
-  const auto sheet =
-      traceprism::testing::parse_csv(traceprism::perf_report::unified_perf_summary_csv(table));
+  const auto sheet = traceprism::testing::parse_csv(
+      traceprism::report::sheet_csv(traceprism::perf_report::unified_perf_summary_sheet(table)));
   auto at = [&](const std::string& c) { return sheet.column(c); };
   EXPECT_EQ(at("Roofline Bound"), at("Compute Spec") + 1);
   EXPECT_EQ(at("TB/s_mean"), at("Roofline Bound") + 1);
@@ -416,7 +418,9 @@ TEST(UnifiedPerfTable, GpuOnlyTraceHasNoTable) {
   Loaded l(t.str());
   const UnifiedPerfTable table = l.build();
   EXPECT_TRUE(table.rows.empty());
-  EXPECT_EQ(traceprism::perf_report::unified_perf_summary_csv(table), "\n");
+  EXPECT_EQ(
+      traceprism::report::sheet_csv(traceprism::perf_report::unified_perf_summary_sheet(table)),
+      "\n");
 }
 
 }  // namespace
