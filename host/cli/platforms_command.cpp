@@ -26,6 +26,9 @@ void print_text(const platform::PlatformSpec& p) {
   std::cout << p.name << "  (" << (p.vendor.empty() ? "?" : p.vendor) << ", " << p.origin << ")\n";
   std::cout << "  aliases: " << joined(p.aliases) << "\n";
   std::cout << "  matches: " << joined(p.match) << "\n";
+  std::cout << "  architecture: " << (p.architecture.empty() ? "unknown" : p.architecture)
+            << ", multiprocessors: "
+            << (p.multiprocessors > 0 ? std::to_string(p.multiprocessors) : "unknown") << "\n";
   std::cout << "  memory: " << (p.memory_gb ? number(*p.memory_gb) + " GB" : "unknown")
             << ", HBM bandwidth: "
             << (p.hbm_bandwidth_gbps ? number(*p.hbm_bandwidth_gbps) + " GB/s" : "unknown");
@@ -55,6 +58,8 @@ void write_json(text::JsonWriter& w, const platform::PlatformSpec& p) {
   w.key("match").begin_array();
   for (const auto& m : p.match) w.value(m);
   w.end_array();
+  if (!p.architecture.empty()) w.key("architecture").value(p.architecture);
+  if (p.multiprocessors > 0) w.key("multiprocessors").value(p.multiprocessors);
   if (p.memory_gb) w.key("memory_gb").value(*p.memory_gb);
   if (p.hbm_bandwidth_gbps) w.key("hbm_bandwidth_gbps").value(*p.hbm_bandwidth_gbps);
   if (p.achievable_hbm_bandwidth_gbps)

@@ -19,7 +19,9 @@ struct PlatformOptions {
 };
 
 // --platform-file, else --platform NAME, else (auto) the bundled platform matching the trace's
-// first device name (a warning when none does: roofline numbers are then unknown). Throws
+// first device name, else the one its device properties or kernel names point to
+// (platform/platform_guess.hpp), with a warning; else none (a warning: roofline numbers are then
+// unknown). Throws
 // platform::PlatformError (a bad file) or UnknownPlatform (an unknown name).
 platform::PlatformInfo choose_platform(const PlatformOptions& options,
                                        const index::EventIndex& index);

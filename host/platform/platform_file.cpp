@@ -113,6 +113,10 @@ PlatformSpec parse_ours(const json::object& o, const std::string& origin) {
       p.vendor = text(v, origin, key);
     else if (key == "match")
       p.match = strings(v, origin, key);
+    else if (key == "architecture")
+      p.architecture = text(v, origin, key);
+    else if (key == "multiprocessors")
+      p.multiprocessors = static_cast<int>(positive(v, origin, key));
     else if (key == "memory_gb")
       p.memory_gb = positive(v, origin, key);
     else if (key == "hbm_bandwidth_gbps")

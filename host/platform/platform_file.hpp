@@ -25,6 +25,10 @@ struct PlatformSpec {
   std::vector<std::string> aliases;
   std::string vendor;
   std::vector<std::string> match;  // case-insensitive substrings, or globs when they hold * or ?
+  // How a trace without a matching device name is recognized (platform_guess.hpp): the ISA
+  // ("gfx942", "sm_90") and the multiprocessors (SMs, CUs) one device reports; 0 unknown.
+  std::string architecture;
+  int multiprocessors = 0;
   std::optional<double> memory_gb, hbm_bandwidth_gbps, achievable_hbm_bandwidth_gbps;
   std::optional<double> host_link_gbps;  // host <-> device link, GB/s in one direction
   std::map<std::string, double> peak_tflops, achievable_tflops;  // spec -> TFLOPS (TOPS for int8)

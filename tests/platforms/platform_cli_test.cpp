@@ -77,6 +77,23 @@ TEST_F(PlatformCli, AutoWarnsOnAnUnknownDevice) {
   EXPECT_EQ(platform().at("name").as_string(), "");
 }
 
+// Serving traces often write deviceProperties without a name: the properties still tell the GPU.
+TEST_F(PlatformCli, AutoRecognizesAnUnnamedDeviceByItsProperties) {
+  TraceText t;
+  t.launch("aten::mm", 0, 20, "gemm_kernel_a", 10, 10, 7, 1);
+  const fs::path p = dir_.path() / "trace.json";
+  std::ofstream(p, std::ios::binary)
+      << t.str(R"("deviceProperties":[{"id":0,"name":"","totalGlobalMem":206141652992,)"
+               R"("computeMajor":9,"computeMinor":4,"warpSize":64,"numSms":304}])");
+  std::string out;
+  ASSERT_EQ(analyze(p, "", &out), 0) << out;
+  EXPECT_NE(out.find("warning: the trace names no device; using MI300X from its device "
+                     "properties: gfx94x, 304 compute units, 192 GiB"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(platform().at("name").as_string(), "MI300X");
+}
+
 TEST_F(PlatformCli, PlatformFileTakesTheReferenceArchJson) {
   const fs::path arch = dir_.path() / "arch.json";
   std::ofstream(arch)
