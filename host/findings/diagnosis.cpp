@@ -80,9 +80,21 @@ std::vector<CauseIdle> tally_causes(const index::EventIndex& ix, const model::Id
 std::vector<StepRow> step_rows(const index::EventIndex& ix,
                                const std::vector<model::StepFigures>& steps) {
   std::vector<StepRow> out;
-  for (const model::StepFigures& s : steps)
-    out.push_back({std::string(ix.name(s.row)), ix.ts_us(s.row), us(s.dur_ns), us(s.gpu_busy_ns),
-                   us(s.idle_ns), false});
+  for (const model::StepFigures& s : steps) {
+    StepRow row;
+    row.name = ix.name(s.row);
+    row.start_us = ix.ts_us(s.row);
+    row.dur_us = us(s.dur_ns);
+    row.gpu_busy_us = us(s.gpu_busy_ns);
+    row.idle_us = us(s.idle_ns);
+    if (s.serving) {
+      row.phase = model::step_phase_name(model::step_phase(*s.serving));
+      row.requests = s.serving->num_requests();
+      row.tokens = s.serving->batch_size;
+      row.gpu_span_us = us(s.gpu_end_ns - s.gpu_start_ns);
+    }
+    out.push_back(std::move(row));
+  }
   for (std::size_t i : model::outlier_steps(steps)) out[i].outlier = true;
   return out;
 }

@@ -34,6 +34,11 @@ struct StepRow {
   std::string name;
   double start_us = 0, dur_us = 0, gpu_busy_us = 0, idle_us = 0;
   bool outlier = false;  // longer than 1.25 x the median step
+  // A serving step (inference-mode spec §2): its phase ("decode_only", ...), requests and
+  // scheduled tokens; empty phase for a ProfilerStep.
+  std::string phase;
+  std::int64_t requests = 0, tokens = 0;
+  double gpu_span_us = 0;  // first start to last end of the GPU work it launched; 0: none
 };
 
 struct CollectiveRow {

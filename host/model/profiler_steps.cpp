@@ -12,9 +12,10 @@ std::int64_t overlap(std::int64_t a0, std::int64_t a1, std::int64_t b0, std::int
   return std::max<std::int64_t>(0, std::min(a1, b1) - std::max(a0, b0));
 }
 
-void add_idle(StepFigures& step, const IdleAttribution& idle) {
-  const std::int64_t begin = step.start_ns, end = step.start_ns + step.dur_ns;
-  // Parts are in time order: skip those that end before the step, stop after it.
+// Idle by cause and busy time over [begin, end) of the timeline.
+void add_idle(StepFigures& step, const IdleAttribution& idle, std::int64_t begin,
+              std::int64_t end) {
+  // Parts are in time order: skip those that end before the span, stop after it.
   auto first = std::lower_bound(
       idle.parts.begin(), idle.parts.end(), begin,
       [](const IdlePart& p, std::int64_t t) { return p.start_ns + p.dur_ns <= t; });
@@ -27,9 +28,43 @@ void add_idle(StepFigures& step, const IdleAttribution& idle) {
   step.gpu_busy_ns = in_window - step.idle_ns;
 }
 
+StepFigures step_of(const index::EventIndex& index, Row row) {
+  StepFigures step;
+  step.row = row;
+  step.start_ns = index.ts_ns(row);
+  step.dur_ns = index.dur_ns(row);
+  return step;
+}
+
+// Serving engines launch asynchronously: a step's GPU work is what the runtime calls in its
+// host span, on its thread, launched.
+void add_launched_spans(std::vector<StepFigures>& steps, const index::EventIndex& index,
+                        const LaunchLinks& links) {
+  for (index::EventKind kind : {index::EventKind::kCudaRuntime, index::EventKind::kCudaDriver})
+    for (Row call : index.rows_of_kind(kind)) {
+      const std::span<const Row> launched = links.launched(call);
+      if (launched.empty()) continue;
+      const std::int64_t ts = index.ts_ns(call);
+      auto it =
+          std::upper_bound(steps.begin(), steps.end(), ts,
+                           [](std::int64_t t, const StepFigures& s) { return t < s.start_ns; });
+      if (it == steps.begin()) continue;
+      StepFigures& step = *--it;
+      if (ts >= step.start_ns + step.dur_ns || index.pid(call) != index.pid(step.row) ||
+          index.tid(call) != index.tid(step.row))
+        continue;
+      for (Row gpu : launched) {
+        const std::int64_t start = index.ts_ns(gpu), end = start + index.dur_ns(gpu);
+        const bool first = step.gpu_end_ns == 0;
+        step.gpu_start_ns = first ? start : std::min(step.gpu_start_ns, start);
+        step.gpu_end_ns = first ? end : std::max(step.gpu_end_ns, end);
+      }
+    }
+}
+
 }  // namespace
 
-std::vector<StepFigures> profiler_steps(const index::EventIndex& index,
+std::vector<StepFigures> profiler_steps(const index::EventIndex& index, const LaunchLinks& links,
                                         const IdleAttribution& idle) {
   std::vector<StepFigures> steps;
   std::set<std::string_view> seen;
@@ -42,12 +77,20 @@ std::vector<StepFigures> profiler_steps(const index::EventIndex& index,
     const std::string_view name = index.name(r);
     if (!index.valid(r) || name.substr(0, 13) != "ProfilerStep#" || !seen.insert(name).second)
       continue;
-    StepFigures step;
-    step.row = r;
-    step.start_ns = index.ts_ns(r);
-    step.dur_ns = index.dur_ns(r);
-    add_idle(step, idle);
-    steps.push_back(step);
+    steps.push_back(step_of(index, r));
+    add_idle(steps.back(), idle, steps.back().start_ns,
+             steps.back().start_ns + steps.back().dur_ns);
+  }
+  if (!steps.empty()) return steps;
+  for (const ServingStep& s : serving_steps(index)) {
+    steps.push_back(step_of(index, s.row));
+    steps.back().serving = s.annotation;
+  }
+  add_launched_spans(steps, index, links);
+  for (StepFigures& step : steps) {
+    const bool launched = step.gpu_end_ns > 0;
+    add_idle(step, idle, launched ? step.gpu_start_ns : step.start_ns,
+             launched ? step.gpu_end_ns : step.start_ns + step.dur_ns);
   }
   return steps;
 }

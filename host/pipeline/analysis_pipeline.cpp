@@ -89,7 +89,7 @@ void attribute_idle(PipelineRun& run, const PipelineOptions& o) {
   const index::EventIndex& index = run.trace.file.index;
   run.idle = model::attribute_idle(
       {index, run.trace.links, run.trace.tree.parent_column(), o.load.include_unlinked});
-  run.steps = model::profiler_steps(index, run.idle);
+  run.steps = model::profiler_steps(index, run.trace.links, run.idle);
   if (run.idle.empty()) return;
   run.idle_causes = findings::idle_by_cause(index, run.idle);
   run.idle_table = std::make_unique<plugins::IdleAttributionTable>(run.idle);

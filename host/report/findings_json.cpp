@@ -244,6 +244,12 @@ void write_steps(text::JsonWriter& w, const findings::Diagnosis& d) {
     w.key("gpu_busy_us").value(s.gpu_busy_us);
     w.key("idle_us").value(s.idle_us);
     w.key("outlier").value(s.outlier);
+    if (!s.phase.empty()) {
+      w.key("phase").value(s.phase);
+      w.key("requests").value(s.requests);
+      w.key("tokens").value(s.tokens);
+      w.key("gpu_span_us").value(s.gpu_span_us);
+    }
     w.end_object();
   }
   w.end_array();

@@ -388,16 +388,57 @@ void write_appendix(std::ostringstream& md, const AnalysisReport& r) {
     md << "- Peak numbers: none loaded (no platform file selected).\n";
 }
 
+std::string tokens_per_s(std::int64_t tokens, double dur_us) {
+  return dur_us > 0 ? fixed(static_cast<double>(tokens) / (dur_us / 1e6), 0) : "—";
+}
+
+// Serving steps (inference-mode spec §2) by phase: the steps, requests and tokens the engine
+// scheduled, their time and the tokens per second of step time.
+void write_serving_phases(std::ostringstream& md, const std::vector<findings::StepRow>& steps) {
+  struct Phase {
+    std::size_t steps = 0;
+    std::int64_t requests = 0, tokens = 0;
+    double dur_us = 0, span_us = 0, busy_us = 0, idle_us = 0;
+  };
+  std::vector<std::pair<std::string, Phase>> phases;  // in order of first appearance
+  for (const findings::StepRow& s : steps) {
+    auto it =
+        std::find_if(phases.begin(), phases.end(), [&](auto& p) { return p.first == s.phase; });
+    if (it == phases.end()) it = phases.insert(phases.end(), {s.phase, {}});
+    Phase& p = it->second;
+    ++p.steps, p.requests += s.requests, p.tokens += s.tokens;
+    p.dur_us += s.dur_us, p.span_us += s.gpu_span_us;
+    p.busy_us += s.gpu_busy_us, p.idle_us += s.idle_us;
+  }
+  md << "Serving steps by phase: requests and tokens as the engine's step annotations give them; "
+        "host time is the annotations' span, GPU span from the first GPU event the steps "
+        "launched to the last one's end (busy and idle within it), tokens/s over the GPU "
+        "span:\n\n"
+     << "| Phase | Steps | Requests | Tokens | Host (ms) | GPU span (ms) | GPU busy (ms) | "
+        "GPU idle (ms) | Tokens/s |\n"
+     << "|-------|-------|----------|--------|-----------|---------------|---------------|"
+        "---------------|----------|\n";
+  for (const auto& [name, p] : phases)
+    md << "| " << name << " | " << p.steps << " | " << p.requests << " | " << p.tokens << " | "
+       << fixed(p.dur_us / 1e3) << " | " << fixed(p.span_us / 1e3) << " | "
+       << fixed(p.busy_us / 1e3) << " | " << fixed(p.idle_us / 1e3) << " | "
+       << tokens_per_s(p.tokens, p.span_us) << " |\n";
+  md << "\n";
+}
+
 // diagnosis.md §3: how many steps, how long, which stand out, and what cannot be judged.
 void write_steps(std::ostringstream& md, const AnalysisReport& r) {
   const auto& steps = r.diagnosis.steps;
   if (steps.empty()) return;
   md << "### Steps\n\n";
+  const bool serving = !steps.front().phase.empty();
+  if (serving) write_serving_phases(md, steps);
   if (steps.size() == 1) {
-    md << "The trace holds a single step (" << steps.front().name << ", "
-       << fixed(steps.front().dur_us / 1e3) << " ms, GPU idle "
-       << fixed(steps.front().idle_us / 1e3)
-       << " ms of it): step-to-step variation cannot be judged.\n\n";
+    const findings::StepRow& s = steps.front();
+    const bool span = s.gpu_span_us > 0;  // a serving step's GPU work outlasts its host range
+    md << "The trace holds a single step (" << s.name << ", " << (span ? "GPU span " : "")
+       << fixed((span ? s.gpu_span_us : s.dur_us) / 1e3) << " ms, GPU idle "
+       << fixed(s.idle_us / 1e3) << " ms of it): step-to-step variation cannot be judged.\n\n";
     return;
   }
   std::vector<double> durations;
@@ -423,14 +464,17 @@ void write_steps(std::ostringstream& md, const AnalysisReport& r) {
   const bool all = n <= kListedSteps;
   if (!all && outliers.empty()) return;
   if (!all) md << "The outlier steps:\n\n";
-  md << "| Step | Duration (ms) | GPU busy (ms) | GPU idle (ms) | Outlier |\n"
-     << "|------|---------------|---------------|---------------|---------|\n";
+  md << "| Step | " << (serving ? "Phase | Tokens | " : "")
+     << "Duration (ms) | GPU busy (ms) | GPU idle (ms) | Outlier |\n"
+     << "|------|" << (serving ? "-------|--------|" : "")
+     << "---------------|---------------|---------------|---------|\n";
   std::size_t listed = 0;
   for (const auto& s : steps) {
     if (!all && (!s.outlier || ++listed > kListedSteps)) continue;
-    md << "| " << cell(s.name) << " | " << fixed(s.dur_us / 1e3) << " | "
-       << fixed(s.gpu_busy_us / 1e3) << " | " << fixed(s.idle_us / 1e3) << " | "
-       << (s.outlier ? "yes" : "no") << " |\n";
+    md << "| " << cell(s.name) << " | ";
+    if (serving) md << s.phase << " | " << s.tokens << " | ";
+    md << fixed(s.dur_us / 1e3) << " | " << fixed(s.gpu_busy_us / 1e3) << " | "
+       << fixed(s.idle_us / 1e3) << " | " << (s.outlier ? "yes" : "no") << " |\n";
   }
   md << "\n";
 }

@@ -91,6 +91,19 @@ TEST(FindingsInvariants, StepPartsFitInTheStep) {
   EXPECT_NE(problems_of(o).find("exceeds the step's duration"), std::string::npos);
 }
 
+// A serving step's busy and idle time are over the GPU work it launched, which may outlast
+// its host range: they are checked against gpu_span_us.
+TEST(FindingsInvariants, ServingStepPartsFitInTheirGpuSpan) {
+  json::object o = consistent();
+  auto& step = o["diagnosis"].as_object()["steps"].as_array()[0].as_object();
+  step["phase"] = "decode_only";
+  step["dur_us"] = 2000.0;  // the host range; busy + idle = 10000 over the GPU span
+  step["gpu_span_us"] = 12000.0;
+  EXPECT_EQ(problems_of(o).find("exceeds"), std::string::npos) << problems_of(o);
+  step["gpu_span_us"] = 9000.0;
+  EXPECT_NE(problems_of(o).find("exceeds the GPU span of the work it launched"), std::string::npos);
+}
+
 // diagnosis.md §1.5: a compute finding with 1000 µs of kernels, 250 µs of them under
 // fusion-p1, keeps 3/4 of its emitted impact; a folded finding names an existing finding.
 json::object with_shared_kernels() {

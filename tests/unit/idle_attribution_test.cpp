@@ -15,15 +15,16 @@ namespace {
 
 struct Attributed {
   traceprism::index::EventIndex index;
+  traceprism::model::LaunchLinks links;
   IdleAttribution idle;
 };
 
 Attributed attribute(const traceprism::testing::TraceText& t) {
   traceprism::testing::TempDir dir;
-  Attributed a{traceprism::ingest::read_trace(dir.write("t.json", t.str())).index, {}};
-  const auto links = traceprism::model::LaunchLinks::build(a.index);
+  Attributed a{traceprism::ingest::read_trace(dir.write("t.json", t.str())).index, {}, {}};
+  a.links = traceprism::model::LaunchLinks::build(a.index);
   const auto tree = traceprism::model::CallTree::build(a.index);
-  a.idle = traceprism::model::attribute_idle({a.index, links, tree.parent_column()});
+  a.idle = traceprism::model::attribute_idle({a.index, a.links, tree.parent_column()});
   return a;
 }
 
@@ -123,7 +124,7 @@ TEST(IdleAttribution, StepsSplitTheWindow) {
   t.x("cpu_op", "aten::add", "690", "20");
   launched(t, "cudaLaunchKernel", 700, 1, "kernel", "k2", 705, 100, 2);
   const Attributed a = attribute(t);
-  const auto steps = traceprism::model::profiler_steps(a.index, a.idle);
+  const auto steps = traceprism::model::profiler_steps(a.index, a.links, a.idle);
   ASSERT_EQ(steps.size(), 2u);
   EXPECT_EQ(steps[0].idle_ns + steps[1].idle_ns, a.idle.idle_total_ns());
   EXPECT_EQ(steps[0].gpu_busy_ns + steps[0].idle_ns, (500 - 100) * 1000);  // window from 100
@@ -131,6 +132,29 @@ TEST(IdleAttribution, StepsSplitTheWindow) {
   std::int64_t by_cause = 0;
   for (auto ns : steps[1].idle_by_cause_ns) by_cause += ns;
   EXPECT_EQ(by_cause, steps[1].idle_ns);
+}
+
+// A serving step (no ProfilerStep#N): its GPU figures are over the span of the GPU work its
+// host range launched, which runs after the range when the engine launches asynchronously.
+TEST(IdleAttribution, ServingStepsTakeTheGpuWorkTheyLaunched) {
+  traceprism::testing::TraceText t;
+  t.x("user_annotation", "step[DECODE bs=8]", "0", "50");
+  t.x("user_annotation", "step[EXTEND bs=2 toks=512]", "1000", "50");
+  launched(t, "cudaLaunchKernel", 10, 1, "kernel", "k1", 100, 300, 1);
+  launched(t, "cudaLaunchKernel", 20, 1, "kernel", "k2", 600, 200, 2);
+  launched(t, "cudaLaunchKernel", 1010, 1, "kernel", "k3", 1100, 100, 3);
+  const Attributed a = attribute(t);
+  const auto steps = traceprism::model::profiler_steps(a.index, a.links, a.idle);
+  ASSERT_EQ(steps.size(), 2u);
+  ASSERT_TRUE(steps[0].serving.has_value());
+  EXPECT_EQ(steps[0].serving->generation_requests, 8);
+  EXPECT_EQ(steps[0].gpu_start_ns, 100'000);
+  EXPECT_EQ(steps[0].gpu_end_ns, 800'000);
+  EXPECT_EQ(steps[0].gpu_busy_ns, 500'000);  // k1 and k2; the 200 µs between them idle
+  EXPECT_EQ(steps[0].idle_ns, 200'000);
+  EXPECT_EQ(steps[1].serving->c_sq, 512);
+  EXPECT_EQ(steps[1].gpu_start_ns, 1'100'000);
+  EXPECT_EQ(steps[1].gpu_busy_ns, 100'000);
 }
 
 }  // namespace
