@@ -164,6 +164,7 @@ std::unique_ptr<PipelineRun> run_pipeline(const PipelineOptions& o) {
   r.trace_path = o.trace_path;
   r.index = &run->trace.file.index;
   r.timeline = run->trace.timeline;
+  r.graph_replay = model::graph_replay(*r.index, run->trace.links);
   r.platform = choose_platform(o.platform, *r.index);
   r.refused_plugins = o.registry->refused();
   run_op_models(*run, o);

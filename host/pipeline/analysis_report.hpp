@@ -8,6 +8,7 @@
 #include "findings/ranker.hpp"
 #include "index/event_index.hpp"
 #include "model/gpu_timeline.hpp"
+#include "model/graph_replay.hpp"
 #include "perf_report/perf_report.hpp"
 #include "perf_report/unified_perf_table.hpp"
 #include "platform/platform_info.hpp"
@@ -22,6 +23,7 @@ struct AnalysisReport {
   std::string trace_path;
   const index::EventIndex* index = nullptr;
   model::GpuTimeline timeline;
+  model::GraphReplay graph_replay;  // CUDA/HIP graph replays: GPU work without CPU ops
   platform::PlatformInfo platform;
   std::vector<plugins::RefusedPlugin> refused_plugins;
   std::vector<plugins::OpModelOutcome> op_models;   // phase 1, in load order

@@ -39,7 +39,8 @@ void write_gpu_utilization(text::JsonWriter& w, const model::GpuTimeline& t) {
   w.end_object();
 }
 
-void write_data_quality(text::JsonWriter& w, const index::EventIndex& index) {
+void write_data_quality(text::JsonWriter& w, const index::EventIndex& index,
+                        const model::GraphReplay& replay) {
   const index::ImportStats& stats = index.stats();
   w.key("data_quality").begin_object();
   w.key("events").value(static_cast<std::uint64_t>(index.size()));
@@ -55,6 +56,13 @@ void write_data_quality(text::JsonWriter& w, const index::EventIndex& index) {
     w.end_object();
   }
   w.end_array();
+  if (replay.launches > 0) {
+    w.key("graph_replay").begin_object();
+    w.key("launches").value(static_cast<std::uint64_t>(replay.launches));
+    w.key("gpu_events").value(static_cast<std::uint64_t>(replay.gpu_events));
+    w.key("busy_us").value(static_cast<double>(replay.busy_ns) / 1e3);
+    w.end_object();
+  }
   w.end_object();
 }
 
@@ -339,7 +347,7 @@ void write_findings_fields(text::JsonWriter& w, const AnalysisReport& r, std::st
   w.key("path").value(r.trace_path);
   w.end_object();
   write_trace_identity(w, r);
-  write_data_quality(w, *r.index);
+  write_data_quality(w, *r.index, r.graph_replay);
   write_gpu_utilization(w, r.timeline);
   write_diagnosis(w, r);
 

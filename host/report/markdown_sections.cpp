@@ -319,6 +319,27 @@ std::vector<HighVarianceOp> high_variance(const AnalysisReport& r) {
 }
 }  // namespace
 
+namespace {
+// analysis-rules §14's GPU_GRAPH_REPLAY gate: the reference refuses such a trace outside
+// inference mode; traceprism reports it and says what the replayed time lacks.
+void write_graph_replay_warning(std::ostringstream& md, const AnalysisReport& r) {
+  const model::GraphReplay& g = r.graph_replay;
+  if (g.launches == 0) return;
+  const double busy_ms = static_cast<double>(g.busy_ns) / 1e6;
+  md << "The trace replays CUDA/HIP graphs: " << g.launches << " graph launch"
+     << (g.launches == 1 ? "" : "es") << " ran " << g.gpu_events << " GPU events, busy "
+     << fixed(busy_ms) << " ms";
+  if (r.timeline.busy_us > 0)
+    md << " (" << fixed(std::min(100.0, busy_ms * 1e3 / r.timeline.busy_us * 100))
+       << "% of the GPU's busy time)";
+  md << ". The trace shows no CPU op or shapes for them, so they appear as "
+        "`<graph launch>-><kernel> (Synthetic Op)` rows in category other, without a perf "
+        "model. Attributing them to ops needs the graphs' capture traces (not read by "
+        "traceprism yet) or a profile with graphs disabled (vLLM `--enforce-eager`, SGLang "
+        "`--disable-cuda-graph`), whose kernels can differ from the replayed ones.\n\n";
+}
+}  // namespace
+
 void write_warnings(std::ostringstream& md, const AnalysisReport& r,
                     const std::vector<std::string>& notes) {
   std::vector<const findings::AnalyzerOutcome*> failed;
@@ -331,10 +352,11 @@ void write_warnings(std::ostringstream& md, const AnalysisReport& r,
       ++ran;
   const std::vector<HighVarianceOp> noisy = high_variance(r);
   if (notes.empty() && failed.empty() && r.refused_plugins.empty() && skipped == 0 && ran > 0 &&
-      noisy.empty())
+      noisy.empty() && r.graph_replay.launches == 0)
     return;
   md << "## Warnings\n\n";
   for (const std::string& note : notes) md << note << "\n\n";
+  write_graph_replay_warning(md, r);
   if (ran == 0)
     md << "No analyzer ran (none was loaded, or all were disabled), so the sections below report "
           "nothing; run `traceprism plugins` to see what is installed.\n\n";

@@ -165,6 +165,16 @@ bool about_copies_only(const CategoryMetrics& m, const CategoryFinding& f) {
   });
 }
 
+// cudaGraphLaunch / hipGraphLaunch calls, which replay kernels the trace shows under no op.
+std::uint64_t graph_launches(Context& ctx) {
+  const EventView ev = ctx.events();
+  std::uint64_t n = 0;
+  for (Kind kind : {Kind::kRuntime, Kind::kDriver})
+    for (Row r : ctx.rows(kind))
+      if (ev.name(r).find("GraphLaunch") != std::string_view::npos) ++n;
+  return n;
+}
+
 }  // namespace
 
 OpTable op_table_of(const OpMetrics& m) {
@@ -247,6 +257,7 @@ Status run_compute_analyzer(Context& ctx, const ComputeSettings& settings, Famil
   in.compute_impact = settings.compute_impact;
   in.thresholds = settings.thresholds;
   in.fusion_kernel_map = fusion_kernel_map(ctx);
+  in.graph_launches = graph_launches(ctx);
   // In a comparison, efficiency is trace 1's speed relative to trace 2 (analysis spec §11).
   in.scope = metrics->comparative() ? Scope::kComparative : Scope::kStandalone;
   bool any = false;

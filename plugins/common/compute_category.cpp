@@ -538,6 +538,7 @@ CategoryMetrics analyze_category(const Inputs& in, std::string_view category,
   m.category = std::string(category);
   m.display_name = std::string(display_name);
   m.peaks = in.peaks;
+  m.graph_launches = in.graph_launches;
   m.family = family_of(category);
   m.scope = in.scope;
   std::vector<std::size_t> rows = category_rows(sheet, category);

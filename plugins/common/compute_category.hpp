@@ -63,6 +63,8 @@ struct Inputs {
   // kernels match get fusion_flagged and no impact estimate. Empty until the kernel-fusion
   // analyzer provides it.
   std::map<std::string, std::string, std::less<>> fusion_kernel_map;
+  // cudaGraphLaunch / hipGraphLaunch calls: the kernels they replay have no op in the trace.
+  std::uint64_t graph_launches = 0;
 };
 
 struct Efficiency {
@@ -168,6 +170,7 @@ struct CategoryMetrics {
   std::vector<ImpactEstimate> estimates;
   std::vector<CategoryFinding> findings;
   Peaks peaks;  // the platform's: advice names a precision only where it has a peak
+  std::uint64_t graph_launches = 0;  // Inputs::graph_launches
 };
 
 // The categories of the sheet, in order of first appearance (the manifest's order): key and

@@ -427,7 +427,33 @@ std::string triton_action(const View& v) {
                "compiler fuse more of the surrounding ops into fewer kernels.";
 }
 
+// A kernel of a replayed CUDA/HIP graph: the perf report's "<graph launch>-><kernel> (Synthetic
+// Op)" row, with no CPU op, shapes or model behind it.
+bool graph_replayed(const Operation& op) {
+  const std::string_view name = op.name, suffix = " (Synthetic Op)";
+  const bool launch =
+      name.rfind("cudaGraphLaunch->", 0) == 0 || name.rfind("hipGraphLaunch->", 0) == 0;
+  return launch && name.size() > suffix.size() &&
+         name.substr(name.size() - suffix.size()) == suffix;
+}
+
+// "hipGraphLaunch->k (Synthetic Op)" -> "k".
+std::string replayed_kernel(const Operation& op) {
+  const std::size_t begin = op.name.find("->") + 2;
+  return op.name.substr(begin, op.name.size() - begin - std::string_view(" (Synthetic Op)").size());
+}
+
 std::string generic_action(const View& v) {
+  if (v.m.graph_launches > 0 && std::all_of(v.ops.begin(), v.ops.end(), [](const Operation* op) {
+        return graph_replayed(*op);
+      }))
+    return "Attribute " + code(replayed_kernel(v.lead())) + " to its op first: it runs in the " +
+           std::to_string(v.m.graph_launches) + " CUDA/HIP graph launch" +
+           (v.m.graph_launches == 1 ? "" : "es") +
+           " the trace replays, so the trace has no op, shapes or model for it. Record the "
+           "graphs' capture traces, or profile once with graphs disabled (vLLM "
+           "`--enforce-eager`, SGLang `--disable-cuda-graph`), then judge its efficiency against "
+           "the roofline.";
   if (named(v, "softmax") && !runs_fused_attention(v))
     return "Fuse the softmax into the attention (scaled_dot_product_attention / Flash Attention) "
            "so the score matrix never goes to memory.";

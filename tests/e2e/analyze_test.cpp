@@ -81,6 +81,35 @@ TEST_F(Analyze, WritesTheThreeOutputs) {
   }
 }
 
+// A serving trace that replays a CUDA/HIP graph (analysis-rules §14's GPU_GRAPH_REPLAY): the
+// replayed kernels have no CPU op, so the report says so, findings.json counts them, and the
+// item about their time asks to attribute them first instead of tuning an unknown op.
+TEST_F(Analyze, GraphReplayIsReportedAndItsKernelsAttributedFirst) {
+  TraceText t;  // no ac2g flows: kernels link to the launch by correlation alone
+  t.x("user_annotation", "step[DECODE bs=8]", "0", "40");
+  t.x("cuda_runtime", "hipGraphLaunch", "10", "20", R"({"correlation":5})");
+  t.x("kernel", "matmul_big", "50", "400", R"({"correlation":5,"stream":3,"device":0})", "0", "3");
+  t.x("kernel", "rmsnorm_small", "450", "20", R"({"correlation":5,"stream":3,"device":0})", "0",
+      "3");
+  t.x("cpu_op", "aten::mm", "600", "20");
+  t.x("cuda_runtime", "hipLaunchKernel", "605", "5", R"({"correlation":9})");
+  t.x("kernel", "gemm_eager", "620", "10", R"({"correlation":9,"stream":3,"device":0})", "0", "3");
+  const fs::path out = dir_.path() / "out";
+  ASSERT_EQ(analyze(trace("graph.json", t.str()), out), 0);
+  const auto replay = findings(out).at("data_quality").as_object().at("graph_replay").as_object();
+  EXPECT_EQ(replay.at("launches").to_number<std::uint64_t>(), 1u);
+  EXPECT_EQ(replay.at("gpu_events").to_number<std::uint64_t>(), 2u);
+  EXPECT_DOUBLE_EQ(replay.at("busy_us").as_double(), 420.0);
+  const std::string md = read(out / "analysis.md");
+  EXPECT_NE(md.find("The trace replays CUDA/HIP graphs: 1 graph launch ran 2 GPU events, busy "
+                    "0.42 ms"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("**Action**: Attribute `matmul_big` to its op first"), std::string::npos) << md;
+  std::string log;
+  EXPECT_EQ(run_cli("validate-report " + shell_quote(out.string()), &log), 0) << log;
+}
+
 TEST_F(Analyze, IdleGpuGivesTheSystemItemWithMarkers) {
   auto t = trace("idle.json", idle_trace());
   ASSERT_EQ(analyze(t, dir_.path() / "out"), 0);
