@@ -99,7 +99,10 @@ CaptureTrace classify_capture_trace(const index::EventIndex& capture, std::strin
   CaptureTrace out{std::move(file), std::nullopt, {}};
   if (!annotations.empty() && annotations.size() == dummy_runs) {
     const std::cmatch& first = annotations.front().second;
-    out.batch_size = std::stoll(first[1].str());
+    std::int64_t batch = 0;
+    const std::string digits = first[1].str();
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), batch);
+    if (ec == std::errc() && end == digits.data() + digits.size()) out.batch_size = batch;
     out.mode = first[2].str();
     return out;
   }

@@ -11,6 +11,13 @@ namespace {
 
 using Fields = std::map<std::string, std::int64_t, std::less<>>;
 
+// Counts from annotation text can be anything a trace writes: add without overflowing.
+std::int64_t sum(std::int64_t a, std::int64_t b) {
+  std::int64_t out = 0;
+  if (__builtin_add_overflow(a, b, &out)) return a > 0 ? INT64_MAX : INT64_MIN;
+  return out;
+}
+
 // A token read as an integer; anything else (empty, "abc", "12x") reads as 0, as the reference
 // reads a non-integer field.
 std::int64_t integer(std::string_view token) {
@@ -60,7 +67,7 @@ StepAnnotation vllm_detailed(std::string_view name) {
   a.c_sq = token(t, 5), a.c_sk = token(t, 6), a.c_sqsq = token(t, 7), a.c_sqsk = token(t, 8);
   a.generation_requests = token(t, 11);
   a.g_sq = token(t, 13), a.g_sk = token(t, 14), a.g_sqsq = token(t, 15), a.g_sqsk = token(t, 16);
-  a.batch_size = a.c_sq + a.g_sq;
+  a.batch_size = sum(a.c_sq, a.g_sq);
   a.has_sqsk = true;
   return a;
 }
@@ -71,7 +78,7 @@ StepAnnotation vllm_native(std::string_view name) {
   a.format = AnnotationFormat::kVllmNative;
   a.context_requests = token(t, 2), a.c_sq = token(t, 3);
   a.generation_requests = token(t, 6), a.g_sq = token(t, 7);
-  a.batch_size = a.c_sq + a.g_sq;
+  a.batch_size = sum(a.c_sq, a.g_sq);
   return a;
 }
 
@@ -113,9 +120,9 @@ StepAnnotation sglang_detailed(const std::string& kind, std::string_view body) {
     a.context_requests = field(f, "c");
     a.generation_requests = field(f, "g");
   }
-  a.batch_size = a.c_sq + a.g_sq > 0 ? a.c_sq + a.g_sq
-                 : f.count("toks")   ? field(f, "toks")
-                                     : field(f, "bs");
+  a.batch_size = sum(a.c_sq, a.g_sq) > 0 ? sum(a.c_sq, a.g_sq)
+                 : f.count("toks")       ? field(f, "toks")
+                                         : field(f, "bs");
   a.has_sqsk = true;
   return a;
 }
@@ -131,7 +138,7 @@ StepAnnotation sglang_native(const std::string& kind, std::string_view body) {
     a.context_requests = field(f, "bs");
     a.c_sq = field(f, "toks");
   }
-  a.batch_size = a.c_sq + a.g_sq > 0 ? a.c_sq + a.g_sq : field(f, "bs");
+  a.batch_size = sum(a.c_sq, a.g_sq) > 0 ? sum(a.c_sq, a.g_sq) : field(f, "bs");
   return a;
 }
 
@@ -155,6 +162,10 @@ StepAnnotation atom(bool prefill, std::string_view body) {
 }
 
 }  // namespace
+
+std::int64_t StepAnnotation::num_requests() const {
+  return sum(context_requests, generation_requests);
+}
 
 bool StepAnnotation::detailed() const {
   return format == AnnotationFormat::kVllmDetailed || format == AnnotationFormat::kSglangDetailed ||

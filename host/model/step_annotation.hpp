@@ -38,7 +38,7 @@ struct StepAnnotation {
   std::string mode;       // capture_B_MODE only: "FULL", "PIECEWISE", ...
 
   bool detailed() const;
-  std::int64_t num_requests() const { return context_requests + generation_requests; }
+  std::int64_t num_requests() const;  // saturating
 };
 
 enum class StepPhase : std::uint8_t { kIdle, kPrefillOnly, kDecodeOnly, kPrefillDecode };

@@ -57,6 +57,16 @@ TEST(StepAnnotation, NonIntegerFieldsReadAsZero) {
   EXPECT_EQ(step_phase(a), StepPhase::kPrefillOnly);
 }
 
+TEST(StepAnnotation, HugeCountsSaturateInsteadOfOverflowing) {
+  const StepAnnotation a = parsed(
+      "execute_1_context_9223372036854775807(sq9223372036854775807sk0sqsq0sqsk0)_generation_"
+      "9223372036854775807(sq9223372036854775807sk0sqsq0sqsk0)");
+  EXPECT_EQ(a.batch_size, INT64_MAX);
+  EXPECT_EQ(a.num_requests(), INT64_MAX);
+  // A number beyond int64 is not an integer: it reads as 0.
+  EXPECT_EQ(parsed("step[DECODE bs=99999999999999999999]").generation_requests, 0);
+}
+
 TEST(StepAnnotation, VllmNative) {
   const StepAnnotation a = parsed("execute_context_1(512)_generation_3(3)");
   EXPECT_EQ(a.format, AnnotationFormat::kVllmNative);
