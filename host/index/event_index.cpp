@@ -52,6 +52,14 @@ const EventIndex::PreciseTime* EventIndex::precise_time(Row r) const {
   return it != precise_times_.end() && it->row == r ? &*it : nullptr;
 }
 
+std::optional<std::string_view> EventIndex::launch_kernel(Row r) const {
+  auto it =
+      std::lower_bound(launch_kernels_.begin(), launch_kernels_.end(), r,
+                       [](const std::pair<Row, StringId>& k, Row row) { return k.first < row; });
+  if (it == launch_kernels_.end() || it->first != r) return std::nullopt;
+  return strings_.view(it->second);
+}
+
 std::optional<CommArgs> EventIndex::comm_args(Row r) const {
   auto it = std::lower_bound(comm_args_.begin(), comm_args_.end(), r,
                              [](const RowCommArgs& c, Row row) { return c.row < row; });

@@ -89,6 +89,9 @@ class EventIndex {
   std::optional<GpuArgs> gpu_args(Row r) const;
   // The collective message args of an event (any kind), nullopt when it has none.
   std::optional<CommArgs> comm_args(Row r) const;
+  // args.kernel of a runtime launch call (ROCm writes the kernel's name there; CUDA does not);
+  // nullopt when it has none.
+  std::optional<std::string_view> launch_kernel(Row r) const;
   // Parsed Input Dims of a cpu_op (nullptr when absent or unparsable).
   const InputShapes* input_shapes(Row r) const;
 
@@ -170,9 +173,10 @@ class EventIndex {
     Row row;
     CommArgs args;
   };
-  std::vector<RowCommArgs> comm_args_;          // sorted by row; the few events that carry them
-  std::vector<InputShapes> shapes_;             // parsed distinct Input Dims texts
-  std::vector<std::int32_t> shapes_of_string_;  // StringId -> index in shapes_, -1 none
+  std::vector<RowCommArgs> comm_args_;  // sorted by row; the few events that carry them
+  std::vector<std::pair<Row, StringId>> launch_kernels_;  // sorted by row: runtime args.kernel
+  std::vector<InputShapes> shapes_;                       // parsed distinct Input Dims texts
+  std::vector<std::int32_t> shapes_of_string_;            // StringId -> index in shapes_, -1 none
 
   StringPool strings_;
   IdTable ids_;

@@ -290,6 +290,8 @@ void IndexBuilder::attach_details(Row row, const RawEvent& e) {
     a.fwd_thread_id = e.fwd_thread_id;
     x.detail_[row] = static_cast<std::int32_t>(x.op_args_.add(a));
   }
+  if (index::is_runtime_kind(kind) && !e.launch_kernel.empty())
+    x.launch_kernels_.emplace_back(row, intern(e.launch_kernel));
   if (e.in_msg_nelems != index::kNoId || e.out_msg_nelems != index::kNoId ||
       !e.collective_name.empty()) {
     x.comm_args_.push_back({row,

@@ -279,6 +279,7 @@ KinetoHandler::Field KinetoHandler::arg_field(std::string_view key) {
       {"Group size", Field::kGroupSize},
       {"dtype", Field::kCommDtype},
       {"Collective name", Field::kCollectiveName},
+      {"kernel", Field::kLaunchKernel},
   };
   for (const Entry& e : kArgs) {
     if (e.key.size() == key.size() && e.key == key) return e.field;
@@ -445,6 +446,8 @@ void KinetoHandler::assign_arg(Field field, ScalarType type, std::string_view te
       event_.comm_dtype.assign(text);
     } else if (field == Field::kCollectiveName) {
       event_.collective_name.assign(text);
+    } else if (field == Field::kLaunchKernel) {
+      event_.launch_kernel.assign(text);
     }
     return;
   }

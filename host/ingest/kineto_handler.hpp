@@ -118,6 +118,7 @@ class KinetoHandler {
     kGroupSize,
     kCommDtype,
     kCollectiveName,
+    kLaunchKernel,
     // top level
     kTraceEvents,
     kDeviceProperties,

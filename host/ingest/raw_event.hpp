@@ -63,6 +63,7 @@ struct RawEvent {
   std::int64_t in_msg_nelems = index::kNoId, out_msg_nelems = index::kNoId,
                group_size = index::kNoId;
   std::string comm_dtype, collective_name;
+  std::string launch_kernel;  // args.kernel: the kernel a ROCm launch call launches
   bool has_meta_name = false, has_meta_labels = false;
 
   void reset(std::uint64_t index, std::uint64_t offset) {
@@ -87,6 +88,7 @@ struct RawEvent {
     copy_kind.clear();
     comm_dtype.clear();
     collective_name.clear();
+    launch_kernel.clear();
     has_meta_name = has_meta_labels = false;
   }
 };

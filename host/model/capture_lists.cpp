@@ -1,0 +1,123 @@
+#include "model/capture_lists.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <deque>
+#include <string>
+
+namespace traceprism::model {
+
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool contains(std::string_view s, std::string_view part) {
+  return s.find(part) != std::string_view::npos;
+}
+
+void sort_by_start(const index::EventIndex& index, std::vector<Row>& rows) {
+  std::stable_sort(rows.begin(), rows.end(),
+                   [&](Row a, Row b) { return index.ts_ns(a) < index.ts_ns(b); });
+}
+
+// The rows of kind cuda_runtime named like `marker`, in file order.
+std::vector<Row> runtime_calls_named(const index::EventIndex& index, std::string_view marker) {
+  std::vector<Row> out;
+  for (Row r : index.rows_of_kind(index::EventKind::kCudaRuntime))
+    if (index.valid(r) && contains(index.name(r), marker)) out.push_back(r);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<Row> launch_list(const index::EventIndex& capture, const CallTree& tree,
+                             std::int64_t start, std::int64_t end) {
+  auto inside = [&](Row r) {
+    return capture.valid(r) && capture.ts_ns(r) >= start &&
+           capture.ts_ns(r) + capture.dur_ns(r) <= end;
+  };
+  std::deque<Row> queue;
+  for (index::EventKind kind : {index::EventKind::kCpuOp, index::EventKind::kPythonFunction})
+    for (Row r : capture.rows_of_kind(kind))
+      if (inside(r) && tree.parent(r) != kNoParent && !inside(static_cast<Row>(tree.parent(r))))
+        queue.push_back(r);
+  std::sort(queue.begin(), queue.end());  // the roots in file order
+  std::vector<Row> members;
+  while (!queue.empty()) {
+    const Row r = queue.front();
+    queue.pop_front();
+    members.push_back(r);
+    for (Row child : tree.children(r)) queue.push_back(child);
+  }
+  sort_by_start(capture, members);
+  std::vector<Row> calls;
+  for (Row r : members) {
+    if (!index::is_runtime_kind(capture.kind(r))) continue;
+    const std::string name = lower(capture.name(r));
+    if (contains(name, "launch") || contains(name, "memcpy") || contains(name, "memset"))
+      calls.push_back(r);
+  }
+  return calls;
+}
+
+}  // namespace
+
+std::vector<std::vector<Row>> capture_launch_lists(const index::EventIndex& capture,
+                                                   const CallTree& tree) {
+  const std::vector<Row> begins = runtime_calls_named(capture, "StreamBeginCapture");
+  const std::vector<Row> ends = runtime_calls_named(capture, "StreamEndCapture");
+  std::vector<std::vector<Row>> lists;
+  for (std::size_t k = 0; k < std::min(begins.size(), ends.size()); ++k)
+    lists.push_back(launch_list(capture, tree, capture.ts_ns(begins[k]) + capture.dur_ns(begins[k]),
+                                capture.ts_ns(ends[k])));
+  return lists;
+}
+
+std::vector<Row> graph_launches_in(const index::EventIndex& replay, Row step) {
+  const std::int64_t start = replay.ts_ns(step), end = start + replay.dur_ns(step);
+  std::vector<Row> out;
+  for (index::EventKind kind : {index::EventKind::kCudaRuntime, index::EventKind::kCudaDriver})
+    for (Row r : replay.rows_of_kind(kind))
+      if (replay.valid(r) && contains(lower(replay.name(r)), "graphlaunch") &&
+          replay.ts_ns(r) >= start && replay.ts_ns(r) + replay.dur_ns(r) <= end)
+        out.push_back(r);
+  std::sort(out.begin(), out.end());
+  sort_by_start(replay, out);
+  return out;
+}
+
+std::vector<Row> replayed_gpu_events(const index::EventIndex& replay, const LaunchLinks& links,
+                                     Row graph_launch) {
+  const std::span<const Row> launched = links.launched(graph_launch);
+  std::vector<Row> out(launched.begin(), launched.end());
+  std::sort(out.begin(), out.end());
+  sort_by_start(replay, out);
+  return out;
+}
+
+std::vector<CapturedCall> captured_calls(const index::EventIndex& capture,
+                                         const std::vector<Row>& calls) {
+  std::vector<CapturedCall> out;
+  for (Row r : calls) {
+    CapturedCall c{std::string(capture.name(r)), std::nullopt};
+    if (const auto kernel = capture.launch_kernel(r)) c.kernel = std::string(*kernel);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::vector<ReplayedEvent> replayed_events(const index::EventIndex& replay,
+                                           const std::vector<Row>& events) {
+  std::vector<ReplayedEvent> out;
+  for (Row r : events) {
+    ReplayedEvent g{std::string(replay.name(r)), std::nullopt};
+    if (const auto args = replay.gpu_args(r); args && args->stream_in_args) g.stream = args->stream;
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+}  // namespace traceprism::model
