@@ -21,25 +21,12 @@ bool starts_with_pattern(std::string_view text, const std::regex& pattern, std::
                            std::regex_constants::match_continuous);
 }
 
-// The leading integer of each argument of an `Input Dims` text that is a non-empty list
-// starting with an integer: "[[32, 4096], [], [[3], [4]], 5]" gives 32 (a nested list or a
-// bare number is no such argument).
-void leading_dims(std::string_view dims, std::vector<std::int64_t>& out) {
-  int depth = 0;
-  for (std::size_t i = 0; i < dims.size(); ++i) {
-    const char c = dims[i];
-    if (c == '[') {
-      ++depth;
-      if (depth != 2) continue;
-      std::size_t j = i + 1;
-      while (j < dims.size() && dims[j] == ' ') ++j;
-      std::int64_t v = 0;
-      const auto [end, ec] = std::from_chars(dims.data() + j, dims.data() + dims.size(), v);
-      if (ec == std::errc() && end != dims.data() + j) out.push_back(v);
-    } else if (c == ']') {
-      --depth;
-    }
-  }
+// The leading dimension of each argument of a cpu_op's `Input Dims` that is one tensor with at
+// least one dimension: [[32, 4096], [], [[3], [4]]] gives 32 (a TensorList is no such argument).
+void leading_dims(const index::InputShapes& shapes, std::vector<std::int64_t>& out) {
+  for (std::size_t i = 0; i < shapes.arg_count(); ++i)
+    if (!shapes.arg(i).is_list && !shapes.arg_dims(i).empty())
+      out.push_back(shapes.arg_dims(i).front());
 }
 
 // The most frequent value, the first seen on ties; nullopt for none.
@@ -91,8 +78,7 @@ CaptureTrace classify_capture_trace(const index::EventIndex& capture, std::strin
         name.find("StreamBeginCapture") != std::string_view::npos)
       ++begin_captures;
     if (kind == index::EventKind::kCpuOp)
-      if (const auto args = capture.op_args(row); args && args->input_dims != index::kNoString)
-        leading_dims(capture.strings().view(args->input_dims), dims);
+      if (const index::InputShapes* shapes = capture.input_shapes(row)) leading_dims(*shapes, dims);
   }
   std::stable_sort(annotations.begin(), annotations.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });

@@ -5,6 +5,10 @@
 
 namespace traceprism::model {
 
+bool is_graph_launch(std::string_view name) {
+  return name == "cudaGraphLaunch" || name == "hipGraphLaunch";
+}
+
 using index::EventKind;
 
 namespace {
@@ -95,6 +99,7 @@ LaunchLinks LaunchLinks::build(const index::EventIndex& index) {
   if (links.flowless_ && !by_correlation) correlation_lookup = index::rows_by_correlation(index);
   const index::KeyedRows& rows_by_correlation = by_correlation ? rows_by_key : correlation_lookup;
 
+  // The names of is_graph_launch(), compared by id in this loop over every runtime call.
   const index::StringId cuda_graph = index.strings().find("cudaGraphLaunch");
   const index::StringId hip_graph = index.strings().find("hipGraphLaunch");
   for (Row r : runtimes) {

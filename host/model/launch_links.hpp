@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "index/event_index.hpp"
@@ -14,6 +15,10 @@ using index::Row;
 // flow pair of the call's linking id, or, for cudaGraphLaunch/hipGraphLaunch, every GPU event
 // that carries the call's id. In a trace without any ac2g flow, by correlation id alone.
 // GPU events with no launcher are "unlinked".
+// cudaGraphLaunch / hipGraphLaunch: the calls whose GPU work is a replayed graph (linked to
+// every GPU event of their id).
+bool is_graph_launch(std::string_view runtime_call_name);
+
 class LaunchLinks {
  public:
   enum class Key : std::uint8_t { kCorrelation, kExternalId };
