@@ -230,14 +230,6 @@ bool same_value(const PyValue& a, const PyValue& b) {
   }
 }
 
-std::optional<double> as_number(const std::string& text) {
-  if (text.empty()) return std::nullopt;
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (end != text.c_str() + text.size()) return std::nullopt;
-  return v;
-}
-
 bool same_cell(const std::string& column, const std::string& golden, const std::string& ours) {
   if (golden == ours) return true;
   if (column.starts_with("param: ")) {
@@ -247,7 +239,7 @@ bool same_cell(const std::string& column, const std::string& golden, const std::
     if (golden.empty() && is_null(ours)) return true;
     if (is_null(golden) && is_null(ours)) return true;
   }
-  auto g = as_number(golden), o = as_number(ours);
+  auto g = traceprism::testing::cell_number(golden), o = traceprism::testing::cell_number(ours);
   if (g && o) return same_number(*g, *o);
   auto gv = PyParser(golden).parse(), ov = PyParser(ours).parse();
   return gv && ov && same_value(*gv, *ov);

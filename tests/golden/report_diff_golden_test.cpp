@@ -62,17 +62,10 @@ const fs::path& compared() {
   return out;
 }
 
-bool number(const std::string& text, double& v) {
-  if (text.empty()) return false;
-  char* end = nullptr;
-  v = std::strtod(text.c_str(), &end);
-  return end == text.c_str() + text.size();
-}
-
 bool cells_match(const std::string& golden, const std::string& ours) {
-  double g = 0, o = 0;
-  if (number(golden, g) && number(ours, o))
-    return std::fabs(g - o) <= std::max(1e-12, 1e-9 * std::fabs(g));
+  const auto g = traceprism::testing::cell_number(golden);
+  const auto o = traceprism::testing::cell_number(ours);
+  if (g && o) return std::fabs(*g - *o) <= std::max(1e-12, 1e-9 * std::fabs(*g));
   return golden == ours;
 }
 

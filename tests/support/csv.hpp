@@ -1,6 +1,8 @@
 #pragma once
 
+#include <cstdlib>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -64,6 +66,15 @@ inline Csv parse_csv(const std::string& text) {
   }
   if (any || !field.empty()) end_record();
   return csv;
+}
+
+// A CSV cell read as a number: the whole cell, nullopt when it is empty or not a number.
+inline std::optional<double> cell_number(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size()) return std::nullopt;
+  return v;
 }
 
 }  // namespace traceprism::testing
