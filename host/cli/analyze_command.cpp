@@ -30,6 +30,7 @@ struct AnalyzeOptions {
   std::string output_dir;
   pipeline::PlatformOptions platform;
   AnalysisOptions analysis;
+  std::string mode;  // "default", "inference"; empty: inference with --capture-dir, else default
   bool dump_config = false;
 };
 
@@ -90,8 +91,13 @@ int run_analyze(const AnalyzeOptions& o) {
   }
   if (int code = check_loaded_plugins(registry, a); code != kExitOk) return code;
 
+  if (o.mode == "default" && !a.load.capture_dir.empty()) {
+    print_error("--capture-dir needs --mode inference (the capture merge is inference mode's).");
+    return kExitUsage;
+  }
   pipeline::PipelineOptions p = pipeline_options(a, registry, cfg);
   p.trace_path = o.trace;
+  p.inference_mode = o.mode == "inference" || (o.mode.empty() && !a.load.capture_dir.empty());
   p.platform = o.platform;
   std::unique_ptr<pipeline::PipelineRun> run;
   if (int code = exit_code_of_pipeline([&] { run = pipeline::run_pipeline(p); }); code != kExitOk)
@@ -146,12 +152,24 @@ void add_analyze_command(CLI::App& app) {
                   "Output folder (created if missing; default: <trace name>_analysis)");
   add_platform_options(*cmd, o->platform);
   add_analysis_options(*cmd, o->analysis);
+  cmd->add_option("--mode", o->mode,
+                  "default (training or eager inference) or inference (vLLM / SGLang serving\n"
+                  "traces; implied by --capture-dir)")
+      ->check(CLI::IsMember({"default", "inference"}));
+  cmd->add_option("--capture-dir", o->analysis.load.capture_dir,
+                  "Inference mode: the folder of profiler traces the engine wrote while it\n"
+                  "captured its CUDA/HIP graphs (vLLM graph_capture_*.json.gz, SGLang\n"
+                  "bs_<N>_*.json.gz, optionally an execution_details.json). Each graph replay\n"
+                  "of the trace gets the ops its capture recorded, so replayed kernels are\n"
+                  "attributed to ops with shapes; read only, never written to")
+      ->check(CLI::ExistingDirectory);
   cmd->add_flag("--dump-config", o->dump_config,
                 "Print the effective configuration (globs, every option with its value) and exit");
   cmd->footer(
       "Examples:\n"
       "  traceprism analyze trace.json.gz -o report\n"
       "  traceprism analyze trace.json.gz --disable 'memcpy' --jobs 4\n"
+      "  traceprism analyze vllm_decode.json.gz --mode inference --capture-dir capture_traces\n"
       "  traceprism analyze --dump-config > my-config.json\n"
       "  traceprism validate-report report    check the written report's structure\n" +
       std::string(kAnalysisExitStatusHelp));

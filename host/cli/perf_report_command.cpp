@@ -114,6 +114,11 @@ void add_perf_report_command(CLI::App& app) {
   cmd->add_flag("--group-by-num-kernels", o->sheets.group_by_num_kernels,
                 "Also group ops_unique_args and the perf-model sheets by each op's number of "
                 "kernels (a num_kernels column), like TraceLens --group_by_num_kernels");
+  cmd->add_option("--capture-dir", o->load.capture_dir,
+                  "A graph-replay serving trace's capture folder (TraceLens inference\n"
+                  "--capture_folder): replayed kernels are attributed to the captured ops, as\n"
+                  "analyze --mode inference --capture-dir does")
+      ->check(CLI::ExistingDirectory);
   cmd->footer(
       "Examples:\n"
       "  traceprism perf-report trace.json.gz -o trace_perf_report_csvs\n"

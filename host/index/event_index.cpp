@@ -186,3 +186,21 @@ void EventIndex::build_secondary_indices() {
 }
 
 }  // namespace traceprism::index
+
+namespace traceprism::index {
+
+void EventIndex::parse_input_shapes() {
+  // Texts parsed before (rows appended by RowCopier come after a first call) stay parsed.
+  shapes_of_string_.resize(strings_.size(), -1);
+  std::vector<bool> tried(strings_.size(), false);
+  for (const StringId dims : op_args_.distinct_input_dims()) {
+    if (dims == kNoString || shapes_of_string_[dims] != -1 || tried[dims]) continue;
+    tried[dims] = true;  // an unparsable text is tried once
+    InputShapes shapes;
+    if (!shapes.parse(strings_.view(dims))) continue;
+    shapes_of_string_[dims] = static_cast<std::int32_t>(shapes_.size());
+    shapes_.push_back(std::move(shapes));
+  }
+}
+
+}  // namespace traceprism::index

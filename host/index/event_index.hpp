@@ -23,6 +23,8 @@ class IndexBuilder;
 
 namespace traceprism::index {
 
+class RowCopier;
+
 using Row = std::uint32_t;  // row == UID == index of the event in traceEvents
 inline constexpr std::int32_t kNoDetail = -1;
 inline constexpr std::uint32_t kNoThread = 0xFFFFFFFFu;
@@ -139,7 +141,10 @@ class EventIndex {
 
  private:
   friend class ingest::IndexBuilder;  // fills the columns while parsing
+  friend class RowCopier;             // appends copies of another index's rows (row_copies.hpp)
   void build_secondary_indices();
+  // Parses each distinct Input Dims text once (input_shapes()).
+  void parse_input_shapes();
   bool is_thread_row(Row r) const;
 
   std::vector<std::int64_t> ts_ns_;

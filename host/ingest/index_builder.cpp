@@ -413,26 +413,13 @@ index::EventIndex IndexBuilder::freeze() {
   open_begins_.clear();
   if (index_.metadata_.legacy_format) unify_numeric_string_ids();
 
-  // Parse each distinct Input Dims text once.
-  auto& x = index_;
-  x.shapes_of_string_.assign(x.strings_.size(), -1);
-  for (const index::StringId dims : x.op_args_.distinct_input_dims()) {
-    if (dims == index::kNoString || x.shapes_of_string_[dims] != -1) continue;
-    index::InputShapes shapes;
-    if (!shapes.parse(x.strings_.view(dims))) {
-      x.shapes_of_string_[dims] = -2;  // unparsable; remembered so it is tried once
-      continue;
-    }
-    x.shapes_of_string_[dims] = static_cast<std::int32_t>(x.shapes_.size());
-    x.shapes_.push_back(std::move(shapes));
-  }
-  for (auto& s : x.shapes_of_string_) s = s < 0 ? -1 : s;
+  index_.parse_input_shapes();
 
   // No shrink_to_fit: unused capacity was never touched and is not resident; copying the
   // columns would only cost time and a transient second copy.
-  x.op_args_.seal();
-  x.gpu_args_.seal();
-  x.build_secondary_indices();
+  index_.op_args_.seal();
+  index_.gpu_args_.seal();
+  index_.build_secondary_indices();
   return std::move(index_);
 }
 

@@ -22,7 +22,9 @@ struct ThreadStack {
 // The tree's rows sorted like the reference: by its double timestamp, ties in file order.
 // Sorting (ts, row) pairs is that stable order and keeps the keys next to each other in memory.
 std::vector<std::pair<double, Row>> processing_order(const index::EventIndex& index,
-                                                     bool include_python) {
+                                                     const CallTreeOptions& options) {
+  const bool include_python = options.include_python;
+  const Row end = options.grafts ? options.grafts->first_row : static_cast<Row>(index.size());
   std::vector<EventKind> kinds = {EventKind::kCpuOp, EventKind::kCudaRuntime,
                                   EventKind::kCudaDriver};
   if (include_python) kinds.push_back(EventKind::kPythonFunction);
@@ -31,7 +33,8 @@ std::vector<std::pair<double, Row>> processing_order(const index::EventIndex& in
   std::vector<std::pair<double, Row>> order;
   order.reserve(count);  // grown by doubling, it would peak at twice this
   for (EventKind k : kinds)
-    for (Row r : index.rows_of_kind(k)) order.emplace_back(index.ts_us(r), r);
+    for (Row r : index.rows_of_kind(k))
+      if (r < end) order.emplace_back(index.ts_us(r), r);
   std::sort(order.begin(), order.end());
   return order;
 }
@@ -77,19 +80,55 @@ void walk_stacks(const index::EventIndex& index, const std::vector<std::pair<dou
   }
 }
 
+// Places the grafted rows under the parents the merge gave them, in row order (a parent before
+// its children). Without python frames in the tree, a grafted frame is skipped and its children
+// go to its nearest kept ancestor.
+template <class Decided>
+void place_grafts(const index::EventIndex& index, const CallTreeOptions& options,
+                  const std::vector<std::int32_t>& base_parent, Decided decided) {
+  if (!options.grafts) return;
+  const Grafts& g = *options.grafts;
+  auto kept = [&](Row r) {
+    return options.include_python || index.kind(r) != EventKind::kPythonFunction;
+  };
+  auto grafted_parent = [&](Row r) { return g.parent[r - g.first_row]; };
+  // cpu_op_root needs "a cpu_op above": known per grafted row, walked up once for base rows.
+  std::vector<bool> cpu_op_above(g.parent.size(), false);
+  auto has_cpu_op_above = [&](std::int32_t p) {
+    while (p != kNoParent) {
+      const Row row = static_cast<Row>(p);
+      if (index.kind(row) == EventKind::kCpuOp) return true;
+      if (row >= g.first_row) return static_cast<bool>(cpu_op_above[row - g.first_row]);
+      p = base_parent[row];
+    }
+    return false;
+  };
+  for (Row r = g.first_row; r < index.size(); ++r) {
+    std::int32_t parent = grafted_parent(r);
+    while (parent != kNoParent && static_cast<Row>(parent) >= g.first_row &&
+           !kept(static_cast<Row>(parent)))
+      parent = grafted_parent(static_cast<Row>(parent));
+    cpu_op_above[r - g.first_row] = has_cpu_op_above(parent);
+    if (!kept(r) || grafted_parent(r) == kNoParent) continue;
+    const bool cpu_op = index.kind(r) == EventKind::kCpuOp;
+    decided(Placement{r, false, parent, cpu_op && !cpu_op_above[r - g.first_row]});
+  }
+}
+
 }  // namespace
 
 CallTree CallTree::build(const index::EventIndex& index, const CallTreeOptions& options) {
   CallTree tree;
+  tree.grafts_ = options.grafts;
   const std::size_t n = index.size();
   tree.parent_.assign(n, kNoParent);
   tree.state_.assign(n, State::kNotInTree);
 
-  std::vector<std::pair<double, Row>> order = processing_order(index, options.include_python);
-  tree.node_count_ = order.size();
+  std::vector<std::pair<double, Row>> order = processing_order(index, options);
   std::vector<std::pair<Row, Row>> edges;  // (parent, child) in processing order
   edges.reserve(order.size());
-  walk_stacks(index, order, [&](const Placement& p) {
+  auto place = [&](const Placement& p) {
+    ++tree.node_count_;
     if (p.dropped) {
       tree.state_[p.row] = State::kDropped;
       ++tree.dropped_count_;
@@ -99,8 +138,10 @@ CallTree CallTree::build(const index::EventIndex& index, const CallTreeOptions& 
     tree.parent_[p.row] = p.parent;
     if (p.parent != kNoParent) edges.emplace_back(static_cast<Row>(p.parent), p.row);
     if (p.cpu_op_root) tree.cpu_op_roots_.push_back(p.row);
-  });
+  };
+  walk_stacks(index, order, place);
   std::vector<std::pair<double, Row>>().swap(order);
+  place_grafts(index, options, tree.parent_, place);
 
   // Children lists in processing order (counting sort by parent keeps that order).
   auto& c = tree.children_;
@@ -116,8 +157,9 @@ CallTree CallTree::build(const index::EventIndex& index, const CallTreeOptions& 
 std::vector<std::int32_t> CallTree::parents(const index::EventIndex& index,
                                             const CallTreeOptions& options) {
   std::vector<std::int32_t> parent(index.size(), kNoParent);
-  walk_stacks(index, processing_order(index, options.include_python),
-              [&](const Placement& p) { parent[p.row] = p.parent; });
+  auto place = [&](const Placement& p) { parent[p.row] = p.parent; };
+  walk_stacks(index, processing_order(index, options), place);
+  place_grafts(index, options, parent, place);
   return parent;
 }
 

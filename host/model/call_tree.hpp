@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -11,9 +12,18 @@ namespace traceprism::model {
 using index::Row;
 inline constexpr std::int32_t kNoParent = -1;
 
+// Rows the capture merge appended to the index (index/row_copies.hpp), with the parents the
+// merge gives them: all of them carry their graph launch's time, so the stack walk cannot place
+// them. parent[r - first_row] is a row of the tree or kNoParent (not in the tree).
+struct Grafts {
+  Row first_row = 0;
+  std::vector<std::int32_t> parent;
+};
+
 struct CallTreeOptions {
   // The reference adds python_function frames only for call stacks / recompute detection.
   bool include_python = false;
+  std::shared_ptr<const Grafts> grafts;
 };
 
 // Host call stacks per (pid, tid) built with the reference's rules (trace-format spec §3.1):
@@ -41,6 +51,8 @@ class CallTree {
   const std::vector<Row>& cpu_op_roots() const { return cpu_op_roots_; }
   std::size_t dropped_count() const { return dropped_count_; }
   std::size_t node_count() const { return node_count_; }
+  // The grafts the tree was built with (another tree of the same index needs them too).
+  const std::shared_ptr<const Grafts>& grafts() const { return grafts_; }
 
  private:
   enum class State : std::uint8_t { kNotInTree, kPlaced, kDropped };
@@ -50,6 +62,7 @@ class CallTree {
   std::vector<Row> cpu_op_roots_;
   std::size_t dropped_count_ = 0;
   std::size_t node_count_ = 0;
+  std::shared_ptr<const Grafts> grafts_;
 };
 
 }  // namespace traceprism::model

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <deque>
 #include <string>
+#include <unordered_map>
 
 namespace traceprism::model {
 
@@ -33,7 +34,7 @@ std::vector<Row> runtime_calls_named(const index::EventIndex& index, std::string
   return out;
 }
 
-std::vector<Row> launch_list(const index::EventIndex& capture, const CallTree& tree,
+CaptureWindow capture_window(const index::EventIndex& capture, const CallTree& tree,
                              std::int64_t start, std::int64_t end) {
   auto inside = [&](Row r) {
     return capture.valid(r) && capture.ts_ns(r) >= start &&
@@ -45,34 +46,61 @@ std::vector<Row> launch_list(const index::EventIndex& capture, const CallTree& t
       if (inside(r) && tree.parent(r) != kNoParent && !inside(static_cast<Row>(tree.parent(r))))
         queue.push_back(r);
   std::sort(queue.begin(), queue.end());  // the roots in file order
-  std::vector<Row> members;
+  const std::size_t roots = queue.size();
+  CaptureWindow window;
   while (!queue.empty()) {
     const Row r = queue.front();
     queue.pop_front();
-    members.push_back(r);
+    window.members.push_back(r);
     for (Row child : tree.children(r)) queue.push_back(child);
   }
-  sort_by_start(capture, members);
-  std::vector<Row> calls;
-  for (Row r : members) {
+  // Stable by start: ties keep breadth-first order, so a parent stays before its children.
+  std::vector<std::uint32_t> order(window.members.size());
+  for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return capture.ts_ns(window.members[a]) < capture.ts_ns(window.members[b]);
+  });
+  std::unordered_map<Row, std::int32_t> position;
+  std::vector<Row> members;
+  for (std::uint32_t i : order) {
+    position.emplace(window.members[i], static_cast<std::int32_t>(members.size()));
+    members.push_back(window.members[i]);
+  }
+  window.members = std::move(members);
+  window.parent.reserve(window.members.size());
+  for (std::uint32_t i = 0; i < window.members.size(); ++i) {
+    const Row r = window.members[i];
+    const auto p = position.find(static_cast<Row>(tree.parent(r)));
+    const bool root = order[i] < roots;  // breadth first: the roots were taken first
+    window.parent.push_back(root || p == position.end() ? -1 : p->second);
     if (!index::is_runtime_kind(capture.kind(r))) continue;
     const std::string name = lower(capture.name(r));
-    if (contains(name, "launch") || contains(name, "memcpy") || contains(name, "memset"))
-      calls.push_back(r);
+    if (contains(name, "launch") || contains(name, "memcpy") || contains(name, "memset")) {
+      window.launch_calls.push_back(r);
+      window.launch_positions.push_back(i);
+    }
   }
-  return calls;
+  return window;
 }
 
 }  // namespace
 
-std::vector<std::vector<Row>> capture_launch_lists(const index::EventIndex& capture,
-                                                   const CallTree& tree) {
+std::vector<CaptureWindow> capture_windows(const index::EventIndex& capture, const CallTree& tree) {
   const std::vector<Row> begins = runtime_calls_named(capture, "StreamBeginCapture");
   const std::vector<Row> ends = runtime_calls_named(capture, "StreamEndCapture");
-  std::vector<std::vector<Row>> lists;
+  std::vector<CaptureWindow> windows;
   for (std::size_t k = 0; k < std::min(begins.size(), ends.size()); ++k)
-    lists.push_back(launch_list(capture, tree, capture.ts_ns(begins[k]) + capture.dur_ns(begins[k]),
-                                capture.ts_ns(ends[k])));
+    windows.push_back(capture_window(capture, tree,
+                                     capture.ts_ns(begins[k]) + capture.dur_ns(begins[k]),
+                                     capture.ts_ns(ends[k])));
+  return windows;
+}
+
+std::vector<std::vector<Row>> capture_launch_lists(const index::EventIndex& capture,
+                                                   const CallTree& tree) {
+  std::vector<std::vector<Row>> lists;
+  for (CaptureWindow& w : capture_windows(capture, tree))
+    lists.push_back(std::move(w.launch_calls));
   return lists;
 }
 

@@ -12,6 +12,22 @@
 
 namespace traceprism::model {
 
+// One stream-capture window of a capture trace (spec §3.4): its capture list, i.e. the subtrees
+// of the window's roots breadth first and then stably by start time (a parent always comes
+// before its children), and the launch calls the alignment pairs with replayed kernels.
+struct CaptureWindow {
+  std::vector<Row> members;
+  // Per member: its parent's position in `members`, or -1 for a root (whose parent is the
+  // merge's synthetic CaptureRoot).
+  std::vector<std::int32_t> parent;
+  std::vector<Row> launch_calls;
+  std::vector<std::uint32_t> launch_positions;  // the launch calls' positions in `members`
+};
+
+// Spec §3.4: the windows of every pair of the k-th StreamBeginCapture and k-th StreamEndCapture.
+// `tree` must include python frames.
+std::vector<CaptureWindow> capture_windows(const index::EventIndex& capture, const CallTree& tree);
+
 // Spec §3.4: per pair of the k-th StreamBeginCapture and the k-th StreamEndCapture, the window
 // between them; its roots are the cpu_ops and python frames inside it whose parent is outside
 // (QUIRK kept: parentless ones are dropped); their subtrees, breadth first and then stably by

@@ -154,4 +154,40 @@ LaunchLinks LaunchLinks::build(const index::EventIndex& index) {
   return links;
 }
 
+LaunchLinks LaunchLinks::build(const index::EventIndex& index,
+                               std::span<const std::pair<Row, Row>> relinks) {
+  LaunchLinks links = build(index);
+  if (!relinks.empty()) links.apply_relinks(relinks);
+  return links;
+}
+
+void LaunchLinks::apply_relinks(std::span<const std::pair<Row, Row>> relinks) {
+  for (const auto& [gpu, call] : relinks) {
+    if (launcher_[gpu] < 0) {
+      ++linked_count_;
+      --unlinked_count_;
+    }
+    launcher_[gpu] = static_cast<std::int32_t>(call);
+  }
+  // Rebuild the ranges from the launcher column; a stable sort by call keeps each call's
+  // targets in their former order, the relinked ones after.
+  std::vector<std::pair<Row, Row>> pairs;  // (call, target)
+  pairs.reserve(targets_.size() + relinks.size());
+  for (const Range& range : ranges_)
+    for (std::uint32_t i = range.first; i < range.first + range.count; ++i)
+      if (launcher_[targets_[i]] == static_cast<std::int32_t>(range.runtime))
+        pairs.emplace_back(range.runtime, targets_[i]);
+  for (const auto& [gpu, call] : relinks) pairs.emplace_back(call, gpu);
+  std::stable_sort(pairs.begin(), pairs.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  ranges_.clear();
+  targets_.clear();
+  for (const auto& [call, target] : pairs) {
+    if (ranges_.empty() || ranges_.back().runtime != call)
+      ranges_.push_back({call, static_cast<std::uint32_t>(targets_.size()), 0});
+    targets_.push_back(target);
+    ++ranges_.back().count;
+  }
+}
+
 }  // namespace traceprism::model

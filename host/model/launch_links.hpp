@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "index/event_index.hpp"
@@ -24,6 +25,10 @@ class LaunchLinks {
   enum class Key : std::uint8_t { kCorrelation, kExternalId };
 
   static LaunchLinks build(const index::EventIndex& index);
+  // As build(), then each (GPU row, call row) of `relinks` is launched by that call instead:
+  // the capture merge gives a replayed kernel the captured launch call it aligned with.
+  static LaunchLinks build(const index::EventIndex& index,
+                           std::span<const std::pair<Row, Row>> relinks);
 
   // Launching runtime row of a GPU event, or -1.
   std::int32_t launcher(Row gpu_row) const { return launcher_[gpu_row]; }
@@ -40,6 +45,8 @@ class LaunchLinks {
   bool flowless() const { return flowless_; }
 
  private:
+  void apply_relinks(std::span<const std::pair<Row, Row>> relinks);
+
   std::vector<std::int32_t> launcher_;
   // Per runtime row with targets: (runtime row, first, count) into targets_, sorted by row.
   struct Range {

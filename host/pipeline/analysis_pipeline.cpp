@@ -165,6 +165,8 @@ std::unique_ptr<PipelineRun> run_pipeline(const PipelineOptions& o) {
   r.index = &run->trace.file.index;
   r.timeline = run->trace.timeline;
   r.graph_replay = model::graph_replay(*r.index, run->trace.links);
+  r.inference_mode = o.inference_mode;
+  r.capture_merge = run->trace.capture_merge;
   r.platform = choose_platform(o.platform, *r.index);
   r.refused_plugins = o.registry->refused();
   run_op_models(*run, o);

@@ -33,7 +33,9 @@ struct PipelineRun;
 
 struct PipelineOptions {
   std::string trace_path;  // a file, or "-" for standard input
-  LoadOptions load;
+  LoadOptions load;        // load.capture_dir: inference mode's capture folder
+  // --mode inference: serving traces (inference-mode spec); the default mode is training.
+  bool inference_mode = false;
   PlatformOptions platform;
   const plugins::PluginRegistry* registry = nullptr;  // required
   const config::RunConfig* config = nullptr;          // required

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "model/graph_replay.hpp"
 #include "perf_report/perf_report.hpp"
 #include "perf_report/unified_perf_table.hpp"
+#include "pipeline/trace_load.hpp"
 #include "platform/platform_info.hpp"
 #include "plugins/op_model_runner.hpp"
 #include "plugins/plugin_registry.hpp"
@@ -24,6 +26,8 @@ struct AnalysisReport {
   const index::EventIndex* index = nullptr;
   model::GpuTimeline timeline;
   model::GraphReplay graph_replay;  // CUDA/HIP graph replays: GPU work without CPU ops
+  bool inference_mode = false;      // --mode inference
+  std::optional<CaptureMergeOutcome> capture_merge;  // --capture-dir
   platform::PlatformInfo platform;
   std::vector<plugins::RefusedPlugin> refused_plugins;
   std::vector<plugins::OpModelOutcome> op_models;   // phase 1, in load order

@@ -4,6 +4,10 @@
 
 #include <chrono>
 #include <cstdio>
+#include <tuple>
+
+#include "index/row_copies.hpp"
+#include "pipeline/capture_sources.hpp"
 
 namespace traceprism::pipeline {
 
@@ -47,6 +51,22 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
+// Appends the capture merge's copies to the session's index; returns the tree's grafts and the
+// kernels' new launch calls.
+std::pair<std::shared_ptr<const model::Grafts>, std::vector<std::pair<index::Row, index::Row>>>
+merge_captures(TraceSession& session, const LoadOptions& options) {
+  CaptureSources sources(options.capture_dir, options.quiet);
+  const auto replay_links = model::LaunchLinks::build(session.file.index);
+  model::CaptureMergePlan plan = model::plan_capture_merge(
+      session.file.index, replay_links, sources.entries(),
+      [&](const model::CaptureTrace& entry) { return sources.load(entry); });
+  session.capture_merge = CaptureMergeOutcome{options.capture_dir, plan.summary, sources.notes()};
+  if (plan.copies.empty()) return {};
+  session.file.index = index::append_row_copies(std::move(session.file.index), plan.sources,
+                                                plan.copies, model::kCaptureRootName);
+  return {std::make_shared<const model::Grafts>(std::move(plan.grafts)), std::move(plan.relinks)};
+}
+
 }  // namespace
 
 TraceSession load_trace(const std::string& path, const LoadOptions& options) {
@@ -61,9 +81,14 @@ TraceSession load_trace(const std::string& path, const LoadOptions& options) {
   }
   session.read_seconds = seconds_since(start);
   start = std::chrono::steady_clock::now();
+  std::shared_ptr<const model::Grafts> grafts;
+  std::vector<std::pair<index::Row, index::Row>> relinks;
+  if (!options.capture_dir.empty()) std::tie(grafts, relinks) = merge_captures(session, options);
   const auto& index = session.file.index;
-  session.tree = model::CallTree::build(index);
-  session.links = model::LaunchLinks::build(index);
+  model::CallTreeOptions tree_options;
+  tree_options.grafts = grafts;
+  session.tree = model::CallTree::build(index, tree_options);
+  session.links = model::LaunchLinks::build(index, relinks);
   model::GpuTimelineOptions timeline;
   timeline.include_unlinked = options.include_unlinked;
   timeline.micro_idle_threshold_us = options.micro_idle_threshold_us;

@@ -1,9 +1,12 @@
 #pragma once
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "ingest/trace_reader.hpp"
 #include "model/call_tree.hpp"
+#include "model/capture_merge.hpp"
 #include "model/gpu_timeline.hpp"
 #include "model/launch_links.hpp"
 
@@ -14,6 +17,16 @@ struct LoadOptions {
   bool quiet = false;  // no progress line on stderr
   bool include_unlinked = false;
   double micro_idle_threshold_us = 0;  // 0: one idle_time row
+  // Inference mode's capture folder (empty: none): its captured ops are merged under the
+  // graph launches that replayed them (model/capture_merge.hpp).
+  std::string capture_dir;
+};
+
+// What the capture merge did, for the report.
+struct CaptureMergeOutcome {
+  std::string folder;
+  model::CaptureMergeSummary summary;
+  std::vector<std::string> notes;  // capture traces that could not be read
 };
 
 // A trace read and modelled (the pipeline's first stages: read -> index -> model): the index
@@ -24,6 +37,7 @@ struct TraceSession {
   model::CallTree tree;
   model::LaunchLinks links;
   model::GpuTimeline timeline;
+  std::optional<CaptureMergeOutcome> capture_merge;  // set when a capture folder was given
   double read_seconds = 0;
   double model_seconds = 0;
 };

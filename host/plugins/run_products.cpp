@@ -285,6 +285,7 @@ std::span<const std::int32_t> RunProducts::python_tree_parents() const {
   std::call_once(python_tree_once_, [this] {
     model::CallTreeOptions options;
     options.include_python = true;
+    options.grafts = tree_.grafts();
     python_tree_parents_ = model::CallTree::parents(index_, options);
   });
   return python_tree_parents_;

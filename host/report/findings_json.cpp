@@ -39,11 +39,40 @@ void write_gpu_utilization(text::JsonWriter& w, const model::GpuTimeline& t) {
   w.end_object();
 }
 
-void write_data_quality(text::JsonWriter& w, const index::EventIndex& index,
-                        const model::GraphReplay& replay) {
+void write_capture_merge(text::JsonWriter& w, const pipeline::CaptureMergeOutcome& merge) {
+  const model::CaptureMergeSummary& m = merge.summary;
+  w.key("capture_merge").begin_object();
+  w.key("folder").value(merge.folder);
+  w.key("steps").value(static_cast<std::uint64_t>(m.steps));
+  w.key("graph_launches").value(static_cast<std::uint64_t>(m.graph_launches));
+  w.key("merged_launches").value(static_cast<std::uint64_t>(m.merged_launches));
+  w.key("attributed_gpu_events").value(static_cast<std::uint64_t>(m.attributed_events));
+  w.key("copied_events").value(static_cast<std::uint64_t>(m.copied_rows));
+  w.key("captures").begin_array();
+  for (const std::string& file : m.captures_used) w.value(file);
+  w.end_array();
+  w.key("skipped").begin_array();
+  for (std::size_t i = 0; i < m.skipped.size(); ++i) {
+    if (m.skipped[i] == 0) continue;
+    w.begin_object();
+    w.key("reason").value(model::merge_skip_reason(static_cast<model::MergeSkip>(i)));
+    w.key("launches").value(static_cast<std::uint64_t>(m.skipped[i]));
+    w.end_object();
+  }
+  w.end_array();
+  w.key("notes").begin_array();
+  for (const std::string& note : merge.notes) w.value(note);
+  w.end_array();
+  w.end_object();
+}
+
+void write_data_quality(text::JsonWriter& w, const AnalysisReport& r) {
+  const index::EventIndex& index = *r.index;
+  const model::GraphReplay& replay = r.graph_replay;
   const index::ImportStats& stats = index.stats();
+  const std::size_t copied = r.capture_merge ? r.capture_merge->summary.copied_rows : 0;
   w.key("data_quality").begin_object();
-  w.key("events").value(static_cast<std::uint64_t>(index.size()));
+  w.key("events").value(static_cast<std::uint64_t>(index.size() - copied));
   w.key("skipped_events").value(stats.skipped_events());
   w.key("import_issues").begin_array();
   for (int i = 0; i < index::kImportIssueCount; ++i) {
@@ -63,6 +92,7 @@ void write_data_quality(text::JsonWriter& w, const index::EventIndex& index,
     w.key("busy_us").value(static_cast<double>(replay.busy_ns) / 1e3);
     w.end_object();
   }
+  if (r.capture_merge) write_capture_merge(w, *r.capture_merge);
   w.end_object();
 }
 
@@ -337,6 +367,7 @@ void write_diagnosis(text::JsonWriter& w, const AnalysisReport& r) {
 void write_findings_fields(text::JsonWriter& w, const AnalysisReport& r, std::string_view mode) {
   w.key("schema_version").value(kFindingsSchemaVersion);
   w.key("mode").value(mode);
+  w.key("analysis_mode").value(r.inference_mode ? "inference" : "default");
   w.key("tool").begin_object();
   w.key("name").value("traceprism");
   w.key("version").value(TRACEPRISM_VERSION);
@@ -347,7 +378,7 @@ void write_findings_fields(text::JsonWriter& w, const AnalysisReport& r, std::st
   w.key("path").value(r.trace_path);
   w.end_object();
   write_trace_identity(w, r);
-  write_data_quality(w, *r.index, r.graph_replay);
+  write_data_quality(w, r);
   write_gpu_utilization(w, r.timeline);
   write_diagnosis(w, r);
 

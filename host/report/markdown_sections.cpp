@@ -334,9 +334,48 @@ void write_graph_replay_warning(std::ostringstream& md, const AnalysisReport& r)
        << "% of the GPU's busy time)";
   md << ". The trace shows no CPU op or shapes for them, so they appear as "
         "`<graph launch>-><kernel> (Synthetic Op)` rows in category other, without a perf "
-        "model. Attributing them to ops needs the graphs' capture traces (not read by "
-        "traceprism yet) or a profile with graphs disabled (vLLM `--enforce-eager`, SGLang "
+        "model. ";
+  if (r.capture_merge) {
+    md << "The capture merge left them unattributed (see the capture merge above).\n\n";
+    return;
+  }
+  md << (r.inference_mode
+             ? "Pass the folder"
+             : "Run `traceprism analyze --mode inference --capture-dir DIR` with the folder")
+     << " of profiler traces the engine wrote while it captured its graphs (vLLM "
+        "`graph_capture_*.json.gz`, SGLang `bs_<N>_*.json.gz`) to attribute them to ops"
+     << (r.inference_mode ? " with `--capture-dir DIR`" : "")
+     << ", or profile with graphs disabled (vLLM `--enforce-eager`, SGLang "
         "`--disable-cuda-graph`), whose kernels can differ from the replayed ones.\n\n";
+}
+
+// What inference mode's capture merge did (model/capture_merge.hpp), and what it could not.
+void write_capture_merge_note(std::ostringstream& md, const AnalysisReport& r) {
+  if (!r.capture_merge) return;
+  const model::CaptureMergeSummary& m = r.capture_merge->summary;
+  md << "Capture merge (`" << r.capture_merge->folder << "`): ";
+  if (m.graph_launches == 0) {
+    md << "the trace has no serving step (vLLM / SGLang / ATOM step annotation) with a graph "
+          "launch, so nothing was merged.\n\n";
+  } else {
+    md << m.merged_launches << " of " << m.graph_launches << " graph launch"
+       << (m.graph_launches == 1 ? "" : "es") << " in " << m.steps << " serving step"
+       << (m.steps == 1 ? "" : "s") << " merged; " << m.attributed_events
+       << " replayed GPU events attributed to the captured ops";
+    if (!m.captures_used.empty()) {
+      md << " of";
+      for (std::size_t i = 0; i < m.captures_used.size(); ++i)
+        md << (i ? ", `" : " `") << m.captures_used[i] << "`";
+    }
+    md << ".";
+    for (std::size_t i = 0; i < m.skipped.size(); ++i) {
+      if (m.skipped[i] == 0) continue;
+      md << " Not merged: " << m.skipped[i] << " launch" << (m.skipped[i] == 1 ? "" : "es") << ", "
+         << model::merge_skip_reason(static_cast<model::MergeSkip>(i)) << ".";
+    }
+    md << "\n\n";
+  }
+  for (const std::string& note : r.capture_merge->notes) md << note << "\n\n";
 }
 }  // namespace
 
@@ -352,10 +391,11 @@ void write_warnings(std::ostringstream& md, const AnalysisReport& r,
       ++ran;
   const std::vector<HighVarianceOp> noisy = high_variance(r);
   if (notes.empty() && failed.empty() && r.refused_plugins.empty() && skipped == 0 && ran > 0 &&
-      noisy.empty() && r.graph_replay.launches == 0)
+      noisy.empty() && r.graph_replay.launches == 0 && !r.capture_merge)
     return;
   md << "## Warnings\n\n";
   for (const std::string& note : notes) md << note << "\n\n";
+  write_capture_merge_note(md, r);
   write_graph_replay_warning(md, r);
   if (ran == 0)
     md << "No analyzer ran (none was loaded, or all were disabled), so the sections below report "

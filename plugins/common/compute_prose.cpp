@@ -450,10 +450,10 @@ std::string generic_action(const View& v) {
     return "Attribute " + code(replayed_kernel(v.lead())) + " to its op first: it runs in the " +
            std::to_string(v.m.graph_launches) + " CUDA/HIP graph launch" +
            (v.m.graph_launches == 1 ? "" : "es") +
-           " the trace replays, so the trace has no op, shapes or model for it. Record the "
-           "graphs' capture traces, or profile once with graphs disabled (vLLM "
-           "`--enforce-eager`, SGLang `--disable-cuda-graph`), then judge its efficiency against "
-           "the roofline.";
+           " the trace replays, so the trace has no op, shapes or model for it. Pass the "
+           "graphs' capture traces (`traceprism analyze --mode inference --capture-dir DIR`), "
+           "or profile once with graphs disabled (vLLM `--enforce-eager`, SGLang "
+           "`--disable-cuda-graph`), then judge its efficiency against the roofline.";
   if (named(v, "softmax") && !runs_fused_attention(v))
     return "Fuse the softmax into the attention (scaled_dot_product_attention / Flash Attention) "
            "so the score matrix never goes to memory.";

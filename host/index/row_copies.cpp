@@ -1,0 +1,89 @@
+#include "index/row_copies.hpp"
+
+#include <stdexcept>
+
+namespace traceprism::index {
+
+class RowCopier {
+ public:
+  explicit RowCopier(EventIndex base) : x_(std::move(base)) {}
+
+  EventIndex append(std::span<const EventIndex* const> sources, std::span<const RowCopy> copies,
+                    std::string_view root_name) {
+    const StringId root = x_.strings_.intern(root_name);
+    const StringId runtime = x_.strings_.intern("cuda_runtime");
+    for (const RowCopy& c : copies) {
+      if (c.row == kSyntheticRoot) {
+        append_root(root, runtime, c.timing);
+      } else {
+        append_copy(*sources[c.source], c.row, c.timing);
+      }
+    }
+    x_.parse_input_shapes();
+    x_.build_secondary_indices();
+    return std::move(x_);
+  }
+
+ private:
+  void append_timing(Row timing) {
+    x_.ts_ns_.push_back(x_.ts_ns_[timing]);
+    x_.dur_ns_.push_back(x_.dur_ns_[timing]);
+    x_.track_.push_back(x_.track_[timing]);
+    if (const EventIndex::PreciseTime* p = x_.precise_time(timing))
+      x_.precise_times_.push_back({static_cast<Row>(x_.ts_ns_.size() - 1), p->ts_us, p->dur_us});
+  }
+
+  void append_root(StringId name, StringId category, Row timing) {
+    append_timing(timing);
+    x_.kind_.push_back(EventKind::kCudaRuntime);
+    x_.phase_.push_back('X');
+    x_.malformed_.push_back(false);
+    x_.name_.push_back(name);
+    x_.category_.push_back(category);
+    x_.correlation_.push_back(kNoId);
+    x_.external_id_.push_back(kNoId);
+    x_.detail_.push_back(kNoDetail);
+  }
+
+  StringId intern(const EventIndex& source, StringId id) {
+    return id == kNoString ? kNoString : x_.strings_.intern(source.strings_.view(id));
+  }
+
+  void append_copy(const EventIndex& source, Row r, Row timing) {
+    if (is_gpu_kind(source.kind(r)))
+      throw std::invalid_argument("append_row_copies: GPU events are never copied");
+    const auto row = static_cast<Row>(x_.ts_ns_.size());
+    append_timing(timing);
+    x_.kind_.push_back(source.kind(r));
+    x_.phase_.push_back(source.phase(r));
+    x_.malformed_.push_back(!source.valid(r));
+    x_.name_.push_back(intern(source, source.name_id(r)));
+    x_.category_.push_back(intern(source, source.category_id(r)));
+    x_.correlation_.push_back(kNoId);
+    x_.external_id_.push_back(kNoId);
+    x_.detail_.push_back(kNoDetail);
+    if (const std::optional<OpArgs> a = source.op_args(r)) {
+      OpArgs copy = *a;
+      for (StringId* text :
+           {&copy.input_dims, &copy.input_types, &copy.input_strides, &copy.concrete_inputs})
+        *text = intern(source, *text);
+      x_.detail_.back() = static_cast<std::int32_t>(x_.op_args_.add(copy));
+    }
+    if (const std::optional<std::string_view> kernel = source.launch_kernel(r))
+      x_.launch_kernels_.emplace_back(row, x_.strings_.intern(*kernel));
+    if (std::optional<CommArgs> comm = source.comm_args(r)) {
+      comm->dtype = intern(source, comm->dtype);
+      comm->collective = intern(source, comm->collective);
+      x_.comm_args_.push_back({row, *comm});
+    }
+  }
+
+  EventIndex x_;
+};
+
+EventIndex append_row_copies(EventIndex base, std::span<const EventIndex* const> sources,
+                             std::span<const RowCopy> copies, std::string_view root_name) {
+  return RowCopier(std::move(base)).append(sources, copies, root_name);
+}
+
+}  // namespace traceprism::index

@@ -1,0 +1,31 @@
+// Rows appended to a frozen index as copies of other indices' rows, re-timed and placed on one
+// of the index's own threads. Inference mode's capture merge uses it to graft the ops a capture
+// trace recorded under each graph launch that replayed them (inference-mode spec §3.8).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "index/event_index.hpp"
+
+namespace traceprism::index {
+
+inline constexpr std::uint32_t kSyntheticRoot = 0xFFFFFFFFu;
+
+struct RowCopy {
+  std::uint32_t source = 0;  // position in `sources`
+  Row row = 0;               // the source row; kSyntheticRoot: a new root row (see below)
+  Row timing = 0;            // the base row whose ts, dur, pid and tid the copy takes
+};
+
+// `base` with `copies` appended in order (row base.size() + i is copies[i]). A copy keeps its
+// source row's phase, name, category and args (shapes, args.kernel, collective args) but takes
+// the timing row's time and thread; it carries no correlation or External id, because those
+// numbers belong to the source trace and would link it to unrelated events of `base`. A
+// kSyntheticRoot copy is a cuda_runtime row named `root_name`. Copies of GPU events are
+// refused (std::invalid_argument): GPU time comes from `base` only.
+EventIndex append_row_copies(EventIndex base, std::span<const EventIndex* const> sources,
+                             std::span<const RowCopy> copies, std::string_view root_name);
+
+}  // namespace traceprism::index

@@ -1,0 +1,178 @@
+// `analyze --mode inference --capture-dir DIR` end to end (inference-mode spec §3, issue 17): the
+// capture merge attributes replayed kernels to the captured ops, the report says what it
+// merged, the default mode names the option, and bad folders are refused with one sentence.
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+#include <fstream>
+#include <sstream>
+
+#include "support/run_cli.hpp"
+#include "support/shared_traces.hpp"
+#include "support/temp_dir.hpp"
+#include "support/trace_builder.hpp"
+
+namespace traceprism::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void write(const fs::path& p, const std::string& text) {
+  std::ofstream(p, std::ios::binary) << text;
+}
+
+// One decode step of 2 tokens whose graph launch replays two kernels.
+std::string replay_trace() {
+  TraceText t;
+  t.x("user_annotation", "execute_2_context_0(sq0sk0sqsq0sqsk0)_generation_2(sq2sk10sqsq2sqsk10)",
+      "0", "1000");
+  t.x("cuda_runtime", "hipGraphLaunch", "100", "50", R"({"correlation": 50})");
+  t.x("kernel", "gemm_replayed", "200", "300", R"({"correlation": 50, "stream": 0, "device": 0})",
+      "0", "0");
+  t.x("kernel", "add_replayed", "500", "20", R"({"correlation": 50, "stream": 0, "device": 0})",
+      "0", "0");
+  return t.str();
+}
+
+// The capture of that graph: classified FULL, batch 2 (the most frequent leading dimension).
+std::string capture_trace() {
+  TraceText t;
+  t.x("python_function", "vllm/worker.py(1): capture_model", "0", "10000");
+  t.x("cuda_runtime", "hipStreamBeginCapture", "100", "2");
+  t.x("python_function", "nn.Module: Linear_0", "200", "300");
+  t.x("cpu_op", "aten::mm", "210", "100",
+      R"({"Input Dims": [[2, 64], [64, 128]], "Input type": ["c10::BFloat16", "c10::BFloat16"]})");
+  t.x("cuda_runtime", "hipLaunchKernel", "220", "5",
+      R"({"correlation": 7, "kernel": "gemm_replayed"})");
+  t.x("cpu_op", "aten::add", "350", "100", R"({"Input Dims": [[2, 128], [2, 128]]})");
+  t.x("cuda_runtime", "hipLaunchKernel", "360", "5",
+      R"({"correlation": 8, "kernel": "add_replayed"})");
+  t.x("cuda_runtime", "hipStreamEndCapture", "900", "2");
+  return t.str();
+}
+
+class InferenceMode : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    fs::create_directories(captures());
+    write(replay(), replay_trace());
+    write(captures() / "graph_capture_rank_0.json", capture_trace());
+  }
+  fs::path replay() const { return dir_.path() / "replay.json"; }
+  fs::path captures() const { return dir_.path() / "captures"; }
+  fs::path out() const { return dir_.path() / "out"; }
+  int analyze(const std::string& flags, std::string* log = nullptr) {
+    return run_cli("analyze -q " + shell_quote(replay().string()) + " -o " +
+                       shell_quote(out().string()) + " " + flags,
+                   log);
+  }
+  TempDir dir_;
+};
+
+TEST_F(InferenceMode, CaptureMergeAttributesReplayedKernelsToCapturedOps) {
+  std::string log;
+  ASSERT_EQ(analyze("--capture-dir " + shell_quote(captures().string()), &log), 0) << log;
+  const auto f = boost::json::parse(read(out() / "findings.json")).as_object();
+  EXPECT_EQ(f.at("analysis_mode").as_string(), "inference");
+  const auto& quality = f.at("data_quality").as_object();
+  EXPECT_EQ(quality.at("events").to_number<std::uint64_t>(), 4u);  // the trace's own
+  EXPECT_FALSE(quality.contains("graph_replay"));  // no kernel is left under the launch
+  const auto& merge = quality.at("capture_merge").as_object();
+  EXPECT_EQ(merge.at("merged_launches").to_number<std::uint64_t>(), 1u);
+  EXPECT_EQ(merge.at("attributed_gpu_events").to_number<std::uint64_t>(), 2u);
+  EXPECT_EQ(merge.at("captures").as_array().at(0).as_string(), "graph_capture_rank_0.json");
+  const std::string md = read(out() / "analysis.md");
+  EXPECT_NE(md.find("1 of 1 graph launch in 1 serving step merged; 2 replayed GPU events"),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(md.find("The trace replays CUDA/HIP graphs"), std::string::npos) << md;
+  // The replayed GEMM is now an aten::mm op with shapes, modelled as a GEMM.
+  const std::string unified = read(out() / "perf_report_csvs" / "unified_perf_summary.csv");
+  EXPECT_NE(unified.find("aten::mm,GEMM"), std::string::npos) << unified;
+  EXPECT_EQ(unified.find("Synthetic Op"), std::string::npos) << unified;
+  EXPECT_EQ(run_cli("validate-report " + shell_quote(out().string()), &log), 0) << log;
+}
+
+TEST_F(InferenceMode, DefaultModeNamesTheOptionAndTheFolderItNeeds) {
+  ASSERT_EQ(analyze(""), 0);
+  const std::string md = read(out() / "analysis.md");
+  EXPECT_NE(md.find("Run `traceprism analyze --mode inference --capture-dir DIR`"),
+            std::string::npos)
+      << md;
+  const auto f = boost::json::parse(read(out() / "findings.json")).as_object();
+  EXPECT_EQ(f.at("analysis_mode").as_string(), "default");
+}
+
+TEST_F(InferenceMode, BadCaptureFoldersAreRefusedWithOneSentence) {
+  std::string log;
+  EXPECT_EQ(analyze("--mode default --capture-dir " + shell_quote(captures().string()), &log), 64);
+  EXPECT_NE(log.find("--capture-dir needs --mode inference"), std::string::npos) << log;
+  const fs::path empty = dir_.path() / "empty";
+  fs::create_directories(empty);
+  EXPECT_EQ(analyze("--capture-dir " + shell_quote(empty.string()), &log), 2);
+  EXPECT_NE(log.find("holds no capture trace"), std::string::npos) << log;
+  EXPECT_FALSE(fs::exists(out()));
+}
+
+// A capture whose kernels differ from the replayed ones: nothing is merged, the report says
+// why, and the kernels stay under the launch with the graph-replay warning.
+TEST_F(InferenceMode, UnalignedCaptureIsReportedAndTheAnalysisContinues) {
+  std::string capture = capture_trace();
+  capture.replace(capture.find("add_replayed"), 12, "other_kernel");
+  write(captures() / "graph_capture_rank_0.json", capture);
+  ASSERT_EQ(analyze("--capture-dir " + shell_quote(captures().string())), 0);
+  const std::string md = read(out() / "analysis.md");
+  EXPECT_NE(md.find("0 of 1 graph launch in 1 serving step merged"), std::string::npos) << md;
+  EXPECT_NE(md.find("Not merged: 1 launch, the captured launch calls do not align with the "
+                    "replayed kernels."),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("The capture merge left them unattributed"), std::string::npos) << md;
+}
+
+struct SharedCase {
+  std::string name, replay;
+};
+
+class InferenceSharedTraces : public ::testing::TestWithParam<SharedCase> {};
+
+// Issue 17's "must hold": on every shared inference trace, inference mode gives Top Operations,
+// a known platform and a valid report.
+TEST_P(InferenceSharedTraces, ReportHasTopOperationsAKnownPlatformAndIsValid) {
+  const fs::path dir = shared_traces() / "tracelens" / "inference" / GetParam().name;
+  if (!fs::exists(dir / GetParam().replay)) GTEST_SKIP() << dir << " is absent";
+  TempDir tmp;
+  const fs::path out = tmp.path() / "out";
+  std::string log;
+  ASSERT_EQ(run_cli("analyze -q " + shell_quote((dir / GetParam().replay).string()) +
+                        " --capture-dir " + shell_quote((dir / "capture_traces").string()) +
+                        " -o " + shell_quote(out.string()),
+                    &log),
+            0)
+      << log;
+  const std::string md = read(out / "analysis.md");
+  EXPECT_NE(md.find("| 1 | "), std::string::npos) << "Top Operations is empty:\n" << md;
+  EXPECT_EQ(md.find("Synthetic Op"), std::string::npos) << md;
+  const auto f = boost::json::parse(read(out / "findings.json")).as_object();
+  const auto& merge = f.at("data_quality").as_object().at("capture_merge").as_object();
+  EXPECT_EQ(merge.at("merged_launches"), merge.at("graph_launches"));
+  EXPECT_EQ(f.at("platform").as_object().at("name").as_string(), "MI300X");
+  EXPECT_EQ(run_cli("validate-report " + shell_quote(out.string()), &log), 0) << log;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, InferenceSharedTraces,
+    ::testing::Values(SharedCase{"vllm_decode_full", "graph_execution.json.gz"},
+                      SharedCase{"vllm_prefilldecode_piecewise", "graph_execution.json.gz"},
+                      SharedCase{"sglang_decode", "sglang_Qwen3-8B_decode.json.gz"}),
+    [](const auto& info) { return info.param.name; });
+
+}  // namespace
+}  // namespace traceprism::testing
