@@ -22,6 +22,8 @@ struct SynthArgs {
   std::string vendor = "nvidia";
   std::string compression = "auto";
   bool inference = false;
+  bool graph_replay = false;
+  std::string capture_out;
   std::vector<std::string> inject;
 };
 
@@ -69,27 +71,16 @@ std::string inject_help() {
   return text;
 }
 
-void run_synth(const SynthArgs& args) {
-  synth::SynthOptions options = args.options;
-  options.vendor = args.vendor == "amd" ? synth::Vendor::kAmd : synth::Vendor::kNvidia;
-  options.training = !args.inference;
-  // A wrong --inject is a usage error: main prints the sentence and exits with kExitUsage.
+void write_trace(const synth::SynthOptions& options, const std::string& path,
+                 const std::string& compression) {
   try {
-    for (const std::string& text : args.inject) {
-      options.inject.push_back(synth::parse_injection(text));
-    }
-    synth::check_injections(options);
-  } catch (const std::invalid_argument& e) {
-    throw CLI::ValidationError(e.what());
-  }
-  try {
-    io::OutputFile out(args.output, pick_compression(args.compression, args.output));
+    io::OutputFile out(path, pick_compression(compression, path));
     const synth::SynthSummary summary = synth::write_synthetic_trace(options, out);
     out.commit();
     std::error_code ec;
-    const auto disk_bytes = std::filesystem::file_size(args.output, ec);
-    std::printf("wrote %s: %llu events, %s MB JSON (%s MB on disk), %d steps\n",
-                args.output.c_str(), static_cast<unsigned long long>(summary.events),
+    const auto disk_bytes = std::filesystem::file_size(path, ec);
+    std::printf("wrote %s: %llu events, %s MB JSON (%s MB on disk), %d steps\n", path.c_str(),
+                static_cast<unsigned long long>(summary.events),
                 megabytes(static_cast<double>(summary.json_bytes)).c_str(),
                 ec ? "?" : megabytes(static_cast<double>(disk_bytes)).c_str(), summary.steps);
   } catch (const std::exception& e) {
@@ -99,6 +90,31 @@ void run_synth(const SynthArgs& args) {
     std::cerr << "error: " << sentence << "\n";
     throw CLI::RuntimeError(kExitOutput);
   }
+}
+
+void run_synth(const SynthArgs& args) {
+  synth::SynthOptions options = args.options;
+  options.vendor = args.vendor == "amd" ? synth::Vendor::kAmd : synth::Vendor::kNvidia;
+  options.training = !args.inference;
+  // A wrong --inject is a usage error: main prints the sentence and exits with kExitUsage.
+  try {
+    for (const std::string& text : args.inject) {
+      options.inject.push_back(synth::parse_injection(text));
+    }
+    if (args.graph_replay) options.graph = synth::GraphMode::kReplay;
+    synth::check_injections(options);
+  } catch (const std::invalid_argument& e) {
+    throw CLI::ValidationError(e.what());
+  }
+  write_trace(options, args.output, args.compression);
+  if (!args.graph_replay) return;
+  // The graph's capture trace, as the engine writes it into its capture folder.
+  options.graph = synth::GraphMode::kCapture;
+  std::error_code ec;
+  std::filesystem::create_directories(args.capture_out, ec);
+  write_trace(options,
+              (std::filesystem::path(args.capture_out) / "graph_capture_rank_0.json.gz").string(),
+              "auto");
 }
 
 }  // namespace
@@ -135,6 +151,15 @@ void add_synth_command(CLI::App& app) {
       ->type_name("KIND[=AMOUNT]")
       ->take_all()
       ->allow_extra_args(false);
+  auto* graph = cmd->add_flag(
+      "--graph-replay", args->graph_replay,
+      "With --inference: write vLLM-style decode steps whose forward replays one CUDA/HIP graph\n"
+      "(kernels under the graph launch, no ops), and the graph's capture trace into\n"
+      "--capture-out (analyze it with --mode inference --capture-dir DIR)");
+  cmd->add_option("--capture-out", args->capture_out,
+                  "Folder for --graph-replay's capture trace (graph_capture_rank_0.json.gz)")
+      ->needs(graph);
+  graph->needs(cmd->get_option("--capture-out"));
   cmd->add_option("--compression", args->compression,
                   "Output compression; auto follows the extension (.gz, .zst)")
       ->check(CLI::IsMember({"auto", "gzip", "zstd", "none"}))
@@ -144,7 +169,8 @@ void add_synth_command(CLI::App& app) {
       "  traceprism synth -o sample.json.gz --layers 4 --steps 3 --seed 7\n"
       "  traceprism synth -o big.json.zst --target-mb 1100 --layers 24 --seed 1\n"
       "  traceprism synth -o amd.json --vendor amd --nccl\n"
-      "  traceprism synth -o stall.json --steps 3 --inject dataloader=30ms --inject sync");
+      "  traceprism synth -o stall.json --steps 3 --inject dataloader=30ms --inject sync\n"
+      "  traceprism synth -o decode.json.gz --inference --graph-replay --capture-out captures");
   cmd->callback([args] { run_synth(*args); });
 }
 

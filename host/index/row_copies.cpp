@@ -1,6 +1,8 @@
 #include "index/row_copies.hpp"
 
 #include <stdexcept>
+#include <unordered_map>
+#include <vector>
 
 namespace traceprism::index {
 
@@ -10,13 +12,17 @@ class RowCopier {
 
   EventIndex append(std::span<const EventIndex* const> sources, std::span<const RowCopy> copies,
                     std::string_view root_name) {
+    string_maps_.resize(sources.size());
+    detail_maps_.resize(sources.size());
+    for (std::size_t s = 0; s < sources.size(); ++s)
+      string_maps_[s].assign(sources[s]->strings_.size(), kUnmapped);
     const StringId root = x_.strings_.intern(root_name);
     const StringId runtime = x_.strings_.intern("cuda_runtime");
     for (const RowCopy& c : copies) {
       if (c.row == kSyntheticRoot) {
         append_root(root, runtime, c.timing);
       } else {
-        append_copy(*sources[c.source], c.row, c.timing);
+        append_copy(*sources[c.source], c.source, c.row, c.timing);
       }
     }
     x_.parse_input_shapes();
@@ -45,11 +51,29 @@ class RowCopier {
     x_.detail_.push_back(kNoDetail);
   }
 
-  StringId intern(const EventIndex& source, StringId id) {
-    return id == kNoString ? kNoString : x_.strings_.intern(source.strings_.view(id));
+  // A source's strings interned once each: the same captured rows are copied for every replay.
+  StringId intern(const EventIndex& source, std::uint32_t source_id, StringId id) {
+    if (id == kNoString) return kNoString;
+    StringId& mapped = string_maps_[source_id][id];
+    if (mapped == kUnmapped) mapped = x_.strings_.intern(source.strings_.view(id));
+    return mapped;
   }
 
-  void append_copy(const EventIndex& source, Row r, Row timing) {
+  // The op args entry of a source row, added once and shared by all its copies.
+  std::int32_t op_args_entry(const EventIndex& source, std::uint32_t source_id, Row r) {
+    auto [it, inserted] = detail_maps_[source_id].try_emplace(r, kNoDetail);
+    if (!inserted) return it->second;
+    if (const std::optional<OpArgs> a = source.op_args(r)) {
+      OpArgs copy = *a;
+      for (StringId* text :
+           {&copy.input_dims, &copy.input_types, &copy.input_strides, &copy.concrete_inputs})
+        *text = intern(source, source_id, *text);
+      it->second = static_cast<std::int32_t>(x_.op_args_.add(copy));
+    }
+    return it->second;
+  }
+
+  void append_copy(const EventIndex& source, std::uint32_t source_id, Row r, Row timing) {
     if (is_gpu_kind(source.kind(r)))
       throw std::invalid_argument("append_row_copies: GPU events are never copied");
     const auto row = static_cast<Row>(x_.ts_ns_.size());
@@ -57,28 +81,25 @@ class RowCopier {
     x_.kind_.push_back(source.kind(r));
     x_.phase_.push_back(source.phase(r));
     x_.malformed_.push_back(!source.valid(r));
-    x_.name_.push_back(intern(source, source.name_id(r)));
-    x_.category_.push_back(intern(source, source.category_id(r)));
+    x_.name_.push_back(intern(source, source_id, source.name_id(r)));
+    x_.category_.push_back(intern(source, source_id, source.category_id(r)));
     x_.correlation_.push_back(kNoId);
     x_.external_id_.push_back(kNoId);
-    x_.detail_.push_back(kNoDetail);
-    if (const std::optional<OpArgs> a = source.op_args(r)) {
-      OpArgs copy = *a;
-      for (StringId* text :
-           {&copy.input_dims, &copy.input_types, &copy.input_strides, &copy.concrete_inputs})
-        *text = intern(source, *text);
-      x_.detail_.back() = static_cast<std::int32_t>(x_.op_args_.add(copy));
-    }
+    x_.detail_.push_back(source.kind(r) == EventKind::kCpuOp ? op_args_entry(source, source_id, r)
+                                                             : kNoDetail);
     if (const std::optional<std::string_view> kernel = source.launch_kernel(r))
       x_.launch_kernels_.emplace_back(row, x_.strings_.intern(*kernel));
     if (std::optional<CommArgs> comm = source.comm_args(r)) {
-      comm->dtype = intern(source, comm->dtype);
-      comm->collective = intern(source, comm->collective);
+      comm->dtype = intern(source, source_id, comm->dtype);
+      comm->collective = intern(source, source_id, comm->collective);
       x_.comm_args_.push_back({row, *comm});
     }
   }
 
+  static constexpr StringId kUnmapped = 0xFFFFFFFEu;
   EventIndex x_;
+  std::vector<std::vector<StringId>> string_maps_;  // per source: its string id -> ours
+  std::vector<std::unordered_map<Row, std::int32_t>> detail_maps_;  // per source: row -> entry
 };
 
 EventIndex append_row_copies(EventIndex base, std::span<const EventIndex* const> sources,

@@ -93,6 +93,7 @@ std::vector<CaptureWindow> capture_windows(const index::EventIndex& capture, con
     windows.push_back(capture_window(capture, tree,
                                      capture.ts_ns(begins[k]) + capture.dur_ns(begins[k]),
                                      capture.ts_ns(ends[k])));
+  for (CaptureWindow& w : windows) w.calls = captured_calls(capture, w.launch_calls);
   return windows;
 }
 
@@ -104,16 +105,28 @@ std::vector<std::vector<Row>> capture_launch_lists(const index::EventIndex& capt
   return lists;
 }
 
-std::vector<Row> graph_launches_in(const index::EventIndex& replay, Row step) {
-  const std::int64_t start = replay.ts_ns(step), end = start + replay.dur_ns(step);
+std::vector<Row> graph_launches(const index::EventIndex& replay) {
+  std::unordered_map<index::StringId, bool> is_graph_launch;  // per distinct name
   std::vector<Row> out;
   for (index::EventKind kind : {index::EventKind::kCudaRuntime, index::EventKind::kCudaDriver})
-    for (Row r : replay.rows_of_kind(kind))
-      if (replay.valid(r) && contains(lower(replay.name(r)), "graphlaunch") &&
-          replay.ts_ns(r) >= start && replay.ts_ns(r) + replay.dur_ns(r) <= end)
-        out.push_back(r);
+    for (Row r : replay.rows_of_kind(kind)) {
+      auto [it, inserted] = is_graph_launch.try_emplace(replay.name_id(r), false);
+      if (inserted) it->second = contains(lower(replay.name(r)), "graphlaunch");
+      if (it->second && replay.valid(r)) out.push_back(r);
+    }
   std::sort(out.begin(), out.end());
   sort_by_start(replay, out);
+  return out;
+}
+
+std::vector<Row> graph_launches_in(const index::EventIndex& replay,
+                                   const std::vector<Row>& launches, Row step) {
+  const std::int64_t start = replay.ts_ns(step), end = start + replay.dur_ns(step);
+  auto first = std::lower_bound(launches.begin(), launches.end(), start,
+                                [&](Row r, std::int64_t t) { return replay.ts_ns(r) < t; });
+  std::vector<Row> out;
+  for (auto it = first; it != launches.end() && replay.ts_ns(*it) <= end; ++it)
+    if (replay.ts_ns(*it) + replay.dur_ns(*it) <= end) out.push_back(*it);
   return out;
 }
 

@@ -22,6 +22,7 @@ struct CaptureWindow {
   std::vector<std::int32_t> parent;
   std::vector<Row> launch_calls;
   std::vector<std::uint32_t> launch_positions;  // the launch calls' positions in `members`
+  std::vector<CapturedCall> calls;              // the launch calls as the alignment reads them
 };
 
 // Spec §3.4: the windows of every pair of the k-th StreamBeginCapture and k-th StreamEndCapture.
@@ -36,9 +37,11 @@ std::vector<CaptureWindow> capture_windows(const index::EventIndex& capture, con
 std::vector<std::vector<Row>> capture_launch_lists(const index::EventIndex& capture,
                                                    const CallTree& tree);
 
-// Spec §3.2: the graph launches (a name containing "graphlaunch", any case) inside a step's
-// host range, by start time.
-std::vector<Row> graph_launches_in(const index::EventIndex& replay, Row step);
+// Spec §3.2: the trace's graph launches (a name containing "graphlaunch", any case), by start
+// time, and those of them inside a step's host range.
+std::vector<Row> graph_launches(const index::EventIndex& replay);
+std::vector<Row> graph_launches_in(const index::EventIndex& replay,
+                                   const std::vector<Row>& launches, Row step);
 
 // Spec §3.6: the kernels, copies and memsets a graph launch ran, by start time (file order on
 // ties).

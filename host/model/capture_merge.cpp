@@ -33,13 +33,13 @@ class MergePlanner {
  public:
   MergePlanner(const index::EventIndex& replay, const LaunchLinks& links,
                const CaptureMergeOptions& options)
-      : replay_(replay), links_(links), options_(options) {
+      : replay_(replay), links_(links), options_(options), all_launches_(graph_launches(replay)) {
     plan_.grafts.first_row = static_cast<Row>(replay.size());
   }
 
   void plan_step(const ServingStep& step, const std::vector<CaptureTrace>& entries,
                  const CaptureLoader& load) {
-    const std::vector<Row> launches = graph_launches_in(replay_, step.row);
+    const std::vector<Row> launches = graph_launches_in(replay_, all_launches_, step.row);
     if (launches.empty()) return;  // an eager step
     ++plan_.summary.steps;
     plan_.summary.graph_launches += launches.size();
@@ -75,8 +75,7 @@ class MergePlanner {
                  std::uint32_t source_id) {
     const std::vector<Row> replayed = replayed_gpu_events(replay_, links_, launch);
     if (replayed.empty()) return skip(MergeSkip::kNothingReplayed, 1);
-    const Alignment a = align_capture(captured_calls(*source.index, window.launch_calls),
-                                      replayed_events(replay_, replayed));
+    const Alignment a = align_capture(window.calls, replayed_events(replay_, replayed));
     if (a.merge_failed) return skip(MergeSkip::kUnnamedMultiStream, 1);
     if (a.code == AlignmentCode::kFailed) return skip(MergeSkip::kNotAligned, 1);
     const std::vector<std::int32_t> copied = graft(launch, *source.index, window, source_id);
@@ -120,6 +119,7 @@ class MergePlanner {
   const index::EventIndex& replay_;
   const LaunchLinks& links_;
   CaptureMergeOptions options_;
+  std::vector<Row> all_launches_;
   CaptureMergePlan plan_;
 };
 

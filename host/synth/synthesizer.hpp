@@ -253,6 +253,7 @@ class Synthesizer {
     i64 tid, start, end;
     std::size_t args_begin, args_end;  // its "args" object, in args_
     i64 flow;                          // ac2g flow id started at this runtime call, or -1
+    bool hidden = false;               // recorded inside a graph replay: not written
   };
   // A GPU stream runs its activities in order. `pending` holds the end times of those launched
   // and not yet finished (as of the last launch), for the launch queue's depth.
@@ -325,7 +326,8 @@ class Synthesizer {
   i64 current_ext() const { return ext_stack_.empty() ? 0 : ext_stack_.back(); }
   // A runtime call that launches nothing; it returns no earlier than `wait_until`.
   Call runtime_call(std::string_view name, int cbid, i64 wait_until = 0);
-  std::size_t open_runtime(std::string_view name, int cbid);
+  // `kernel`: the args.kernel ROCm writes on launch calls (graph captures align by it).
+  std::size_t open_runtime(std::string_view name, int cbid, std::string_view kernel = {});
   i64 place(Stream& stream, i64 launch_start, i64 duration, i64 not_before);
   i64 queue_slot(Stream& stream) const;
   template <class ExtraArgs>
@@ -348,6 +350,8 @@ class Synthesizer {
 
   // -- the workload
   void step(int number);
+  void serving_step();  // GraphMode::kReplay
+  void capture();       // GraphMode::kCapture
   void forward();
   void layer_forward(int layer);
   void linear(int index, i64 in, i64 out);
@@ -388,6 +392,7 @@ class Synthesizer {
   const i64 B, S, H, T, heads_;
   const std::string hidden_list_;  // the normalized_shape argument of layer_norm, "[1024]"
   const std::string flat_shape_;   // [tokens, hidden], the LM head's view of its input
+  const std::string step_name_, capture_name_;  // the vLLM annotations of graph mode
   std::array<i64, kProblemCount> inject_ns_{};  // per-step amount of each problem; 0: off
 
   i64 now_ = kTraceStartNs;  // host clock
@@ -399,6 +404,11 @@ class Synthesizer {
   i64 layer_forward_ns_ = 0;  // GPU time of one block's forward, measured on the first
   i64 recompute_scale_num_ = 1, recompute_scale_den_ = 1;  // kernel durations while recomputing
   bool recomputing_ = false;
+  // Graph mode: while replaying, host events are hidden and kernels carry the graph launch's
+  // correlation; while capturing, launch calls launch nothing.
+  int hidden_ = 0;
+  i64 graph_correlation_ = 0;
+  bool capturing_ = false;
 
   std::vector<HostEvent> events_;
   std::vector<std::size_t> open_;  // indexes in events_ of the spans still open

@@ -185,6 +185,11 @@ Synthesizer::Synthesizer(const SynthOptions& o, io::OutputFile& out)
       heads_(std::max<i64>(1, H / 128)),
       hidden_list_("[" + std::to_string(H) + "]"),
       flat_shape_("[" + std::to_string(T) + ", " + std::to_string(H) + "]"),
+      // A decode step of B requests, one token each, over S tokens of context each.
+      step_name_("execute_" + std::to_string(B) + "_context_0(sq0sk0sqsq0sqsk0)_generation_" +
+                 std::to_string(B) + "(sq" + std::to_string(B) + "sk" + std::to_string(T) + "sqsq" +
+                 std::to_string(B) + "sqsk" + std::to_string(T) + ")"),
+      capture_name_("capture_" + std::to_string(B) + "_FULL"),
       // The profiler starts recording while the GPU still runs the warm-up step's queue (whose
       // launches it did not record), so the first recorded step finds the host ahead, as in
       // the steady state, instead of a GPU that waits for every early launch.
@@ -276,6 +281,7 @@ void Synthesizer::emit(std::string& buf) {
 
 void Synthesizer::flush_step() {
   for (const HostEvent& e : events_) {
+    if (e.hidden) continue;
     std::string_view args(args_.data() + e.args_begin, e.args_end - e.args_begin);
     if (e.kind == Kind::kInstant) {
       Fields ev = begin_event(host_buf_, "i", e.cat, e.name, e.suffix, kHostPid, e.tid, e.start);
@@ -304,7 +310,8 @@ void Synthesizer::flush_step() {
 std::size_t Synthesizer::open(Kind kind, std::string_view cat, std::string_view name, int suffix) {
   // Time always advances before a start and before an end, so children sit strictly inside.
   work(250, 900);
-  events_.push_back({kind, cat, name, suffix, tid_, now_, now_, args_.size(), args_.size(), -1});
+  events_.push_back(
+      {kind, cat, name, suffix, tid_, now_, now_, args_.size(), args_.size(), -1, hidden_ > 0});
   open_.push_back(events_.size() - 1);
   return events_.size() - 1;
 }
@@ -397,7 +404,7 @@ void Synthesizer::memory(i64 bytes) {
   work(100, 300);
   std::size_t i = events_.size();
   events_.push_back({Kind::kInstant, "cpu_instant_event", "[memory]", -1, tid_, now_, now_,
-                     args_.size(), args_.size(), -1});
+                     args_.size(), args_.size(), -1, hidden_ > 0});
   Fields args(args_);
   const i64 reserved = (allocated_ / (1 << 21) + 16) * (1 << 21);
   args.num("Total Reserved", reserved).num("Total Allocated", allocated_).num("Bytes", bytes);
@@ -424,11 +431,13 @@ i64 Synthesizer::pop_seq() {
 
 // ---- GPU
 
-std::size_t Synthesizer::open_runtime(std::string_view name, int cbid) {
+std::size_t Synthesizer::open_runtime(std::string_view name, int cbid, std::string_view kernel) {
   const std::size_t i = open(Kind::kRuntime, "cuda_runtime", name, -1);
   const i64 correlation = next_correlation_++;
   Fields args(args_);
-  args.num("External id", current_ext()).num("cbid", cbid).num("correlation", correlation).close();
+  args.num("External id", current_ext()).num("cbid", cbid).num("correlation", correlation);
+  if (!kernel.empty()) args.str("kernel", kernel);
+  args.close();
   events_[i].args_end = args_.size();
   events_[i].flow = correlation;
   return i;
@@ -479,9 +488,14 @@ void Synthesizer::launch(std::string_view api, int cbid, std::string_view cat,
                          std::string_view name, Stream& stream, i64 duration,
                          const Placement& placement, ExtraArgs&& extra_args) {
   const i64 ext = current_ext();
-  const std::size_t i = open_runtime(api, cbid);
+  const std::size_t i = open_runtime(api, cbid, capturing_ && v_.amd ? name : std::string_view{});
   const Call call{events_[i].flow, events_[i].start};
   work(2000, 6000);
+  if (capturing_) {  // recorded into the graph: nothing runs
+    events_[i].flow = -1;
+    close();
+    return;
+  }
   if (const i64 slot = queue_slot(stream); slot > 0) hold_until(slot + rng_.between(500, 1500));
   const i64 start = place(stream, call.start, duration, placement.not_before);
   if (placement.blocking) hold_until(start + duration + rng_.between(1000, 3000));
@@ -490,13 +504,14 @@ void Synthesizer::launch(std::string_view api, int cbid, std::string_view cat,
   Fields ev = begin_event(gpu_buf_, "X", cat, name, -1, v_.gpu_pid, stream.id, start);
   ev.time("dur", duration);
   Fields args = ev.object("args");
-  args.num("External id", ext);
+  if (graph_correlation_ == 0) args.num("External id", ext);
   if (cat == "kernel") args.num("queued", 0);
   args.num("device", 0).num("context", 1).num("stream", stream.id);
-  args.num("correlation", call.correlation);
+  args.num("correlation", graph_correlation_ ? graph_correlation_ : call.correlation);
   extra_args(args);
   args.close();
   ev.close();
+  if (graph_correlation_) return;  // a graph's kernels link to its launch by correlation
   gpu_buf_ += ",\n";
   ++summary_.events;
   Fields flow(gpu_buf_);
@@ -602,6 +617,54 @@ void Synthesizer::step(int number) {
   ev.time("dur", step_gpu_end_ - step_gpu_begin_);
   ev.object("args").num("External id", step_ext_).close();
   ev.close();
+  flush_step();
+}
+
+// One vLLM decode step in graph mode: the inputs copied in eagerly, then the whole forward as
+// one graph launch that returns long before its kernels end, then the sampled tokens copied out.
+void Synthesizer::serving_step() {
+  step_gpu_begin_ = 0;
+  {
+    Scope step = annotation(step_name_);
+    Scope execute = python("vllm/v1/worker/gpu_model_runner.py(1800): execute_model");
+    {
+      Scope copy = op("aten::copy_", {i64t({B}), i64t({B}), scalar("True")});
+      memcpy(Copy::kHtoDPageable, B * 8);
+    }
+    const std::size_t launch =
+        open_runtime(v_.amd ? "hipGraphLaunch" : "cudaGraphLaunch", kCbidLaunch);
+    graph_correlation_ = events_[launch].flow;
+    events_[launch].flow = -1;  // a graph launch starts no ac2g flow
+    const i64 launched_at = now_;
+    ++hidden_;  // the replayed forward: its kernels without its host events
+    forward();
+    --hidden_;
+    graph_correlation_ = 0;
+    now_ = launched_at;
+    work(300'000, 600'000);
+    close();
+    {
+      Scope copy = op("aten::copy_", {i64t({B}), i64t({B}), scalar("False")});
+      memcpy(Copy::kDtoHPinned, B * 8);
+    }
+  }
+  flush_step();
+}
+
+// The capture trace of that graph, as vLLM records it while it captures: one _dummy_run of the
+// batch size under a capture_<B>_FULL annotation, its forward between a begin and an end of
+// stream capture.
+void Synthesizer::capture() {
+  {
+    Scope capture = python("vllm/v1/worker/gpu_model_runner.py(2400): capture_model");
+    Scope annotated = annotation(capture_name_);
+    Scope dummy_run = python("vllm/v1/worker/gpu_model_runner.py(2200): _dummy_run");
+    runtime_call(v_.amd ? "hipStreamBeginCapture" : "cudaStreamBeginCapture", 0);
+    capturing_ = true;
+    forward();
+    capturing_ = false;
+    runtime_call(v_.amd ? "hipStreamEndCapture" : "cudaStreamEndCapture", 0);
+  }
   flush_step();
 }
 
@@ -912,8 +975,15 @@ SynthSummary Synthesizer::run() {
   const int min_steps = std::max(1, o_.steps);
   const double target_bytes = o_.target_mb * 1e6;
   int steps = 0;
-  while (steps < min_steps || static_cast<double>(out_.bytes_written()) < target_bytes) {
-    step(kFirstStep + steps);
+  while (o_.graph == GraphMode::kCapture
+             ? steps < 1
+             : steps < min_steps || static_cast<double>(out_.bytes_written()) < target_bytes) {
+    if (o_.graph == GraphMode::kReplay)
+      serving_step();
+    else if (o_.graph == GraphMode::kCapture)
+      capture();
+    else
+      step(kFirstStep + steps);
     ++steps;
   }
   write_metadata();
@@ -942,6 +1012,10 @@ void check_injections(const SynthOptions& options) {
       throw std::invalid_argument(
           "--inject recompute needs a backward pass to recompute in; drop --inference.");
     }
+  }
+  if (options.graph != GraphMode::kEager && (options.training || !options.inject.empty())) {
+    throw std::invalid_argument(
+        "--graph-replay writes a serving trace: it needs --inference and no --inject.");
   }
 }
 

@@ -10,6 +10,13 @@ namespace traceprism::synth {
 
 enum class Vendor { kNvidia, kAmd };
 
+// CUDA/HIP graphs in an inference run (synth --graph-replay), as vLLM runs them: kEager launches
+// every kernel from its op; kReplay writes steps that replay the forward as one graph launch
+// (its kernels under no op, annotated as vLLM decode steps); kCapture writes the capture trace
+// of that graph: the forward's ops and launch calls between a begin and an end of stream
+// capture, with no GPU work.
+enum class GraphMode : std::uint8_t { kEager, kReplay, kCapture };
+
 // Shape of the generated workload: a decoder-only transformer training/inference step.
 struct SynthOptions {
   int layers = 4;           // transformer blocks per step
@@ -22,6 +29,7 @@ struct SynthOptions {
   int batch = 8;
   int sequence = 512;
   int hidden = 1024;
+  GraphMode graph = GraphMode::kEager;  // other modes need training = false and no injection
   // Problems written into every step (`synth --inject`), each kind at most once.
   std::vector<Injection> inject;
 };
@@ -34,7 +42,8 @@ struct SynthSummary {
 };
 
 // Throws std::invalid_argument, with a sentence naming the option, when an injection is given
-// twice, has no positive amount, or needs what the workload lacks (recompute: a backward pass).
+// twice, has no positive amount, or needs what the workload lacks (recompute: a backward pass),
+// and when a graph mode is asked for a training run or with injections.
 void check_injections(const SynthOptions& options);
 
 // Streams a Kineto (Chrome-trace) JSON document into `out` without building it in memory.

@@ -61,7 +61,8 @@ TEST_P(CaptureMergeStructure, EveryReplayedKernelAlignsWithItsCapturedLaunch) {
   const auto links = model::LaunchLinks::build(replay.index);
   const std::vector<model::ServingStep> steps = model::serving_steps(replay.index);
   ASSERT_EQ(steps.size(), 1u);
-  const std::vector<model::Row> launches = model::graph_launches_in(replay.index, steps[0].row);
+  const std::vector<model::Row> launches =
+      model::graph_launches_in(replay.index, model::graph_launches(replay.index), steps[0].row);
   ASSERT_EQ(launches.size(), c.launches);
 
   const fs::path folder = dir / "capture_traces";
