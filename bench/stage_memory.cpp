@@ -4,6 +4,7 @@
 // analyze run it) and then part by part (one after the other), to see where the time and the
 // memory of a large trace go. Build with -DTRACEPRISM_BUILD_BENCH=ON; run:
 //   build/bench/stage_memory out/bench/synth_1100mb_l24_s1.json.gz [PLUGIN_DIR]
+//   build/bench/stage_memory --capture-dir DIR TRACE [PLUGIN_DIR]   (inference mode's merge)
 // PLUGIN_DIR defaults to the build's plugin folder (bench/../plugins).
 #include <malloc.h>
 
@@ -29,6 +30,7 @@
 #include "perf_report/perf_report.hpp"
 #include "perf_report/unified_perf_table.hpp"
 #include "pipeline/platform_choice.hpp"
+#include "pipeline/trace_load.hpp"
 #include "plugins/op_model_runner.hpp"
 #include "plugins/plugin_registry.hpp"
 #include "plugins/run_products.hpp"
@@ -60,8 +62,14 @@ void report(const char* stage) {
 
 int main(int argc, char** argv) {
   namespace tp = traceprism;
+  std::string capture_dir;
+  if (argc > 2 && std::string(argv[1]) == "--capture-dir") {
+    capture_dir = argv[2];
+    argv += 2;
+    argc -= 2;
+  }
   if (argc < 2 || argc > 3) {
-    std::cerr << "usage: stage_memory TRACE [PLUGIN_DIR]\n";
+    std::cerr << "usage: stage_memory [--capture-dir DIR] TRACE [PLUGIN_DIR]\n";
     return 64;
   }
   const std::string trace = argv[1];
@@ -73,15 +81,27 @@ int main(int argc, char** argv) {
   tp::cli::load_plugins(registry, {plugin_dir});
   report("start (plugins loaded)");
 
-  auto file = tp::ingest::read_trace(trace);
-  report("read");
-  const tp::index::EventIndex& index = file.index;
-  auto tree = tp::model::CallTree::build(index);
-  report("call tree");
-  auto links = tp::model::LaunchLinks::build(index);
-  report("links");
-  auto timeline = tp::model::compute_gpu_timeline(index, links);
-  report("timeline");
+  tp::pipeline::TraceSession session;
+  if (capture_dir.empty()) {
+    session.file = tp::ingest::read_trace(trace);
+    report("read");
+    session.tree = tp::model::CallTree::build(session.file.index);
+    report("call tree");
+    session.links = tp::model::LaunchLinks::build(session.file.index);
+    report("links");
+    session.timeline = tp::model::compute_gpu_timeline(session.file.index, session.links);
+    report("timeline");
+  } else {
+    tp::pipeline::LoadOptions load;
+    load.quiet = true;
+    load.capture_dir = capture_dir;
+    session = tp::pipeline::load_trace(trace, load);
+    report("read, capture merge, model");
+  }
+  const tp::index::EventIndex& index = session.file.index;
+  const auto& tree = session.tree;
+  const auto& links = session.links;
+  const auto& timeline = session.timeline;
   std::printf("%zu events, %zu GPU events\n", index.size(),
               static_cast<std::size_t>(timeline.events));
 

@@ -97,6 +97,8 @@ int run_analyze(const AnalyzeOptions& o) {
   }
   pipeline::PipelineOptions p = pipeline_options(a, registry, cfg);
   p.trace_path = o.trace;
+  p.load.capture_prune_when_large =
+      true;  // a long decode trace replays its graph thousands of times
   p.inference_mode = o.mode == "inference" || (o.mode.empty() && !a.load.capture_dir.empty());
   p.platform = o.platform;
   std::unique_ptr<pipeline::PipelineRun> run;

@@ -93,7 +93,14 @@ std::vector<CaptureWindow> capture_windows(const index::EventIndex& capture, con
     windows.push_back(capture_window(capture, tree,
                                      capture.ts_ns(begins[k]) + capture.dur_ns(begins[k]),
                                      capture.ts_ns(ends[k])));
-  for (CaptureWindow& w : windows) w.calls = captured_calls(capture, w.launch_calls);
+  for (CaptureWindow& w : windows) {
+    w.calls = captured_calls(capture, w.launch_calls);
+    w.leads_to_launch.assign(w.members.size(), false);
+    for (std::uint32_t position : w.launch_positions)
+      for (auto p = static_cast<std::int32_t>(position); p >= 0 && !w.leads_to_launch[p];
+           p = w.parent[static_cast<std::size_t>(p)])
+        w.leads_to_launch[static_cast<std::size_t>(p)] = true;
+  }
   return windows;
 }
 

@@ -23,6 +23,9 @@ struct CaptureWindow {
   std::vector<Row> launch_calls;
   std::vector<std::uint32_t> launch_positions;  // the launch calls' positions in `members`
   std::vector<CapturedCall> calls;              // the launch calls as the alignment reads them
+  // Per member: a launch call is the member itself or below it (the part of the capture that
+  // kernel attribution needs).
+  std::vector<bool> leads_to_launch;
 };
 
 // Spec §3.4: the windows of every pair of the k-th StreamBeginCapture and k-th StreamEndCapture.

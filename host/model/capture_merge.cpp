@@ -98,6 +98,10 @@ class MergePlanner {
       const Row member = window.members[i];
       const std::int32_t parent =
           window.parent[i] < 0 ? root : row[static_cast<std::size_t>(window.parent[i])];
+      if (options_.only_launch_paths && !window.leads_to_launch[i]) {
+        row[i] = parent;  // no launch below: nothing of it is copied
+        continue;
+      }
       if (!options_.include_python && capture.kind(member) == index::EventKind::kPythonFunction) {
         row[i] = parent;
         continue;

@@ -54,6 +54,8 @@ struct CaptureMergeSummary {
   std::size_t merged_launches = 0;    // launches that received a copy of their capture
   std::size_t attributed_events = 0;  // replayed GPU events given a captured launch call
   std::size_t copied_rows = 0;
+  // Set when only the events leading to launch calls were copied: the rows a full copy needed.
+  std::size_t full_copy_rows = 0;
   std::array<std::size_t, static_cast<std::size_t>(MergeSkip::kCount)> skipped{};  // launches
   std::vector<std::string> captures_used;  // file names, in first use
 };
@@ -70,6 +72,10 @@ struct CaptureMergeOptions {
   // Copy python frames too (call stacks and module names need them; they are ~90 % of a
   // capture list, so analyses that do not read them leave them out).
   bool include_python = false;
+  // Copy only the events that lead to a launch call (ops without GPU work left out): a decode
+  // trace replays its graph thousands of times, and attribution needs no more. The reference
+  // copies everything (its perf sheets list kernel-less ops too).
+  bool only_launch_paths = false;
 };
 
 // Spec §3.2-§3.9 over the replay's serving steps (§2.2). `links` are the replay's own.

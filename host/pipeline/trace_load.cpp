@@ -57,9 +57,20 @@ std::pair<std::shared_ptr<const model::Grafts>, std::vector<std::pair<index::Row
 merge_captures(TraceSession& session, const LoadOptions& options) {
   CaptureSources sources(options.capture_dir, options.quiet);
   const auto replay_links = model::LaunchLinks::build(session.file.index);
-  model::CaptureMergePlan plan = model::plan_capture_merge(
-      session.file.index, replay_links, sources.entries(),
-      [&](const model::CaptureTrace& entry) { return sources.load(entry); });
+  auto make_plan = [&](bool only_launch_paths) {
+    return model::plan_capture_merge(
+        session.file.index, replay_links, sources.entries(),
+        [&](const model::CaptureTrace& entry) { return sources.load(entry); },
+        {.include_python = false, .only_launch_paths = only_launch_paths});
+  };
+  model::CaptureMergePlan plan = make_plan(false);
+  constexpr std::size_t kLargeMerge = 1'000'000;  // copied events; ~90 MB of index and models
+  if (options.capture_prune_when_large && plan.copies.size() > kLargeMerge &&
+      plan.copies.size() > session.file.index.size()) {
+    const std::size_t full = plan.copies.size();
+    plan = make_plan(true);
+    plan.summary.full_copy_rows = full;
+  }
   session.capture_merge = CaptureMergeOutcome{options.capture_dir, plan.summary, sources.notes()};
   if (plan.copies.empty()) return {};
   session.file.index = index::append_row_copies(std::move(session.file.index), plan.sources,

@@ -20,6 +20,10 @@ struct LoadOptions {
   // Inference mode's capture folder (empty: none): its captured ops are merged under the
   // graph launches that replayed them (model/capture_merge.hpp).
   std::string capture_dir;
+  // When copying the whole capture for every graph launch would more than double the index
+  // and add over a million events, copy only the captured events that lead to a launch call
+  // (analyze does; the perf report keeps the reference's full copies). model/capture_merge.hpp.
+  bool capture_prune_when_large = false;
 };
 
 // What the capture merge did, for the report.

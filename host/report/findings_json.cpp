@@ -48,6 +48,9 @@ void write_capture_merge(text::JsonWriter& w, const pipeline::CaptureMergeOutcom
   w.key("merged_launches").value(static_cast<std::uint64_t>(m.merged_launches));
   w.key("attributed_gpu_events").value(static_cast<std::uint64_t>(m.attributed_events));
   w.key("copied_events").value(static_cast<std::uint64_t>(m.copied_rows));
+  // Only with pruning: what a full copy of every capture window needed.
+  if (m.full_copy_rows > 0)
+    w.key("full_copy_events").value(static_cast<std::uint64_t>(m.full_copy_rows));
   w.key("captures").begin_array();
   for (const std::string& file : m.captures_used) w.value(file);
   w.end_array();

@@ -368,6 +368,10 @@ void write_capture_merge_note(std::ostringstream& md, const AnalysisReport& r) {
         md << (i ? ", `" : " `") << m.captures_used[i] << "`";
     }
     md << ".";
+    if (m.full_copy_rows > 0)
+      md << " Only the captured ops that lead to a launch call were copied (" << m.copied_rows
+         << " events instead of " << m.full_copy_rows
+         << "), so ops without GPU work of the graphs are not in the perf report sheets.";
     for (std::size_t i = 0; i < m.skipped.size(); ++i) {
       if (m.skipped[i] == 0) continue;
       md << " Not merged: " << m.skipped[i] << " launch" << (m.skipped[i] == 1 ? "" : "es") << ", "

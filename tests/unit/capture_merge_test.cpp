@@ -42,7 +42,7 @@ std::string replay_text(const std::string& step = kStep, const std::string& seco
 
 // Rows: 0 outer frame, 1 begin capture, 2 python module, 3 aten::mm, 4 its launch, 5 aten::add,
 // 6 its launch, 7 end capture. The module frame's parent (row 0) lies outside the window.
-std::string capture_text() {
+std::string capture_text(bool with_view = false) {
   TraceText t;
   t.x("python_function", "vllm/worker.py(1): capture_model", "0", "10000");
   t.x("cuda_runtime", "hipStreamBeginCapture", "100", "2");
@@ -50,6 +50,8 @@ std::string capture_text() {
   t.x("cpu_op", "aten::mm", "210", "100",
       R"({"Input Dims": [[2, 64], [64, 128]], "Input type": ["c10::BFloat16", "c10::BFloat16"]})");
   t.x("cuda_runtime", "hipLaunchKernel", "220", "5", R"({"correlation": 7, "kernel": "k_a"})");
+  // with_view: row 5 is an aten::view without a kernel (add and its launch become 6 and 7).
+  if (with_view) t.x("cpu_op", "aten::view", "320", "10");
   t.x("cpu_op", "aten::add", "350", "100", R"({"Input Dims": [[2, 128], [2, 128]]})");
   t.x("cuda_runtime", "hipLaunchKernel", "360", "5", R"({"correlation": 8, "kernel": "k_b"})");
   t.x("cuda_runtime", "hipStreamEndCapture", "900", "2");
@@ -194,6 +196,27 @@ TEST(CaptureMerge, CudaCapturesAlignByPosition) {
   EXPECT_EQ(plan(replay, short_capture)
                 .summary.skipped[static_cast<std::size_t>(model::MergeSkip::kNotAligned)],
             1u);
+}
+
+// only_launch_paths leaves out captured events with no launch call below them.
+TEST(CaptureMerge, OnlyLaunchPathsLeavesKernelLessOpsOut) {
+  const ix::EventIndex replay = read(replay_text());
+  const Capture capture(capture_text(true));
+  const model::CaptureWindow& w = capture.source.windows[0];
+  ASSERT_EQ(w.members.size(), 6u);
+  EXPECT_EQ(w.leads_to_launch, (std::vector<bool>{true, true, true, false, true, true}));
+  const auto links = model::LaunchLinks::build(replay);
+  auto plan_with = [&](bool only) {
+    return model::plan_capture_merge(replay, links, kEntries,
+                                     [&](const model::CaptureTrace&) { return &capture.source; },
+                                     {.include_python = false, .only_launch_paths = only});
+  };
+  const model::CaptureMergePlan full = plan_with(false), pruned = plan_with(true);
+  EXPECT_EQ(full.copies.size(), 6u);  // CaptureRoot, mm, launch, view, add, launch
+  ASSERT_EQ(pruned.copies.size(), 5u);
+  EXPECT_EQ(full.copies[3].row, 5u);  // the view
+  for (const ix::RowCopy& c : pruned.copies) EXPECT_NE(c.row, 5u);
+  EXPECT_EQ(pruned.relinks.size(), 2u);
 }
 
 TEST(CaptureMerge, StepsThatCannotBeMergedAreCountedByReason) {
