@@ -99,6 +99,34 @@ std::vector<StepRow> step_rows(const index::EventIndex& ix,
   return out;
 }
 
+// The splitter's defaults (its --num-steps).
+constexpr std::size_t kSteadyStateSteps = 32;
+
+std::optional<SteadyState> steady_state(const std::vector<model::StepFigures>& steps) {
+  if (steps.size() < 2 || !steps.front().serving) return std::nullopt;
+  std::vector<model::SplitterStep> split;
+  for (const model::StepFigures& s : steps) {
+    if (!s.serving) return std::nullopt;
+    const model::StepPhase phase = model::step_phase(*s.serving);
+    split.push_back(
+        {s.serving->num_requests(),
+         phase == model::StepPhase::kPrefillOnly || phase == model::StepPhase::kPrefillDecode,
+         phase == model::StepPhase::kDecodeOnly});
+  }
+  const model::SteadyRegions split_regions = model::steady_state_regions(split, kSteadyStateSteps);
+  const std::vector<model::StepRange>& regions = split_regions.regions;
+  SteadyState out;
+  out.region = *std::max_element(regions.begin(), regions.end(), [](auto& a, auto& b) {
+    return a.size() < b.size();  // max_element keeps the first of equals
+  });
+  out.plateau = split_regions.plateau;
+  for (const model::SplitterStep& s : split)
+    out.peak_requests = std::max(out.peak_requests, s.num_requests);
+  out.window =
+      model::steady_state_window(split, regions, kSteadyStateSteps, model::WindowMode::kMixed);
+  return out;
+}
+
 }  // namespace
 
 std::string finding_id(const Finding& f) {
@@ -130,6 +158,7 @@ Diagnosis diagnose(const DiagnosisInputs& in) {
   d.launch_delay_median_us = in.idle.launch_delay_median_us;
   d.launch_delay_p95_us = in.idle.launch_delay_p95_us;
   d.steps = step_rows(in.index, in.steps);
+  d.steady_state = steady_state(in.steps);
   d.collectives = in.collectives;
   return d;
 }

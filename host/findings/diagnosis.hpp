@@ -10,6 +10,7 @@
 #include "index/event_index.hpp"
 #include "model/idle_attribution.hpp"
 #include "model/profiler_steps.hpp"
+#include "model/steady_state.hpp"
 
 namespace traceprism::findings {
 
@@ -41,6 +42,16 @@ struct StepRow {
   double gpu_span_us = 0;  // first start to last end of the GPU work it launched; 0: none
 };
 
+// The steady state of a serving trace with several steps (inference-mode spec §7.2-§7.3): the
+// largest region where the engine schedules about its peak number of requests (or, without
+// such a plateau, the middle steps), and the mixed-mode window of up to 32 steps in it.
+struct SteadyState {
+  model::StepRange region;
+  bool plateau = true;  // false: no plateau, the middle fallback
+  std::int64_t peak_requests = 0;
+  model::StepRange window;
+};
+
 struct CollectiveRow {
   std::string type;
   std::uint64_t count = 0;
@@ -64,6 +75,7 @@ struct Diagnosis {
   std::vector<model::StreamQueue> queue;
   double launch_delay_median_us = 0, launch_delay_p95_us = 0;  // NaN: no launches
   std::vector<StepRow> steps;
+  std::optional<SteadyState> steady_state;  // serving traces with at least 2 steps
   std::vector<CollectiveRow> collectives;
   // Computation time by op category, a partition (sums to the timeline's computation).
   std::vector<CategoryShare> computation_by_category;

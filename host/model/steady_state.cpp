@@ -7,11 +7,11 @@
 
 namespace traceprism::model {
 
-std::vector<StepRange> steady_state_regions(const std::vector<SplitterStep>& steps,
-                                            std::size_t num_steps) {
+SteadyRegions steady_state_regions(const std::vector<SplitterStep>& steps, std::size_t num_steps) {
   const std::size_t n = steps.size();
-  std::vector<StepRange> regions;
-  if (n == 0) return regions;
+  SteadyRegions out;
+  std::vector<StepRange>& regions = out.regions;
+  if (n == 0) return out;
   std::int64_t peak = 0;
   for (const SplitterStep& s : steps) peak = std::max(peak, s.num_requests);
   const double t = n >= num_steps ? 0.1 : 0.2;
@@ -35,14 +35,15 @@ std::vector<StepRange> steady_state_regions(const std::vector<SplitterStep>& ste
     }
   }
   if (started) regions.push_back({start, n - 1});  // QUIRK: the last step is left out
-  if (!regions.empty()) return regions;
+  out.plateau = !regions.empty();
+  if (out.plateau) return out;
   const auto count = static_cast<std::int64_t>(n);
   const std::int64_t delta = std::min<std::int64_t>(
       count, std::max<std::int64_t>(8, static_cast<std::int64_t>(num_steps) - count));
   const std::int64_t begin = std::max<std::int64_t>(0, delta / 2);
   const std::int64_t end = std::max(begin + 1, std::min(count, count - delta / 2));
   regions.push_back({static_cast<std::size_t>(begin), static_cast<std::size_t>(end)});
-  return regions;
+  return out;
 }
 
 namespace {

@@ -24,12 +24,16 @@ struct StepRange {
   bool operator==(const StepRange&) const = default;
 };
 
+struct SteadyRegions {
+  std::vector<StepRange> regions;
+  bool plateau = false;  // false: no region was found, `regions` is the middle fallback
+};
+
 // Spec §7.2: the regions where num_requests stays near its maximum (within max(1, t x max),
 // t = 0.1 with at least `num_steps` steps, else 0.2). QUIRKS kept: the counter does not reset
 // before a region starts, and a region still open at the end stops before the last step. No
 // region: one middle range.
-std::vector<StepRange> steady_state_regions(const std::vector<SplitterStep>& steps,
-                                            std::size_t num_steps);
+SteadyRegions steady_state_regions(const std::vector<SplitterStep>& steps, std::size_t num_steps);
 
 enum class WindowMode : std::uint8_t { kMixed, kDecodeOnly, kMaxPrefillDecode };
 

@@ -294,6 +294,19 @@ void write_steps(text::JsonWriter& w, const findings::Diagnosis& d) {
     w.end_object();
   }
   w.end_array();
+  if (!d.steady_state) return;
+  // Serving traces: steps as 0-based [first, end) indices into "steps".
+  const findings::SteadyState& st = *d.steady_state;
+  w.key("steady_state").begin_object();
+  w.key("first_step").value(static_cast<std::uint64_t>(st.region.begin));
+  w.key("end_step").value(static_cast<std::uint64_t>(st.region.end));
+  w.key("plateau").value(st.plateau);
+  w.key("peak_requests").value(st.peak_requests);
+  w.key("mixed_window").begin_array();
+  w.value(static_cast<std::uint64_t>(st.window.begin));
+  w.value(static_cast<std::uint64_t>(st.window.end));
+  w.end_array();
+  w.end_object();
 }
 
 // diagnosis.md §1.2: the partition of computation time, so its percents sum to 100.

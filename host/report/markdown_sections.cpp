@@ -492,6 +492,40 @@ void write_serving_phases(std::ostringstream& md, const std::vector<findings::St
   md << "\n";
 }
 
+// The steady state of a serving trace (inference-mode spec §7): which steps it is, and their
+// tokens/s and GPU busy share, free of ramp-up and drain.
+void write_steady_state(std::ostringstream& md, const findings::Diagnosis& d) {
+  if (!d.steady_state) return;
+  const findings::SteadyState& st = *d.steady_state;
+  const std::size_t n = d.steps.size();
+  auto steps_text = [](model::StepRange r) {
+    return r.size() == 1 ? "step " + std::to_string(r.begin + 1)
+                         : "steps " + std::to_string(r.begin + 1) + "–" + std::to_string(r.end);
+  };
+  if (st.plateau) {
+    md << "Steady state (inference-mode spec §7): " << steps_text(st.region) << " of " << n
+       << ", where the engine schedules about its peak of " << st.peak_requests << " requests";
+  } else {
+    md << "No run of six steps schedules about the peak of " << st.peak_requests
+       << " requests, so the middle of the trace (" << steps_text(st.region) << " of " << n
+       << ") stands for the steady state";
+  }
+  std::int64_t tokens = 0;
+  double span_us = 0, busy_us = 0;
+  for (std::size_t i = st.region.begin; i < st.region.end; ++i) {
+    tokens += d.steps[i].tokens;
+    span_us += d.steps[i].gpu_span_us;
+    busy_us += d.steps[i].gpu_busy_us;
+  }
+  if (span_us > 0)
+    md << ": " << tokens_per_s(tokens, span_us) << " tokens/s over their GPU span, GPU busy "
+       << fixed(std::min(100.0, busy_us / span_us * 100)) << "% of it";
+  md << ".";
+  if (st.window.size() > 0 && st.window != st.region)
+    md << " The splitter's mixed-mode window of up to 32 steps is " << steps_text(st.window) << ".";
+  md << "\n\n";
+}
+
 // diagnosis.md §3: how many steps, how long, which stand out, and what cannot be judged.
 void write_steps(std::ostringstream& md, const AnalysisReport& r) {
   const auto& steps = r.diagnosis.steps;
@@ -499,6 +533,7 @@ void write_steps(std::ostringstream& md, const AnalysisReport& r) {
   md << "### Steps\n\n";
   const bool serving = !steps.front().phase.empty();
   if (serving) write_serving_phases(md, steps);
+  write_steady_state(md, r.diagnosis);
   if (steps.size() == 1) {
     const findings::StepRow& s = steps.front();
     const bool span = s.gpu_span_us > 0;  // a serving step's GPU work outlasts its host range

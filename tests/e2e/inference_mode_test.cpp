@@ -169,7 +169,46 @@ TEST_P(SynthGraphReplay, EveryStepMergesAndTheReportIsValid) {
   const std::string unified = read(out / "perf_report_csvs" / "unified_perf_summary.csv");
   EXPECT_EQ(unified.find("Synthetic Op"), std::string::npos) << unified;
   EXPECT_NE(unified.find("aten::mm,GEMM"), std::string::npos) << unified;
+  // Three steps: too few for a plateau, the middle one stands for the steady state.
+  const auto& steady = f.at("diagnosis").as_object().at("steady_state").as_object();
+  EXPECT_FALSE(steady.at("plateau").as_bool());
+  EXPECT_EQ(steady.at("first_step").to_number<std::uint64_t>(), 1u);
+  EXPECT_EQ(steady.at("end_step").to_number<std::uint64_t>(), 2u);
+  EXPECT_NE(read(out / "analysis.md")
+                .find("so the middle of the trace (step 2 of 3) stands for "
+                      "the steady state"),
+            std::string::npos);
   EXPECT_EQ(run_cli("validate-report " + shell_quote(out.string()), &log), 0) << log;
+}
+
+// Twelve steps of the same batch: a plateau from the first step, still open at the end, so
+// (spec §7.2 QUIRK) it stops before the last step.
+TEST(SynthGraphReplaySteadyState, PlateauOfEqualStepsIsTheSteadyState) {
+  TempDir tmp;
+  const fs::path trace = tmp.path() / "decode.json", captures = tmp.path() / "captures",
+                 out = tmp.path() / "out";
+  std::string log;
+  ASSERT_EQ(run_cli("synth -o " + shell_quote(trace.string()) +
+                        " --inference --graph-replay --steps 12 --layers 1 --capture-out " +
+                        shell_quote(captures.string()),
+                    &log),
+            0)
+      << log;
+  ASSERT_EQ(run_cli("analyze -q " + shell_quote(trace.string()) + " --capture-dir " +
+                        shell_quote(captures.string()) + " -o " + shell_quote(out.string()),
+                    &log),
+            0)
+      << log;
+  const auto f = boost::json::parse(read(out / "findings.json")).as_object();
+  const auto& steady = f.at("diagnosis").as_object().at("steady_state").as_object();
+  EXPECT_TRUE(steady.at("plateau").as_bool());
+  EXPECT_EQ(steady.at("first_step").to_number<std::uint64_t>(), 0u);
+  EXPECT_EQ(steady.at("end_step").to_number<std::uint64_t>(), 11u);
+  EXPECT_EQ(steady.at("peak_requests").to_number<std::uint64_t>(), 8u);
+  EXPECT_NE(read(out / "analysis.md")
+                .find("Steady state (inference-mode spec §7): steps 1–11 of 12, where the engine "
+                      "schedules about its peak of 8 requests"),
+            std::string::npos);
 }
 
 INSTANTIATE_TEST_SUITE_P(Vendors, SynthGraphReplay, ::testing::Values("nvidia", "amd"));

@@ -23,20 +23,24 @@ TEST(SteadyState, ClearPlateauIsOneRegion) {
   std::vector<std::int64_t> r = {1, 2, 4, 8, 16};
   r.insert(r.end(), 20, 32);
   r.insert(r.end(), {16, 8, 4});
-  EXPECT_EQ(model::steady_state_regions(series(r), 32), (std::vector<StepRange>{{5, 27}}));
+  const model::SteadyRegions split = model::steady_state_regions(series(r), 32);
+  EXPECT_TRUE(split.plateau);
+  EXPECT_EQ(split.regions, (std::vector<StepRange>{{5, 27}}));
 }
 
 // Six non-near steps after the start close the region, at the sixth.
 TEST(SteadyState, RegionClosesAfterAsManyFarStepsAsItTookToOpen) {
   std::vector<std::int64_t> r(10, 32);
   r.insert(r.end(), 10, 1);
-  EXPECT_EQ(model::steady_state_regions(series(r), 8), (std::vector<StepRange>{{0, 15}}));
+  EXPECT_EQ(model::steady_state_regions(series(r), 8).regions, (std::vector<StepRange>{{0, 15}}));
 }
 
 // No six near steps: the middle fallback, delta = min(n, max(8, num_steps - n)) = 10.
 TEST(SteadyState, NoPlateauFallsBackToTheMiddle) {
   const auto steps = series({1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
-  EXPECT_EQ(model::steady_state_regions(steps, 32), (std::vector<StepRange>{{5, 6}}));
+  const model::SteadyRegions split = model::steady_state_regions(steps, 32);
+  EXPECT_FALSE(split.plateau);
+  EXPECT_EQ(split.regions, (std::vector<StepRange>{{5, 6}}));
 }
 
 class Windows : public ::testing::Test {
@@ -48,7 +52,7 @@ class Windows : public ::testing::Test {
     for (std::size_t i : {0, 5, 6}) steps[i] = {32, true, false};  // prefill or mixed
     for (std::size_t i = 0; i < steps.size(); ++i)
       if (i < 7 || i > 12) steps[i].decode_only = false;
-    regions = model::steady_state_regions(steps, 8);
+    regions = model::steady_state_regions(steps, 8).regions;
     ASSERT_EQ(regions, (std::vector<StepRange>{{0, 15}}));
   }
   std::vector<SplitterStep> steps;
