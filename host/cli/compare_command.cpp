@@ -22,6 +22,7 @@ struct CompareOptions {
   std::string trace, reference;
   std::string output_dir = "comparison";
   pipeline::PlatformOptions platform, reference_platform;
+  std::string capture_dir, reference_capture_dir;  // inference mode's capture folders
   AnalysisOptions analysis;
 };
 
@@ -32,6 +33,12 @@ pipeline::ComparisonOptions comparison_options(const CompareOptions& o,
   c.trace1.platform = o.platform;
   c.trace2.trace_path = o.reference;
   c.trace2.platform = o.reference_platform;
+  c.trace1.load.capture_dir = o.capture_dir;
+  c.trace2.load.capture_dir = o.reference_capture_dir;
+  for (pipeline::PipelineOptions* t : {&c.trace1, &c.trace2}) {
+    t->inference_mode = !o.capture_dir.empty() || !o.reference_capture_dir.empty();
+    t->load.capture_prune_when_large = true;
+  }
   return c;
 }
 
@@ -116,13 +123,21 @@ void add_compare_command(CLI::App& app) {
       ->capture_default_str();
   add_platform_options(*cmd, o->platform);
   add_reference_platform_options(*cmd, o->reference_platform);
+  cmd->add_option("--capture-dir", o->capture_dir,
+                  "Inference mode: trace 1's graph-capture folder (see analyze --capture-dir)")
+      ->check(CLI::ExistingDirectory);
+  cmd->add_option("--reference-capture-dir", o->reference_capture_dir,
+                  "Inference mode: trace 2's graph-capture folder")
+      ->check(CLI::ExistingDirectory);
   add_analysis_options(*cmd, o->analysis);
   cmd->footer(
       "Examples:\n"
       "  traceprism compare mi300.json.gz h100.json.gz -o why_slower\n"
       "      why the MI300X run is slower than the H100 run (each platform auto-detected)\n"
       "  traceprism compare new.json.gz old.json.gz --platform H100 --reference-platform H100\n"
-      "      a regression between two software versions on one GPU\n" +
+      "      a regression between two software versions on one GPU\n"
+      "  traceprism compare new.json.gz old.json.gz --capture-dir new_captures\n"
+      "      --reference-capture-dir old_captures     two vLLM graph-replay runs\n" +
       std::string(kAnalysisExitStatusHelp));
   cmd->callback([o, cmd] {
     collect_analyzer_globs(*cmd, o->analysis);

@@ -153,7 +153,7 @@ void add_synth_command(CLI::App& app) {
       ->allow_extra_args(false);
   auto* graph = cmd->add_flag(
       "--graph-replay", args->graph_replay,
-      "With --inference: write vLLM-style decode steps whose forward replays one CUDA/HIP graph\n"
+      "With --inference: write vLLM-style prefill steps whose forward replays one CUDA/HIP graph\n"
       "(kernels under the graph launch, no ops), and the graph's capture trace into\n"
       "--capture-out (analyze it with --mode inference --capture-dir DIR)");
   cmd->add_option("--capture-out", args->capture_out,
@@ -170,7 +170,7 @@ void add_synth_command(CLI::App& app) {
       "  traceprism synth -o big.json.zst --target-mb 1100 --layers 24 --seed 1\n"
       "  traceprism synth -o amd.json --vendor amd --nccl\n"
       "  traceprism synth -o stall.json --steps 3 --inject dataloader=30ms --inject sync\n"
-      "  traceprism synth -o decode.json.gz --inference --graph-replay --capture-out captures");
+      "  traceprism synth -o serving.json.gz --inference --graph-replay --capture-out captures");
   cmd->callback([args] { run_synth(*args); });
 }
 

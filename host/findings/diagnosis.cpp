@@ -127,6 +127,29 @@ std::optional<SteadyState> steady_state(const std::vector<model::StepFigures>& s
   return out;
 }
 
+std::optional<BoundBreakdown> serving_bound(const std::vector<model::StepFigures>& steps,
+                                            const perf_report::UnifiedPerfTable* unified) {
+  if (!unified || steps.empty() || !steps.front().serving) return std::nullopt;
+  BoundBreakdown b;
+  double top_memory = 0, top_compute = 0;
+  for (const perf_report::UnifiedGroup& g : unified->groups) {
+    const double t = g.kernel_time_sum_us;
+    b.total_us += t;
+    const std::string bound = g.roofline_bound.value_or("");
+    if (bound == "MEMORY_BOUND") {
+      b.memory_us += t;
+      if (t > top_memory) top_memory = t, b.top_memory_op = g.name;
+    } else if (bound == "COMPUTE_BOUND") {
+      b.compute_us += t;
+      if (t > top_compute) top_compute = t, b.top_compute_op = g.name;
+    } else {
+      b.unknown_us += t;
+    }
+  }
+  if (b.total_us <= 0) return std::nullopt;
+  return b;
+}
+
 }  // namespace
 
 std::string finding_id(const Finding& f) {
@@ -159,6 +182,7 @@ Diagnosis diagnose(const DiagnosisInputs& in) {
   d.launch_delay_p95_us = in.idle.launch_delay_p95_us;
   d.steps = step_rows(in.index, in.steps);
   d.steady_state = steady_state(in.steps);
+  d.serving_bound = serving_bound(in.steps, in.unified);
   d.collectives = in.collectives;
   return d;
 }

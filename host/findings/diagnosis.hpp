@@ -11,6 +11,7 @@
 #include "model/idle_attribution.hpp"
 #include "model/profiler_steps.hpp"
 #include "model/steady_state.hpp"
+#include "perf_report/unified_perf_table.hpp"
 
 namespace traceprism::findings {
 
@@ -52,6 +53,13 @@ struct SteadyState {
   model::StepRange window;
 };
 
+// A serving trace's kernel time by roofline bound (from unified_perf_summary): which regime its
+// ops run in. Shares of the table's kernel time: memory + compute + unknown = 100 %.
+struct BoundBreakdown {
+  double total_us = 0, memory_us = 0, compute_us = 0, unknown_us = 0;
+  std::string top_memory_op, top_compute_op;  // the op signature with most time of each
+};
+
 struct CollectiveRow {
   std::string type;
   std::uint64_t count = 0;
@@ -75,7 +83,8 @@ struct Diagnosis {
   std::vector<model::StreamQueue> queue;
   double launch_delay_median_us = 0, launch_delay_p95_us = 0;  // NaN: no launches
   std::vector<StepRow> steps;
-  std::optional<SteadyState> steady_state;  // serving traces with at least 2 steps
+  std::optional<SteadyState> steady_state;      // serving traces with at least 2 steps
+  std::optional<BoundBreakdown> serving_bound;  // serving traces with a perf report
   std::vector<CollectiveRow> collectives;
   // Computation time by op category, a partition (sums to the timeline's computation).
   std::vector<CategoryShare> computation_by_category;
@@ -96,6 +105,7 @@ struct DiagnosisInputs {
   std::vector<CollectiveRow> collectives;
   std::vector<CategoryShare> categories;  // computation_by_category
   const RankedFindings& findings;
+  const perf_report::UnifiedPerfTable* unified = nullptr;  // null: no perf report
 };
 
 Diagnosis diagnose(const DiagnosisInputs& inputs);

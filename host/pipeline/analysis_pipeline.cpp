@@ -144,7 +144,7 @@ void decide_summary(PipelineRun& run, const PipelineOptions& o) {
     collectives.push_back({c.type, c.count, c.time_us, c.exposed_us});
   r.diagnosis = findings::diagnose(
       {*r.index, run.idle, std::move(run.idle_causes), run.steps, std::move(collectives),
-       computation_by_category(run, o.load.include_unlinked), r.findings});
+       computation_by_category(run, o.load.include_unlinked), r.findings, r.unified});
 }
 
 }  // namespace

@@ -526,6 +526,43 @@ void write_steady_state(std::ostringstream& md, const findings::Diagnosis& d) {
   md << "\n\n";
 }
 
+// Which roofline regime a serving trace's kernel time is in, and whether that is what its phase
+// leads one to expect (decode: few tokens per weight read, memory-bound; prefill: compute-bound).
+void write_serving_bound(std::ostringstream& md, const findings::Diagnosis& d) {
+  if (!d.serving_bound) return;
+  const findings::BoundBreakdown& b = *d.serving_bound;
+  auto share = [&](double us) {
+    return fixed(us / 1e3) + " ms (" + fixed(us / b.total_us * 100) + "%)";
+  };
+  md << "By roofline bound, of the " << fixed(b.total_us / 1e3)
+     << " ms of kernel time in the perf report: " << share(b.memory_us) << " memory-bound";
+  if (!b.top_memory_op.empty()) md << " (most in `" << b.top_memory_op << "`)";
+  md << ", " << share(b.compute_us) << " compute-bound";
+  if (!b.top_compute_op.empty()) md << " (most in `" << b.top_compute_op << "`)";
+  md << ", " << share(b.unknown_us) << " without a roofline (no perf model or no peak).";
+  const std::string& phase = d.steps.front().phase;
+  const bool one_phase = std::all_of(d.steps.begin(), d.steps.end(),
+                                     [&](const findings::StepRow& s) { return s.phase == phase; });
+  const double modelled = b.memory_us + b.compute_us;
+  if (modelled < b.total_us / 2) {
+    md << " Most of it has no roofline, so the trace does not show which regime the steps run "
+          "in.";
+  } else if (one_phase && phase == "decode_only") {
+    md << (b.memory_us >= b.compute_us
+               ? " As expected for decode steps (few tokens per weight read), the modelled time "
+                 "is mostly memory-bound: what can be won is the gap to the memory roofline."
+               : " Unusual for decode steps, the modelled time is mostly compute-bound: check "
+                 "the batch size and the attention's context length.");
+  } else if (one_phase && phase == "prefill_only") {
+    md << (b.compute_us >= b.memory_us
+               ? " As expected for prefill steps (many tokens per weight read), the modelled "
+                 "time is mostly compute-bound."
+               : " Unusual for prefill steps, the modelled time is mostly memory-bound: short "
+                 "prompts or small chunks do not reuse the weights.");
+  }
+  md << "\n\n";
+}
+
 // diagnosis.md §3: how many steps, how long, which stand out, and what cannot be judged.
 void write_steps(std::ostringstream& md, const AnalysisReport& r) {
   const auto& steps = r.diagnosis.steps;
@@ -534,6 +571,7 @@ void write_steps(std::ostringstream& md, const AnalysisReport& r) {
   const bool serving = !steps.front().phase.empty();
   if (serving) write_serving_phases(md, steps);
   write_steady_state(md, r.diagnosis);
+  write_serving_bound(md, r.diagnosis);
   if (steps.size() == 1) {
     const findings::StepRow& s = steps.front();
     const bool span = s.gpu_span_us > 0;  // a serving step's GPU work outlasts its host range

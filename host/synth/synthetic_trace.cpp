@@ -185,11 +185,11 @@ Synthesizer::Synthesizer(const SynthOptions& o, io::OutputFile& out)
       heads_(std::max<i64>(1, H / 128)),
       hidden_list_("[" + std::to_string(H) + "]"),
       flat_shape_("[" + std::to_string(T) + ", " + std::to_string(H) + "]"),
-      // A decode step of B requests, one token each, over S tokens of context each.
-      step_name_("execute_" + std::to_string(B) + "_context_0(sq0sk0sqsq0sqsk0)_generation_" +
-                 std::to_string(B) + "(sq" + std::to_string(B) + "sk" + std::to_string(T) + "sqsq" +
-                 std::to_string(B) + "sqsk" + std::to_string(T) + ")"),
-      capture_name_("capture_" + std::to_string(B) + "_FULL"),
+      // A prefill step of B requests of S tokens each: the forward's shapes ([B, S, H]).
+      step_name_("execute_" + std::to_string(T) + "_context_" + std::to_string(B) + "(sq" +
+                 std::to_string(T) + "sk" + std::to_string(T) + "sqsq" + std::to_string(T * S) +
+                 "sqsk" + std::to_string(T * S) + ")_generation_0(sq0sk0sqsq0sqsk0)"),
+      capture_name_("capture_" + std::to_string(T) + "_FULL"),
       // The profiler starts recording while the GPU still runs the warm-up step's queue (whose
       // launches it did not record), so the first recorded step finds the host ahead, as in
       // the steady state, instead of a GPU that waits for every early launch.
@@ -620,7 +620,7 @@ void Synthesizer::step(int number) {
   flush_step();
 }
 
-// One vLLM decode step in graph mode: the inputs copied in eagerly, then the whole forward as
+// One vLLM prefill step in graph mode: the inputs copied in eagerly, then the whole forward as
 // one graph launch that returns long before its kernels end, then the sampled tokens copied out.
 void Synthesizer::serving_step() {
   step_gpu_begin_ = 0;
@@ -628,8 +628,8 @@ void Synthesizer::serving_step() {
     Scope step = annotation(step_name_);
     Scope execute = python("vllm/v1/worker/gpu_model_runner.py(1800): execute_model");
     {
-      Scope copy = op("aten::copy_", {i64t({B}), i64t({B}), scalar("True")});
-      memcpy(Copy::kHtoDPageable, B * 8);
+      Scope copy = op("aten::copy_", {i64t({B, S}), i64t({B, S}), scalar("True")});
+      memcpy(Copy::kHtoDPageable, T * 8);
     }
     const std::size_t launch =
         open_runtime(v_.amd ? "hipGraphLaunch" : "cudaGraphLaunch", kCbidLaunch);

@@ -12,7 +12,7 @@ enum class Vendor { kNvidia, kAmd };
 
 // CUDA/HIP graphs in an inference run (synth --graph-replay), as vLLM runs them: kEager launches
 // every kernel from its op; kReplay writes steps that replay the forward as one graph launch
-// (its kernels under no op, annotated as vLLM decode steps); kCapture writes the capture trace
+// (its kernels under no op, annotated as vLLM prefill steps); kCapture writes the capture trace
 // of that graph: the forward's ops and launch calls between a begin and an end of stream
 // capture, with no GPU work.
 enum class GraphMode : std::uint8_t { kEager, kReplay, kCapture };

@@ -181,7 +181,7 @@ TEST_P(SynthGraphReplay, EveryStepMergesAndTheReportIsValid) {
   EXPECT_EQ(run_cli("validate-report " + shell_quote(out.string()), &log), 0) << log;
 }
 
-// Twelve steps of the same batch: a plateau from the first step, still open at the end, so
+// Twelve prefill steps of the same batch: a plateau from the first step, still open at the end, so
 // (spec §7.2 QUIRK) it stops before the last step.
 TEST(SynthGraphReplaySteadyState, PlateauOfEqualStepsIsTheSteadyState) {
   TempDir tmp;
@@ -209,6 +209,38 @@ TEST(SynthGraphReplaySteadyState, PlateauOfEqualStepsIsTheSteadyState) {
                 .find("Steady state (inference-mode spec §7): steps 1–11 of 12, where the engine "
                       "schedules about its peak of 8 requests"),
             std::string::npos);
+  // Prefill steps of 4096 tokens: the GEMMs are compute-bound, as the phase leads one to expect.
+  EXPECT_NE(read(out / "analysis.md")
+                .find("As expected for prefill steps (many tokens per weight read), the modelled "
+                      "time is mostly compute-bound."),
+            std::string::npos);
+}
+
+// compare with both traces' capture folders: a graph-replay trace against itself differs in
+// nothing, and both sides are merged.
+TEST(SynthGraphReplayCompare, TraceAgainstItselfWithCapturesHasNoDifference) {
+  TempDir tmp;
+  const fs::path trace = tmp.path() / "serving.json", captures = tmp.path() / "captures",
+                 out = tmp.path() / "out";
+  std::string log;
+  ASSERT_EQ(run_cli("synth -o " + shell_quote(trace.string()) +
+                        " --inference --graph-replay --steps 2 --layers 1 --capture-out " +
+                        shell_quote(captures.string()),
+                    &log),
+            0)
+      << log;
+  const std::string t = shell_quote(trace.string()), c = shell_quote(captures.string());
+  ASSERT_EQ(run_cli("compare -q " + t + " " + t + " --capture-dir " + c +
+                        " --reference-capture-dir " + c + " -o " + shell_quote(out.string()),
+                    &log),
+            0)
+      << log;
+  const std::string md = read(out / "analysis.md");
+  EXPECT_NE(md.find("The two traces take the same time"), std::string::npos) << md;
+  EXPECT_NE(md.find("Capture merge"), std::string::npos) << md;
+  EXPECT_EQ(read(out / "perf_report_trace2_csvs" / "unified_perf_summary.csv").find("Synthetic Op"),
+            std::string::npos);
+  EXPECT_EQ(run_cli("validate-report " + shell_quote(out.string()), &log), 0) << log;
 }
 
 INSTANTIATE_TEST_SUITE_P(Vendors, SynthGraphReplay, ::testing::Values("nvidia", "amd"));

@@ -79,12 +79,12 @@ TEST_P(InferenceOpsGolden, MergedOpsSummaryMatchesTheReferencePerOpName) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Cases, InferenceOpsGolden,
-    ::testing::Values(Case{"vllm_decode_full", "graph_execution.json.gz"},
-                      Case{"vllm_prefilldecode_piecewise", "graph_execution.json.gz"},
-                      Case{"sglang_decode", "sglang_Qwen3-8B_decode.json.gz"}),
-    [](const auto& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(Cases, InferenceOpsGolden,
+                         ::testing::Values(Case{"vllm_decode_full", "graph_execution.json.gz"},
+                                           Case{"vllm_prefilldecode_piecewise",
+                                                "graph_execution.json.gz"},
+                                           Case{"sglang_decode", "sglang_Qwen3-8B_decode.json.gz"}),
+                         [](const auto& info) { return info.param.name; });
 
 }  // namespace
 }  // namespace traceprism::testing
