@@ -443,6 +443,16 @@ std::string replayed_kernel(const Operation& op) {
   return op.name.substr(begin, op.name.size() - begin - std::string_view(" (Synthetic Op)").size());
 }
 
+// "`a`, `b` and 3 more": the first kernels an op runs, in the order the report lists them.
+std::string kernel_list(const std::vector<std::string>& kernels) {
+  constexpr std::size_t kNamed = 2;
+  std::string out;
+  for (std::size_t i = 0; i < std::min(kNamed, kernels.size()); ++i)
+    out += (i ? ", " : "") + code(support::shorten(kernels[i], 78));
+  if (kernels.size() > kNamed) out += " and " + std::to_string(kernels.size() - kNamed) + " more";
+  return out;
+}
+
 std::string generic_action(const View& v) {
   if (v.m.graph_launches > 0 && std::all_of(v.ops.begin(), v.ops.end(), [](const Operation* op) {
         return graph_replayed(*op);
@@ -460,6 +470,10 @@ std::string generic_action(const View& v) {
   if (named(v, "embedding") || named(v, "index") || named(v, "scatter") || named(v, "gather"))
     return "Optimize the memory access of the gather/scatter kernels (sorted indices, vectorized "
            "rows).";
+  if (v.f.heuristic && !v.lead().kernels.empty())
+    return "Profile the kernels of " + code(v.lead().name) + " (" + kernel_list(v.lead().kernels) +
+           ") with hardware counters to place them against the roofline, and check whether a "
+           "tuned or fused implementation exists; the op may also belong to another op category.";
   if (v.f.heuristic)
     return "Profile " + code(v.lead().name) +
            ": find which library kernel it dispatches to and whether a tuned or fused "
