@@ -201,6 +201,14 @@ void set_call_stack_fields(Operation& op, const OpRow& row) {
   set_kernel_names(op, stack_kernels(stack));
   op.kernels = stack_kernels(stack);
   if (op.kernels.empty()) op.kernels = row.kernel_names();
+  if (row.kernels) {
+    std::vector<KernelEntry> entries = *row.kernels;
+    std::stable_sort(
+        entries.begin(), entries.end(), [](const KernelEntry& a, const KernelEntry& b) {
+          return a.mean_us > b.mean_us;  // NaN compares false: those keep their place at the end
+        });
+    for (const KernelEntry& e : entries) op.kernels_by_time.push_back(e.name);
+  }
 }
 
 // entry_point, else the first three modules, else "<library> (vendor)", else "Not found".

@@ -125,6 +125,7 @@ struct Operation {
   std::string launcher_path, kernel_name, kernel_name_trunc;
   std::vector<std::string> module_chain, call_chain;
   std::vector<std::string> kernels;  // kernel names: call stack, else kernel_details_summary
+  std::vector<std::string> kernels_by_time;  // kernel_details_summary's names, longest first
   // Comparative scope only.
   std::optional<double> t2_time_ms, difference_ms;
   std::optional<std::int64_t> count_trace2;

@@ -443,7 +443,7 @@ std::string replayed_kernel(const Operation& op) {
   return op.name.substr(begin, op.name.size() - begin - std::string_view(" (Synthetic Op)").size());
 }
 
-// "`a`, `b` and 3 more": the first kernels an op runs, in the order the report lists them.
+// "`a`, `b` and 3 more": an op's longest kernels first.
 std::string kernel_list(const std::vector<std::string>& kernels) {
   constexpr std::size_t kNamed = 2;
   std::string out;
@@ -470,8 +470,9 @@ std::string generic_action(const View& v) {
   if (named(v, "embedding") || named(v, "index") || named(v, "scatter") || named(v, "gather"))
     return "Optimize the memory access of the gather/scatter kernels (sorted indices, vectorized "
            "rows).";
-  if (v.f.heuristic && !v.lead().kernels.empty())
-    return "Profile the kernels of " + code(v.lead().name) + " (" + kernel_list(v.lead().kernels) +
+  if (v.f.heuristic && !v.lead().kernels_by_time.empty())
+    return "Profile the kernels of " + code(v.lead().name) + " (" +
+           kernel_list(v.lead().kernels_by_time) +
            ") with hardware counters to place them against the roofline, and check whether a "
            "tuned or fused implementation exists; the op may also belong to another op category.";
   if (v.f.heuristic)
