@@ -189,7 +189,17 @@ std::string comparative_markdown(const ComparativeReport& c) {
   md << "Trace 1 (the run to speed up): `" << r1.trace_path << "`. Trace 2 (the reference it is "
      << "compared against): `" << c.trace2->trace_path << "`.\n\n";
   write_summary(md, c);
-  write_warnings(md, r1, c.diff.warnings);
+  std::vector<std::string> notes = c.diff.warnings;
+  for (const auto& [label, r] :
+       {std::pair{"Trace 1: ", c.trace1}, std::pair{"Trace 2: ", c.trace2}}) {
+    std::ostringstream merge;
+    write_capture_merge_note(merge, *r, label);
+    if (std::string text = merge.str(); !text.empty()) {
+      while (!text.empty() && text.back() == '\n') text.pop_back();
+      notes.push_back(std::move(text));
+    }
+  }
+  write_warnings(md, r1, notes, /*capture_merge=*/false);
   md << "---\n\n## Trace Comparison\n\n";
   write_time_breakdown(md, c);
   write_kernel_diff(md, c);

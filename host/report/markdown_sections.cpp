@@ -349,11 +349,13 @@ void write_graph_replay_warning(std::ostringstream& md, const AnalysisReport& r)
         "`--disable-cuda-graph`), whose kernels can differ from the replayed ones.\n\n";
 }
 
-// What inference mode's capture merge did (model/capture_merge.hpp), and what it could not.
-void write_capture_merge_note(std::ostringstream& md, const AnalysisReport& r) {
+}  // namespace
+
+void write_capture_merge_note(std::ostringstream& md, const AnalysisReport& r,
+                              std::string_view label) {
   if (!r.capture_merge) return;
   const model::CaptureMergeSummary& m = r.capture_merge->summary;
-  md << "Capture merge (`" << r.capture_merge->folder << "`): ";
+  md << label << "Capture merge (`" << r.capture_merge->folder << "`): ";
   if (m.graph_launches == 0) {
     md << "the trace has no serving step (vLLM / SGLang / ATOM step annotation) with a graph "
           "launch, so nothing was merged.\n\n";
@@ -381,10 +383,9 @@ void write_capture_merge_note(std::ostringstream& md, const AnalysisReport& r) {
   }
   for (const std::string& note : r.capture_merge->notes) md << note << "\n\n";
 }
-}  // namespace
 
 void write_warnings(std::ostringstream& md, const AnalysisReport& r,
-                    const std::vector<std::string>& notes) {
+                    const std::vector<std::string>& notes, bool capture_merge) {
   std::vector<const findings::AnalyzerOutcome*> failed;
   for (const auto& a : r.graph.analyzers)
     if (a.status == findings::AnalyzerStatus::kFailed) failed.push_back(&a);
@@ -395,11 +396,11 @@ void write_warnings(std::ostringstream& md, const AnalysisReport& r,
       ++ran;
   const std::vector<HighVarianceOp> noisy = high_variance(r);
   if (notes.empty() && failed.empty() && r.refused_plugins.empty() && skipped == 0 && ran > 0 &&
-      noisy.empty() && r.graph_replay.launches == 0 && !r.capture_merge)
+      noisy.empty() && r.graph_replay.launches == 0 && !(capture_merge && r.capture_merge))
     return;
   md << "## Warnings\n\n";
   for (const std::string& note : notes) md << note << "\n\n";
-  write_capture_merge_note(md, r);
+  if (capture_merge) write_capture_merge_note(md, r);
   write_graph_replay_warning(md, r);
   if (ran == 0)
     md << "No analyzer ran (none was loaded, or all were disabled), so the sections below report "

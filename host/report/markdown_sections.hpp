@@ -42,10 +42,17 @@ struct Bottleneck {
 std::optional<Bottleneck> top_bottleneck(const AnalysisReport& r);
 std::string bottleneck_cell(const AnalysisReport& r, const std::optional<Bottleneck>& b);
 
+// What inference mode's capture merge did (model/capture_merge.hpp), and what it could not; one
+// paragraph after `label` ("Trace 2: " in a comparison), nothing without a capture folder.
+void write_capture_merge_note(std::ostringstream& md, const AnalysisReport& r,
+                              std::string_view label = {});
+
 // "## Warnings" when there is anything to warn about: `notes` (one paragraph each) first, then
 // failed analyzers, refused plugins, malformed events and high-variance ops.
+// `capture_merge` false: the caller put the capture merge's paragraph into `notes` (comparisons
+// label both traces').
 void write_warnings(std::ostringstream& md, const AnalysisReport& r,
-                    const std::vector<std::string>& notes = {});
+                    const std::vector<std::string>& notes = {}, bool capture_merge = true);
 void write_appendix(std::ostringstream& md, const AnalysisReport& r);
 void write_steps(std::ostringstream& md, const AnalysisReport& r);
 // The sentences for an empty compute or fusion tier (diagnosis.md §1.4).
