@@ -112,8 +112,9 @@ traceprism_str arg_text(const index::EventIndex& index, index::StringId id) {
 std::int32_t api_op_call(const traceprism_run_ctx* ctx, std::uint32_t row,
                          traceprism_op_call_v1* out) {
   const index::EventIndex& index = ctx->products->index();
-  if (!out || out->struct_size < sizeof(traceprism_op_call_v1) || row >= index.size())
-    return TRACEPRISM_ABSENT;
+  // Plugins built before minor 9 pass the minor-1 size: fill what fits.
+  constexpr std::size_t kMinor1Size = offsetof(traceprism_op_call_v1, has_step_stats);
+  if (!out || out->struct_size < kMinor1Size || row >= index.size()) return TRACEPRISM_ABSENT;
   const auto kind = index.kind(row);
   if (kind != index::EventKind::kCpuOp && kind != index::EventKind::kUserAnnotation &&
       kind != index::EventKind::kPythonFunction)
@@ -133,6 +134,11 @@ std::int32_t api_op_call(const traceprism_run_ctx* ctx, std::uint32_t row,
   }
   out->kernel_rows = kernels.data();
   out->kernel_count = static_cast<std::uint32_t>(kernels.size());
+  if (out->struct_size >= sizeof(traceprism_op_call_v1)) {
+    const std::optional<model::StepStats> stats = ctx->products->step_stats(row);
+    out->has_step_stats = stats ? 1 : 0;
+    for (std::size_t i = 0; i < 8; ++i) out->step_stats[i] = stats ? (*stats)[i] : 0;
+  }
   return TRACEPRISM_OK;
 }
 

@@ -132,6 +132,7 @@ struct CallKey {
   int model = 0;
   std::array<index::StringId, 5> texts{};  // name, dims, types, strides, concrete inputs
   std::vector<index::StringId> kernels;    // by start time
+  std::optional<model::StepStats> step;    // the bound serving step's sums (op_call 1.9)
   bool operator==(const CallKey&) const = default;
 };
 
@@ -140,6 +141,8 @@ struct CallKeyHash {
     std::size_t h = static_cast<std::size_t>(k.model);
     for (index::StringId id : k.texts) h = h * 1000003 ^ id;
     for (index::StringId id : k.kernels) h = h * 1000003 ^ id;
+    if (k.step)
+      for (std::int64_t v : *k.step) h = h * 1000003 ^ static_cast<std::size_t>(v);
     return h;
   }
 };
@@ -157,6 +160,7 @@ void fill_call_key(const RunProducts& products, const std::pair<index::Row, int>
   products.subtree_gpu_rows(row, kernels);  // what op_call gives the model
   key.kernels.clear();
   for (index::Row k : kernels) key.kernels.push_back(index.name_id(k));
+  key.step = products.step_stats(row);
 }
 
 }  // namespace

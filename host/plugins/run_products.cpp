@@ -291,4 +291,9 @@ std::span<const std::int32_t> RunProducts::python_tree_parents() const {
   return python_tree_parents_;
 }
 
+std::optional<model::StepStats> RunProducts::step_stats(index::Row op) const {
+  std::call_once(step_binding_once_, [this] { step_binding_ = model::StepBinding::build(index_); });
+  return step_binding_.stats(index_, op);
+}
+
 }  // namespace traceprism::plugins

@@ -20,6 +20,7 @@
 #include "model/kernel_launchers.hpp"
 #include "model/launch_links.hpp"
 #include "model/op_work.hpp"
+#include "model/step_binding.hpp"
 #include "perf_report/perf_report.hpp"
 #include "perf_report/unified_perf_table.hpp"
 #include "plugins/op_metrics_table.hpp"
@@ -102,6 +103,9 @@ class RunProducts {
   // Parents in the call tree that also nests python_function frames; built on first use
   // (thread-safe), since only analyzers that walk python frames need it.
   std::span<const std::int32_t> python_tree_parents() const;
+  // The token sums of the serving step an inference attention op is bound to (op_call, ABI
+  // 1.9); built on first use.
+  std::optional<model::StepStats> step_stats(index::Row op) const;
   const model::LaunchLinks& links() const { return links_; }
 
  private:
@@ -145,6 +149,8 @@ class RunProducts {
   std::map<std::string, SheetView, std::less<>> perf_sheets_;
   std::unique_ptr<OpMetricsTable> op_metrics_;
   traceprism_op_instances_v1 op_table_{};
+  mutable std::once_flag step_binding_once_;
+  mutable model::StepBinding step_binding_;
   mutable std::once_flag python_tree_once_;
   mutable std::vector<std::int32_t> python_tree_parents_;
   std::vector<index::Row> unified_events_;

@@ -534,12 +534,83 @@ void model_sdpa_bwd_category_only(const OpCall&, OpModelResult& r) {
   r.has_model = false;
 }
 
+namespace {
+
+// Where an inference attention op keeps q, k and v (inference-mode spec §6).
+struct InferenceLayout {
+  int64_t n_q = 0, h_q = 0, d_qk = 0, n_kv = 0, h_kv = 0, d_v = 0;
+};
+
+bool starts_with(const std::string& s, const char* prefix) {
+  return s.rfind(prefix, 0) == 0;
+}
+
+// The base class: q = D[0] = (N_Q, H_Q, d_qk), the last three dims of D[1] = (N_KV, H_KV, d_v);
+// fmha_v3_varlen_fwd, mha_batch_prefill and the MLA prefill pseudo op take d_v from D[2].
+InferenceLayout inference_layout(const OpCall& c) {
+  const std::string& name = c.name();
+  if (starts_with(name, "sglang_profiler::") || starts_with(name, "aiter::pa_") ||
+      starts_with(name, "pseudo_v4_") || starts_with(name, "vllm::gdn_") ||
+      starts_with(name, "aiter::linear_attention"))
+    throw BadArgs(name + ": this attention layout has no model here");
+  const std::vector<int64_t> q = c.shape(0), k = c.shape(1);
+  if (q.size() != 3 || k.size() < 3)
+    throw BadArgs(name + ": expected q (N, H, d) and k (..., N, H, d)");
+  InferenceLayout l{q[0], q[1], q[2], k[k.size() - 3], k[k.size() - 2], k[k.size() - 1]};
+  if (starts_with(name, "aiter::fmha_v3_varlen_fwd") ||
+      starts_with(name, "aiter::mha_batch_prefill") ||
+      starts_with(name, "pseudo_mla_prefill_fwd")) {
+    const std::vector<int64_t> v = c.shape(2);
+    if (v.empty()) throw BadArgs(name + ": expected v in D[2]");
+    l.d_v = v.back();
+  }
+  return l;
+}
+
+}  // namespace
+
+// Inference-mode spec §6 with perf-model §7.4: the serving step's token sums (the annotation
+// the host bound the op to) give the attention's work: the current chunk of each context
+// request is causal (2 sq sk - sq^2 score entries), each generation request attends its sk keys.
 void model_inference_attention(const OpCall& c, OpModelResult& r) {
   r.category = "InferenceAttention";
   r.sheet = "InferenceAttention";
-  // The sequence statistics (Σsq, Σsk, Σsq², Σsq·sk) come from an iteration annotation on an
-  // enclosing user range; without one the reference's flops() is None and the row fails.
-  throw BadArgs(c.name() + ": inference attention needs an iteration annotation");
+  const std::optional<OpCall::StepStats>& stats = c.step_stats();
+  if (!stats) throw BadArgs(c.name() + ": inference attention needs its serving step's annotation");
+  const OpCall::StepStats& t = *stats;
+  if (t.c_sq == 0 && t.g_sq == 0) throw BadArgs(c.name() + ": a step without query tokens");
+  const InferenceLayout l = inference_layout(c);
+  const std::string& dtype_q = c.type(0);
+  const std::string dtype_kv = c.type_count() > 1 && !c.type(1).empty() ? c.type(1) : dtype_q;
+  const double bpe_q = bytes_per_element(dtype_q).value_or(2.0);
+  const double bpe_kv = bytes_per_element(dtype_kv).value_or(bpe_q);
+  r.param("B", int64_t{1});
+  r.param("N_Q", l.n_q);
+  r.param("H_Q", l.h_q);
+  r.param("H_V", l.h_kv);
+  r.param("H_K", l.h_kv);
+  r.param("N_KV", l.n_kv);
+  r.param("H_KV", l.h_kv);
+  r.param("d_h_qk", l.d_qk);
+  r.param("d_h_v", l.d_v);
+  r.param("dropout", 0.0);
+  r.param("causal", false);
+  r.param("flash_impl", true);
+  const std::pair<const char*, int64_t> sums[] = {
+      {"c_sq", t.c_sq}, {"c_sk", t.c_sk}, {"c_sqsq", t.c_sqsq}, {"c_sqsk", t.c_sqsk},
+      {"g_sq", t.g_sq}, {"g_sk", t.g_sk}, {"g_sqsq", t.g_sqsq}, {"g_sqsk", t.g_sqsk}};
+  for (const auto& [key, value] : sums) r.param(key, value);
+  r.param_repr("dtype_Q", py::str_repr(dtype_q));
+  r.param_repr("dtype_KV", py::str_repr(dtype_kv));
+  r.compute_spec = compute_spec("matrix", compute_precision(dtype_q));
+  const double d = static_cast<double>(l.d_qk + l.d_v);
+  const double h_q = static_cast<double>(l.h_q), h_kv = static_cast<double>(l.h_kv);
+  r.flops = h_q * static_cast<double>(2 * t.c_sqsk - t.c_sqsq) * d +
+            h_q * 2 * static_cast<double>(t.g_sqsk) * d;
+  const double per_query_token =
+      static_cast<double>(l.h_q * l.d_qk + l.h_q * l.d_v + l.h_kv * l.d_qk + l.h_kv * l.d_v);
+  r.bytes = static_cast<double>(t.c_sq + t.g_sq) * per_query_token * bpe_q +
+            static_cast<double>((t.c_sk - t.c_sq) + (t.g_sk - t.g_sq)) * h_kv * d * bpe_kv;
 }
 
 void model_kv_cache_write(const OpCall&, OpModelResult& r) {

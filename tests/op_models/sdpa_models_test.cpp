@@ -400,6 +400,51 @@ TEST(SdpaModels, InferenceAttentionFailsWithoutAnnotation) {
   EXPECT_LT(r.flops, 0);
 }
 
+// Inference-mode spec §6's checks (GFLOPS / MiB), with the step sums the host binds.
+OpModelResult inference_attention(const std::string& name, const std::string& dims,
+                                  const OpCall::StepStats& stats) {
+  OpCall call(name, dims, R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16"])", std::nullopt,
+              R"(["","",""])");
+  call.set_step_stats(stats);
+  OpModelResult r;
+  EXPECT_EQ(run(sdpa::model_inference_attention, call, r), OpStatus::kOk);
+  return r;
+}
+
+TEST(SdpaModels, InferenceAttentionVllmDecodeAndPrefillDecode) {
+  const std::string dims = "[[32,64,64],[32,8,64],[32,8,64]]";
+  // vllm_decode_full: 32 decode requests over 55 086 keys.
+  OpModelResult r = inference_attention("vllm::unified_attention_with_output", dims,
+                                        {0, 0, 0, 0, 32, 55086, 32, 55086});
+  EXPECT_DOUBLE_EQ(r.flops / 1e9, 0.902529024);       // 64·2·55086·128
+  EXPECT_DOUBLE_EQ(r.bytes / 1048576, 108.08984375);  // [32·9216·2 + 55054·2048] / 2^20
+  EXPECT_EQ(r.compute_spec, "matrix_bf16");
+  EXPECT_EQ(param(r, "g_sk"), "55086");
+  EXPECT_EQ(param(r, "H_V"), "8");
+  // vllm_prefilldecode_piecewise: 8155 prefill + 37 decode tokens.
+  r = inference_attention("vllm::unified_attention_with_output", "[[8192,64,64],[8192,8,64]]",
+                          {8155, 8430, 7475785, 7671310, 37, 34489, 37, 34489});
+  EXPECT_DOUBLE_EQ(r.flops / 1e9, 65.010180096);  // 64·128·(2·7671310 − 7475785 + 2·34489)
+  EXPECT_DOUBLE_EQ(r.bytes / 1048576, 211.826171875);
+}
+
+TEST(SdpaModels, InferenceAttentionBatchPrefillTakesDvFromV) {
+  // SGLang eager prefill: 15 x 1024 tokens, H_Q 32, H_KV 8, d 128.
+  const OpModelResult r = inference_attention("aiter::mha_batch_prefill",
+                                              "[[15360,32,128],[15360,8,128],[15360,8,128]]",
+                                              {15360, 15360, 15728640, 15728640, 0, 0, 0, 0});
+  EXPECT_DOUBLE_EQ(r.flops / 1e9, 128.84901888);  // 32·15728640·256
+  EXPECT_DOUBLE_EQ(r.bytes / 1048576, 300.0);
+}
+
+TEST(SdpaModels, InferenceAttentionWithoutQueryTokensOrLayoutFails) {
+  OpCall call("vllm::unified_attention_with_output", "[[32,64,64],[32,8,64]]",
+              R"(["c10::BFloat16","c10::BFloat16"])", std::nullopt, R"(["",""])");
+  call.set_step_stats(OpCall::StepStats{});  // c_sq = g_sq = 0: "not implemented" (spec §6)
+  OpModelResult r;
+  EXPECT_EQ(run(sdpa::model_inference_attention, call, r), OpStatus::kFailed);
+}
+
 TEST(SdpaModels, NameTablesAreNullTerminatedAndDisjoint) {
   const char* const* tables[] = {sdpa::kAtenSdpaFlashNames,
                                  sdpa::kAtenSdpaEfficientNames,

@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #define TRACEPRISM_ABI_MAJOR 1
-#define TRACEPRISM_ABI_MINOR 8
+#define TRACEPRISM_ABI_MINOR 9
 
 #if defined(_WIN32)
 #define TRACEPRISM_EXPORT __declspec(dllexport)
@@ -282,6 +282,17 @@ typedef struct traceprism_op_call_v1 {
   traceprism_str concrete_inputs;
   int64_t sequence_number; /* INT64_MIN when absent                                           */
   const uint32_t* kernel_rows;
+  /* ---- minor 9+ ---- */
+  /* The serving-step annotation an inference attention op is bound to (inference-mode spec
+   * §2.3: the earliest-starting user annotation that contains it, for the op names that spec
+   * lists), as the host parsed it: step_stats = {c_sq, c_sk, c_sqsq, c_sqsk, g_sq, g_sk, g_sqsq,
+   * g_sqsk}, the context and generation requests' sums of query and key tokens, of squared query
+   * tokens and of query x key tokens. has_step_stats is 1 when the op is bound to an annotation
+   * that writes those sums, else 0 (and on hosts before 1.9, which leave the fields as the
+   * caller set them: zero-initialize the struct). */
+  uint32_t has_step_stats;
+  uint32_t reserved;
+  int64_t step_stats[8];
 } traceprism_op_call_v1;
 
 /* Minor 5: the perf report's unified_perf_summary as typed columns (host API op_metrics): one

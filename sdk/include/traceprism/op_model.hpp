@@ -312,6 +312,16 @@ class OpCall {
   const std::vector<std::string>& kernel_names() const { return kernel_names_; }
   std::int64_t sequence_number() const { return sequence_number_; }
 
+  // The token sums of the serving step an inference attention op ran in (inference-mode spec
+  // §2.3; host ABI 1.9): context (c_*) and generation (g_*) requests' query tokens, key tokens,
+  // squared query tokens and query x key tokens. nullopt when the op is bound to none.
+  struct StepStats {
+    std::int64_t c_sq = 0, c_sk = 0, c_sqsq = 0, c_sqsk = 0;
+    std::int64_t g_sq = 0, g_sk = 0, g_sqsq = 0, g_sqsk = 0;
+  };
+  const std::optional<StepStats>& step_stats() const { return step_stats_; }
+  void set_step_stats(const std::optional<StepStats>& stats) { step_stats_ = stats; }
+
  private:
   static ArgValue parse_list(std::string_view text) {
     std::size_t i = 0;
@@ -334,6 +344,7 @@ class OpCall {
   std::optional<std::vector<std::string>> types_, concrete_;
   std::vector<std::string> kernel_names_;
   std::int64_t sequence_number_ = INT64_MIN;
+  std::optional<StepStats> step_stats_;
 };
 
 // ---- Concrete Inputs text (Python literals) ---------------------------------------------------

@@ -1022,9 +1022,14 @@ inline OpCall read_op_call(const traceprism_run_ctx* ctx, const traceprism_host_
   kernels.reserve(call.kernel_count);
   for (std::uint32_t i = 0; i < call.kernel_count; ++i)
     kernels.emplace_back(view_of(api->string(ctx, ev->name_id[call.kernel_rows[i]])));
-  return OpCall(std::move(name), optional_view(call.input_dims), optional_view(call.input_types),
-                optional_view(call.input_strides), optional_view(call.concrete_inputs),
-                std::move(kernels), call.sequence_number);
+  OpCall op(std::move(name), optional_view(call.input_dims), optional_view(call.input_types),
+            optional_view(call.input_strides), optional_view(call.concrete_inputs),
+            std::move(kernels), call.sequence_number);
+  if (call.has_step_stats) {  // hosts before 1.9 leave the zero-initialized field as it is
+    const int64_t* v = call.step_stats;
+    op.set_step_stats(OpCall::StepStats{v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]});
+  }
+  return op;
 }
 
 template <OpModelFn Fn>
