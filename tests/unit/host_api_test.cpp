@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <cstring>
+#include <string_view>
 
 #include "support/analyzer_run.hpp"
 #include "support/temp_dir.hpp"
@@ -113,6 +115,24 @@ TEST_F(HostApi, RowsOfKindAndGpuArgs) {
   EXPECT_EQ(api->gpu_args(ctx_, 0, &args), TRACEPRISM_ABSENT);  // a cpu_op has none
   EXPECT_EQ(api->rows_of_kind(ctx_, 99, &n), nullptr);
   EXPECT_EQ(n, 0u);
+}
+
+// op_call grew in 1.9: a plugin built before passes the minor-1 size and gets what fits; the
+// new fields stay as it set them (here a marker), and a 1.9 caller gets "no step" for an op
+// outside any serving step.
+TEST_F(HostApi, OpCallFillsWhatTheCallersStructHolds) {
+  traceprism_op_call_v1 call{};
+  call.struct_size = offsetof(traceprism_op_call_v1, has_step_stats);  // a 1.1-1.8 plugin
+  call.has_step_stats = 7;
+  ASSERT_EQ(api->op_call(ctx_, 0, &call), TRACEPRISM_OK);
+  EXPECT_EQ(std::string_view(call.name.data, call.name.size), "aten::mm");
+  EXPECT_EQ(call.kernel_count, 1u);
+  EXPECT_EQ(call.has_step_stats, 7u);
+  call.struct_size = sizeof(call);
+  ASSERT_EQ(api->op_call(ctx_, 0, &call), TRACEPRISM_OK);
+  EXPECT_EQ(call.has_step_stats, 0u);
+  call.struct_size = offsetof(traceprism_op_call_v1, has_step_stats) - 8;
+  EXPECT_EQ(api->op_call(ctx_, 0, &call), TRACEPRISM_ABSENT);
 }
 
 TEST_F(HostApi, TimelineAndOpInstances) {
