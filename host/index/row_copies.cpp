@@ -8,6 +8,19 @@ namespace traceprism::index {
 
 class RowCopier {
  public:
+  static EventIndex renamed(
+      EventIndex x, const std::function<std::optional<std::string>(std::string_view)>& rename) {
+    std::unordered_map<StringId, StringId> new_name;
+    for (Row r : x.rows_of_kind(EventKind::kCpuOp)) {
+      auto [it, fresh] = new_name.try_emplace(x.name_[r], x.name_[r]);
+      if (fresh)
+        if (const std::optional<std::string> name = rename(x.strings_.view(x.name_[r])))
+          it->second = x.strings_.intern(*name);
+      x.name_[r] = it->second;
+    }
+    return x;
+  }
+
   explicit RowCopier(EventIndex base) : x_(std::move(base)) {}
 
   EventIndex append(std::span<const EventIndex* const> sources, std::span<const RowCopy> copies,
@@ -105,6 +118,11 @@ class RowCopier {
 EventIndex append_row_copies(EventIndex base, std::span<const EventIndex* const> sources,
                              std::span<const RowCopy> copies, std::string_view root_name) {
   return RowCopier(std::move(base)).append(sources, copies, root_name);
+}
+
+EventIndex rename_cpu_ops(
+    EventIndex index, const std::function<std::optional<std::string>(std::string_view)>& rename) {
+  return RowCopier::renamed(std::move(index), rename);
 }
 
 }  // namespace traceprism::index

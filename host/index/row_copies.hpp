@@ -4,7 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "index/event_index.hpp"
@@ -27,5 +30,10 @@ struct RowCopy {
 // refused (std::invalid_argument): GPU time comes from `base` only.
 EventIndex append_row_copies(EventIndex base, std::span<const EventIndex* const> sources,
                              std::span<const RowCopy> copies, std::string_view root_name);
+
+// `index` with its cpu_ops renamed where `rename` returns a name (asked once per distinct name):
+// inference mode's pseudo-op pass drops the call counter SGLang appends to its profiler ops.
+EventIndex rename_cpu_ops(
+    EventIndex index, const std::function<std::optional<std::string>(std::string_view)>& rename);
 
 }  // namespace traceprism::index

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "index/row_copies.hpp"
+#include "model/pseudo_ops.hpp"
 #include "pipeline/capture_sources.hpp"
 
 namespace traceprism::pipeline {
@@ -95,6 +96,9 @@ TraceSession load_trace(const std::string& path, const LoadOptions& options) {
   std::shared_ptr<const model::Grafts> grafts;
   std::vector<std::pair<index::Row, index::Row>> relinks;
   if (!options.capture_dir.empty()) std::tie(grafts, relinks) = merge_captures(session, options);
+  if (options.normalize_op_names)
+    session.file.index =
+        index::rename_cpu_ops(std::move(session.file.index), model::normalized_op_name);
   const auto& index = session.file.index;
   model::CallTreeOptions tree_options;
   tree_options.grafts = grafts;

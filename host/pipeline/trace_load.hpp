@@ -24,6 +24,8 @@ struct LoadOptions {
   // and add over a million events, copy only the captured events that lead to a launch call
   // (analyze does; the perf report keeps the reference's full copies). model/capture_merge.hpp.
   bool capture_prune_when_large = false;
+  // Inference mode: SGLang profiler ops lose their call counter (model/pseudo_ops.hpp).
+  bool normalize_op_names = false;
 };
 
 // What the capture merge did, for the report.

@@ -539,7 +539,18 @@ namespace {
 // Where an inference attention op keeps q, k and v (inference-mode spec §6).
 struct InferenceLayout {
   int64_t n_q = 0, h_q = 0, d_qk = 0, n_kv = 0, h_kv = 0, d_v = 0;
+  std::size_t q_type = 0;      // the argument whose dtype is dtype_Q
+  bool kv_dtype_param = true;  // SGLang's ragged op writes none (its KV bytes use dtype_Q's)
 };
+
+// sglang_profiler::attention_paged_attention_ragged: q = D[2], H_KV = D[3][-2], d_v = D[4][-1],
+// N_KV = c_sk + g_sk (QUIRK: vLLM's N_KV is the current tokens; unused in the maths).
+InferenceLayout sglang_ragged_layout(const OpCall& c, const OpCall::StepStats& t) {
+  const std::vector<int64_t> q = c.shape(2), k = c.shape(3), v = c.shape(4);
+  if (q.size() != 3 || k.size() < 2 || v.empty())
+    throw BadArgs(c.name() + ": expected q, k and v in D[2], D[3], D[4]");
+  return {q[0], q[1], q[2], t.c_sk + t.g_sk, k[k.size() - 2], v.back(), 2, false};
+}
 
 bool starts_with(const std::string& s, const char* prefix) {
   return s.rfind(prefix, 0) == 0;
@@ -547,8 +558,10 @@ bool starts_with(const std::string& s, const char* prefix) {
 
 // The base class: q = D[0] = (N_Q, H_Q, d_qk), the last three dims of D[1] = (N_KV, H_KV, d_v);
 // fmha_v3_varlen_fwd, mha_batch_prefill and the MLA prefill pseudo op take d_v from D[2].
-InferenceLayout inference_layout(const OpCall& c) {
+InferenceLayout inference_layout(const OpCall& c, const OpCall::StepStats& t) {
   const std::string& name = c.name();
+  if (name == "sglang_profiler::attention_paged_attention_ragged")
+    return sglang_ragged_layout(c, t);
   if (starts_with(name, "sglang_profiler::") || starts_with(name, "aiter::pa_") ||
       starts_with(name, "pseudo_v4_") || starts_with(name, "vllm::gdn_") ||
       starts_with(name, "aiter::linear_attention"))
@@ -579,9 +592,10 @@ void model_inference_attention(const OpCall& c, OpModelResult& r) {
   if (!stats) throw BadArgs(c.name() + ": inference attention needs its serving step's annotation");
   const OpCall::StepStats& t = *stats;
   if (t.c_sq == 0 && t.g_sq == 0) throw BadArgs(c.name() + ": a step without query tokens");
-  const InferenceLayout l = inference_layout(c);
-  const std::string& dtype_q = c.type(0);
-  const std::string dtype_kv = c.type_count() > 1 && !c.type(1).empty() ? c.type(1) : dtype_q;
+  const InferenceLayout l = inference_layout(c, t);
+  const std::string& dtype_q = c.type(l.q_type);
+  const std::string dtype_kv =
+      l.kv_dtype_param && c.type_count() > 1 && !c.type(1).empty() ? c.type(1) : dtype_q;
   const double bpe_q = bytes_per_element(dtype_q).value_or(2.0);
   const double bpe_kv = bytes_per_element(dtype_kv).value_or(bpe_q);
   r.param("B", int64_t{1});
@@ -601,7 +615,7 @@ void model_inference_attention(const OpCall& c, OpModelResult& r) {
       {"g_sq", t.g_sq}, {"g_sk", t.g_sk}, {"g_sqsq", t.g_sqsq}, {"g_sqsk", t.g_sqsk}};
   for (const auto& [key, value] : sums) r.param(key, value);
   r.param_repr("dtype_Q", py::str_repr(dtype_q));
-  r.param_repr("dtype_KV", py::str_repr(dtype_kv));
+  if (l.kv_dtype_param) r.param_repr("dtype_KV", py::str_repr(dtype_kv));
   r.compute_spec = compute_spec("matrix", compute_precision(dtype_q));
   const double d = static_cast<double>(l.d_qk + l.d_v);
   const double h_q = static_cast<double>(l.h_q), h_kv = static_cast<double>(l.h_kv);
@@ -611,6 +625,23 @@ void model_inference_attention(const OpCall& c, OpModelResult& r) {
       static_cast<double>(l.h_q * l.d_qk + l.h_q * l.d_v + l.h_kv * l.d_qk + l.h_kv * l.d_v);
   r.bytes = static_cast<double>(t.c_sq + t.g_sq) * per_query_token * bpe_q +
             static_cast<double>((t.c_sk - t.c_sq) + (t.g_sk - t.g_sq)) * h_kv * d * bpe_kv;
+}
+
+// SGLang's KV-cache store (inference-mode spec §6): no FLOPs; it reads and writes k and v of the
+// step's tokens: 4 x prod(D[0]) elements.
+void model_store_cache(const OpCall& c, OpModelResult& r) {
+  r.category = "InferenceAttention";
+  r.sheet = "InferenceAttention";
+  const std::vector<int64_t> shape = c.shape(0);
+  int64_t elements = 1;
+  for (int64_t d : shape) elements *= d;
+  const std::string& dtype = c.type(0);
+  r.param_repr("op_shape", py::tuple(shape));
+  r.param("nelems", elements);
+  r.param_repr("dtype", py::str_repr(dtype));
+  r.compute_spec = compute_spec("vector", compute_precision(dtype));
+  r.flops = 0;
+  r.bytes = 4.0 * static_cast<double>(elements) * bytes_per_element(dtype).value_or(2.0);
 }
 
 void model_kv_cache_write(const OpCall&, OpModelResult& r) {
@@ -663,6 +694,7 @@ const char* const kInferenceAttentionNames[] = {
     "vllm::gdn_attention_core",
     "aiter::linear_attention_with_output_base",
     nullptr};
+const char* const kStoreCacheNames[] = {"sglang::store_cache", nullptr};
 const char* const kKvCacheWriteNames[] = {"_C_cache_ops::reshape_and_cache_flash",
                                           "_C_cache_ops::concat_and_cache_mla", nullptr};
 

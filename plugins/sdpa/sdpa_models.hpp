@@ -33,6 +33,7 @@ void model_sdpa_bwd_category_only(const OpCall& call, OpModelResult& r);
 // Inference attention (§7.4): category first, then fails (no iteration annotation).
 void model_inference_attention(const OpCall& call, OpModelResult& r);
 // KV-cache writes: category-only InferenceAttention.
+void model_store_cache(const OpCall& call, OpModelResult& r);
 void model_kv_cache_write(const OpCall& call, OpModelResult& r);
 
 // NULL-terminated op-name tables, one per model above.
@@ -54,6 +55,7 @@ extern const char* const kEvoformerAttentionNames[];
 extern const char* const kSdpaFwdCategoryOnlyNames[];
 extern const char* const kSdpaBwdCategoryOnlyNames[];
 extern const char* const kInferenceAttentionNames[];
+extern const char* const kStoreCacheNames[];
 extern const char* const kKvCacheWriteNames[];
 
 }  // namespace traceprism::plugins::sdpa

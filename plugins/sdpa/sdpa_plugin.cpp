@@ -58,6 +58,8 @@ TRACEPRISM_OP_MODELS(
         "sdpa-inference-attention",
         "Paged / chunked-prefill / decode attention (needs an iteration annotation)",
         kInferenceAttentionNames),
+    op_model<&model_store_cache>("sdpa-store-cache", "SGLang KV-cache store (bytes only)",
+                                 kStoreCacheNames),
     op_model<&model_kv_cache_write>("sdpa-kv-cache-write", "KV-cache writes (category only)",
                                     kKvCacheWriteNames));
 

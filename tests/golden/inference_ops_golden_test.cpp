@@ -2,14 +2,13 @@
 // the capture folder merged, every op name's direct and subtree kernel time and count in
 // perf-report's ops_summary equal the shared inference goldens' ops_summary summed over
 // parent_module (traceprism does not write the module variant yet). 1e-6 µs, counts exact.
-// Documented exception: SGLang's `sglang_profiler::<name>_<n>` ops keep their number (the
-// pseudo-op pass that strips it, spec §4.2, is not built), so names are compared without it.
+// perf-report --capture-dir drops SGLang's `sglang_profiler::<name>_<n>` call counter (spec §4.2
+// step 1), as the goldens do.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <regex>
 #include <set>
 #include <sstream>
 
@@ -36,14 +35,13 @@ std::string read_text(const fs::path& p) {
 }
 
 std::map<std::string, OpTimes> ops_by_name(const fs::path& ops_summary) {
-  static const std::regex kNumbered(R"(^(sglang_profiler::.*)_\d+$)");
   const Csv csv = parse_csv(read_text(ops_summary));
   const std::size_t name = csv.column("name"), direct = csv.column("total_direct_kernel_time_sum"),
                     subtree = csv.column("total_subtree_kernel_time_sum"),
                     count = csv.column("Count");
   std::map<std::string, OpTimes> out;
   for (const auto& row : csv.rows) {
-    OpTimes& t = out[std::regex_replace(row.at(name), kNumbered, "$1")];
+    OpTimes& t = out[row.at(name)];
     t.direct += std::stod(row.at(direct));
     t.subtree += std::stod(row.at(subtree));
     t.count += std::stol(row.at(count));
@@ -80,12 +78,10 @@ TEST_P(InferenceOpsGolden, MergedOpsSummaryMatchesTheReferencePerOpName) {
   }
 }
 
-// Spec §6 against the goldens: every InferenceAttention_fwd row of the vLLM cases has the
-// golden's GFLOPS and data moved (the op bound to its step's annotation). SGLang's attention op
-// keeps its `_<n>` suffix here (no pseudo-op rename yet), so it is not modelled: not compared.
-TEST_P(InferenceOpsGolden, VllmAttentionRowsHaveTheGoldensWork) {
+// Spec §6 against the goldens: every InferenceAttention_fwd row has the golden's GFLOPS and data
+// moved (attention ops bound to their step's annotation; SGLang's store_cache by its shape).
+TEST_P(InferenceOpsGolden, AttentionRowsHaveTheGoldensWork) {
   const fs::path dir = shared_traces() / "tracelens" / "inference" / GetParam().name;
-  if (GetParam().name.rfind("vllm", 0) != 0) GTEST_SKIP() << "SGLang: see above";
   if (!fs::exists(dir / GetParam().replay)) GTEST_SKIP() << dir << " is absent";
   TempDir tmp;
   std::string log;

@@ -437,6 +437,37 @@ TEST(SdpaModels, InferenceAttentionBatchPrefillTakesDvFromV) {
   EXPECT_DOUBLE_EQ(r.bytes / 1048576, 300.0);
 }
 
+TEST(SdpaModels, InferenceAttentionSglangRaggedLayout) {
+  // sglang_decode: 32 decode requests over 32 785 keys; q in D[2], k and v cache in D[3], D[4].
+  OpCall call(
+      "sglang_profiler::attention_paged_attention_ragged",
+      "[[32,4096],[32,1024],[32,32,128],[100000,8,128],[100000,8,128]]",
+      R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16","c10::BFloat16","c10::BFloat16"])",
+      std::nullopt, R"(["","","","",""])");
+  call.set_step_stats(OpCall::StepStats{0, 0, 0, 0, 32, 32785, 32, 32785});
+  OpModelResult r;
+  ASSERT_EQ(run(sdpa::model_inference_attention, call, r), OpStatus::kOk);
+  EXPECT_DOUBLE_EQ(r.flops / 1e9, 0.53714944);  // 32·2·32785·256
+  EXPECT_DOUBLE_EQ(r.bytes / 1048576, 128.56640625);
+  EXPECT_EQ(param(r, "N_KV"), "32785");
+  EXPECT_EQ(param(r, "dtype_KV"), "<missing dtype_KV>");
+}
+
+TEST(SdpaModels, SglangStoreCacheMovesFourTimesItsTokens) {
+  // sglang_decode's row: (32, 1024) -> 0.25 MiB, no FLOPs (spec §6).
+  const OpCall call(
+      "sglang::store_cache", "[[32,1024],[32,1024],[835874,1024],[835874,1024],[32],[],[]]",
+      R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16","c10::BFloat16","long int","Scalar","Scalar"])",
+      std::nullopt, R"(["","","","","","",""])");
+  OpModelResult r;
+  ASSERT_EQ(run(sdpa::model_store_cache, call, r), OpStatus::kOk);
+  EXPECT_EQ(r.category, "InferenceAttention");
+  EXPECT_EQ(r.flops, 0);
+  EXPECT_DOUBLE_EQ(r.bytes / 1048576, 0.25);
+  EXPECT_EQ(param(r, "op_shape"), "(32, 1024)");
+  EXPECT_EQ(r.compute_spec, "vector_bf16");
+}
+
 TEST(SdpaModels, InferenceAttentionWithoutQueryTokensOrLayoutFails) {
   OpCall call("vllm::unified_attention_with_output", "[[32,64,64],[32,8,64]]",
               R"(["c10::BFloat16","c10::BFloat16"])", std::nullopt, R"(["",""])");
@@ -464,12 +495,13 @@ TEST(SdpaModels, NameTablesAreNullTerminatedAndDisjoint) {
                                  sdpa::kSdpaFwdCategoryOnlyNames,
                                  sdpa::kSdpaBwdCategoryOnlyNames,
                                  sdpa::kInferenceAttentionNames,
+                                 sdpa::kStoreCacheNames,
                                  sdpa::kKvCacheWriteNames};
   std::map<std::string, int> seen;
   for (const auto* table : tables)
     for (const char* const* name = table; *name; ++name) ++seen[*name];
   for (const auto& [name, count] : seen) EXPECT_EQ(count, 1) << name;
-  EXPECT_EQ(seen.size(), 41u);
+  EXPECT_EQ(seen.size(), 42u);
 }
 
 // ---- every row of the reference's SDPA sheets -------------------------------------------------
