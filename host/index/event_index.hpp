@@ -145,6 +145,34 @@ class EventIndex {
   void build_secondary_indices();
   // Parses each distinct Input Dims text once (input_shapes()).
   void parse_input_shapes();
+  // One row's values in every per-row column; the writers (IndexBuilder, RowCopier) append rows
+  // only through push_row, so a new column is added in one place.
+  struct RowValues {
+    std::int64_t ts_ns = 0, dur_ns = 0;
+    EventKind kind = EventKind::kOther;
+    char phase = 0;
+    bool malformed = false;
+    StringId name = kNoString, category = kNoString;
+    std::uint32_t track = 0;
+    std::int64_t correlation = kNoId, external_id = kNoId;
+    std::int32_t detail = kNoDetail;
+  };
+  // Inline: the reader calls it once per event.
+  Row push_row(const RowValues& v) {
+    const auto row = static_cast<Row>(ts_ns_.size());
+    ts_ns_.push_back(v.ts_ns);
+    dur_ns_.push_back(v.dur_ns);
+    kind_.push_back(v.kind);
+    phase_.push_back(v.phase);
+    malformed_.push_back(v.malformed);
+    name_.push_back(v.name);
+    category_.push_back(v.category);
+    track_.push_back(v.track);
+    correlation_.push_back(v.correlation);
+    external_id_.push_back(v.external_id);
+    detail_.push_back(v.detail);
+    return row;
+  }
   bool is_thread_row(Row r) const;
 
   std::vector<std::int64_t> ts_ns_;

@@ -33,7 +33,7 @@ class RowCopier {
     const StringId runtime = x_.strings_.intern("cuda_runtime");
     for (const RowCopy& c : copies) {
       if (c.row == kSyntheticRoot) {
-        append_root(root, runtime, c.timing);
+        append_row(c.timing, EventKind::kCudaRuntime, 'X', false, root, runtime, kNoDetail);
       } else {
         append_copy(*sources[c.source], c.source, c.row, c.timing);
       }
@@ -44,24 +44,14 @@ class RowCopier {
   }
 
  private:
-  void append_timing(Row timing) {
-    x_.ts_ns_.push_back(x_.ts_ns_[timing]);
-    x_.dur_ns_.push_back(x_.dur_ns_[timing]);
-    x_.track_.push_back(x_.track_[timing]);
+  // A row with the timing row's time and thread and no ids (see append_row_copies).
+  Row append_row(Row timing, EventKind kind, char phase, bool malformed, StringId name,
+                 StringId category, std::int32_t detail) {
+    const Row row = x_.push_row({x_.ts_ns_[timing], x_.dur_ns_[timing], kind, phase, malformed,
+                                 name, category, x_.track_[timing], kNoId, kNoId, detail});
     if (const EventIndex::PreciseTime* p = x_.precise_time(timing))
-      x_.precise_times_.push_back({static_cast<Row>(x_.ts_ns_.size() - 1), p->ts_us, p->dur_us});
-  }
-
-  void append_root(StringId name, StringId category, Row timing) {
-    append_timing(timing);
-    x_.kind_.push_back(EventKind::kCudaRuntime);
-    x_.phase_.push_back('X');
-    x_.malformed_.push_back(false);
-    x_.name_.push_back(name);
-    x_.category_.push_back(category);
-    x_.correlation_.push_back(kNoId);
-    x_.external_id_.push_back(kNoId);
-    x_.detail_.push_back(kNoDetail);
+      x_.precise_times_.push_back({row, p->ts_us, p->dur_us});
+    return row;
   }
 
   // A source's strings interned once each: the same captured rows are copied for every replay.
@@ -89,17 +79,11 @@ class RowCopier {
   void append_copy(const EventIndex& source, std::uint32_t source_id, Row r, Row timing) {
     if (is_gpu_kind(source.kind(r)))
       throw std::invalid_argument("append_row_copies: GPU events are never copied");
-    const auto row = static_cast<Row>(x_.ts_ns_.size());
-    append_timing(timing);
-    x_.kind_.push_back(source.kind(r));
-    x_.phase_.push_back(source.phase(r));
-    x_.malformed_.push_back(!source.valid(r));
-    x_.name_.push_back(intern(source, source_id, source.name_id(r)));
-    x_.category_.push_back(intern(source, source_id, source.category_id(r)));
-    x_.correlation_.push_back(kNoId);
-    x_.external_id_.push_back(kNoId);
-    x_.detail_.push_back(source.kind(r) == EventKind::kCpuOp ? op_args_entry(source, source_id, r)
-                                                             : kNoDetail);
+    const std::int32_t detail =
+        source.kind(r) == EventKind::kCpuOp ? op_args_entry(source, source_id, r) : kNoDetail;
+    const Row row = append_row(timing, source.kind(r), source.phase(r), !source.valid(r),
+                               intern(source, source_id, source.name_id(r)),
+                               intern(source, source_id, source.category_id(r)), detail);
     if (const std::optional<std::string_view> kernel = source.launch_kernel(r))
       x_.launch_kernels_.emplace_back(row, x_.strings_.intern(*kernel));
     if (std::optional<CommArgs> comm = source.comm_args(r)) {

@@ -227,19 +227,11 @@ Row IndexBuilder::append_row(const RawEvent& e, EventKind kind, bool malformed) 
     throw MalformedEvent{e.event_index, e.byte_offset,
                          "expected at most 4294967295 events in one trace"};
   }
-  auto row = static_cast<Row>(x.ts_ns_.size());
-  x.ts_ns_.push_back(malformed ? 0 : e.ts.ns);
-  x.dur_ns_.push_back(malformed ? 0 : e.dur.ns);
-  x.kind_.push_back(kind);
-  x.phase_.push_back(e.phase);
-  x.malformed_.push_back(malformed);
-  x.name_.push_back(e.name);
-  x.category_.push_back(e.category);
-  x.track_.push_back(track_ref({id_ref(e.pid), id_ref(e.tid)}));
   const bool is_flow = kind == EventKind::kFlowStart || kind == EventKind::kFlowEnd;
-  x.correlation_.push_back(is_flow ? e.flow_id : e.correlation);
-  x.external_id_.push_back(e.external_id);
-  x.detail_.push_back(index::kNoDetail);
+  const Row row =
+      x.push_row({malformed ? 0 : e.ts.ns, malformed ? 0 : e.dur.ns, kind, e.phase, malformed,
+                  e.name, e.category, track_ref({id_ref(e.pid), id_ref(e.tid)}),
+                  is_flow ? e.flow_id : e.correlation, e.external_id, index::kNoDetail});
   const bool ts_rounded = e.ts.state == TimeField::State::kRounded;
   const bool dur_rounded = e.dur.state == TimeField::State::kRounded;
   if (!malformed && (ts_rounded || dur_rounded)) {

@@ -1,20 +1,15 @@
 #include "model/capture_lists.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <deque>
 #include <string>
 #include <unordered_map>
 
+#include "io/ascii_text.hpp"
+
 namespace traceprism::model {
 
 namespace {
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 bool contains(std::string_view s, std::string_view part) {
   return s.find(part) != std::string_view::npos;
@@ -74,7 +69,7 @@ CaptureWindow capture_window(const index::EventIndex& capture, const CallTree& t
     const bool root = order[i] < roots;  // breadth first: the roots were taken first
     window.parent.push_back(root || p == position.end() ? -1 : p->second);
     if (!index::is_runtime_kind(capture.kind(r))) continue;
-    const std::string name = lower(capture.name(r));
+    const std::string name = io::ascii_lower(capture.name(r));
     if (contains(name, "launch") || contains(name, "memcpy") || contains(name, "memset")) {
       window.launch_calls.push_back(r);
       window.launch_positions.push_back(i);
@@ -118,7 +113,7 @@ std::vector<Row> graph_launches(const index::EventIndex& replay) {
   for (index::EventKind kind : {index::EventKind::kCudaRuntime, index::EventKind::kCudaDriver})
     for (Row r : replay.rows_of_kind(kind)) {
       auto [it, inserted] = is_graph_launch.try_emplace(replay.name_id(r), false);
-      if (inserted) it->second = contains(lower(replay.name(r)), "graphlaunch");
+      if (inserted) it->second = contains(io::ascii_lower(replay.name(r)), "graphlaunch");
       if (it->second && replay.valid(r)) out.push_back(r);
     }
   std::sort(out.begin(), out.end());
