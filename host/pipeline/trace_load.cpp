@@ -62,7 +62,7 @@ merge_captures(TraceSession& session, const LoadOptions& options) {
     return model::plan_capture_merge(
         session.file.index, replay_links, sources.entries(),
         [&](const model::CaptureTrace& entry) { return sources.load(entry); },
-        {.include_python = false, .only_launch_paths = only_launch_paths});
+        {.include_python = options.capture_copy_python, .only_launch_paths = only_launch_paths});
   };
   model::CaptureMergePlan plan = make_plan(false);
   constexpr std::size_t kLargeMerge = 1'000'000;  // copied events; ~90 MB of index and models

@@ -24,6 +24,9 @@ struct LoadOptions {
   // and add over a million events, copy only the captured events that lead to a launch call
   // (analyze does; the perf report keeps the reference's full copies). model/capture_merge.hpp.
   bool capture_prune_when_large = false;
+  // Copy the captures' python frames too, as the reference does: the perf report's UIDs count
+  // them. Analyses read no python frames of the copies and leave them out (~90 % of a capture).
+  bool capture_copy_python = false;
   // Inference mode: SGLang profiler ops lose their call counter (model/pseudo_ops.hpp).
   bool normalize_op_names = false;
 };

@@ -325,6 +325,21 @@ void model_fused_rope(const OpCall& call, OpModelResult& r) {
   r.compute_spec = vector_spec(dtype ? *dtype : std::string());
 }
 
+void model_rotary_embedding(const OpCall& call, OpModelResult& r) {
+  r.category = "RoPE_fwd";
+  // (positions, query, key, head_size, cos_sin_cache, is_neox): the kernel rotates query and key
+  // in place, so the maths are the fused RoPE's over both (the reference's sheet agrees).
+  if (call.arg_count() < 2 || call.shape(1).empty())
+    throw BadArgs("rotary_embedding expects a query tensor as input 1");
+  const Shape key = call.arg_count() > 2 ? call.shape(2) : Shape{};
+  const std::int64_t n = numel(call.shape(1)) + (key.empty() ? 0 : numel(key));
+  r.param("num_elements", n);
+  const std::string* dtype = call.has_types() && call.type_count() > 1 ? &call.type(1) : nullptr;
+  r.flops = static_cast<double>(3 * n);
+  r.bytes = static_cast<double>(2 * n * bpe_or_two(dtype));
+  r.compute_spec = vector_spec(dtype ? *dtype : std::string());
+}
+
 void model_fused_rope_backward(const OpCall&, OpModelResult& r) {
   r.category = "RoPE_bwd";
   r.has_model = false;
@@ -381,6 +396,7 @@ const char* const kBinaryOpNames[] = {"aten::div",
                                       nullptr};
 const char* const kLigerSiluMulOpNames[] = {"LigerSiLUMulFunction", nullptr};
 const char* const kFusedRopeOpNames[] = {"FusedRoPEFunc", nullptr};
+const char* const kRotaryEmbeddingOpNames[] = {"sgl_kernel::rotary_embedding", nullptr};
 const char* const kFusedRopeBackwardOpNames[] = {"FusedRoPEFuncBackward", nullptr};
 const char* const kCrossEntropyOpNames[] = {"CrossEntropyFunction", nullptr};
 const char* const kCrossEntropyBackwardOpNames[] = {"CrossEntropyFunctionBackward", nullptr};

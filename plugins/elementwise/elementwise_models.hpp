@@ -32,7 +32,8 @@ void model_binary(const OpCall& call, OpModelResult& r);
 void model_liger_silu_mul(const OpCall& call, OpModelResult& r);
 
 // ---- RoPE / CrossEntropy -----------------------------------------------------------------------
-void model_fused_rope(const OpCall& call, OpModelResult& r);              // FusedRoPEFunc
+void model_fused_rope(const OpCall& call, OpModelResult& r);        // FusedRoPEFunc
+void model_rotary_embedding(const OpCall& call, OpModelResult& r);  // sgl_kernel::rotary_embedding
 void model_fused_rope_backward(const OpCall& call, OpModelResult& r);     // category only
 void model_cross_entropy(const OpCall& call, OpModelResult& r);           // CrossEntropyFunction
 void model_cross_entropy_backward(const OpCall& call, OpModelResult& r);  // category only
@@ -49,6 +50,7 @@ extern const char* const kGeluTanhAndMulOpNames[];
 extern const char* const kBinaryOpNames[];
 extern const char* const kLigerSiluMulOpNames[];
 extern const char* const kFusedRopeOpNames[];
+extern const char* const kRotaryEmbeddingOpNames[];
 extern const char* const kFusedRopeBackwardOpNames[];
 extern const char* const kCrossEntropyOpNames[];
 extern const char* const kCrossEntropyBackwardOpNames[];

@@ -41,6 +41,9 @@ TRACEPRISM_OP_MODELS(
     traceprism::op_model<&ew::model_fused_rope>("rope-fused-rope-fwd",
                                                 "TransformerEngine fused RoPE",
                                                 ew::kFusedRopeOpNames),
+    traceprism::op_model<&ew::model_rotary_embedding>(
+        "rope-rotary-embedding", "SGLang rotary embedding of query and key in place",
+        ew::kRotaryEmbeddingOpNames),
     traceprism::op_model<&ew::model_fused_rope_backward>("rope-fused-rope-bwd",
                                                          "fused RoPE backward (category only)",
                                                          ew::kFusedRopeBackwardOpNames),

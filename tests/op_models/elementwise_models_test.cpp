@@ -333,6 +333,26 @@ TEST(ElementwiseRope, ThreeFlopsPerElementReadAndWriteOnce) {
       OpStatus::kFailed);
 }
 
+TEST(ElementwiseRope, SglangRotaryEmbeddingRotatesQueryAndKey) {
+  // 8 tokens, query (8, 32·128) in fp16, key (8, 8·128): n = 32768 + 8192.
+  const ModelRun got = run(
+      model_rotary_embedding,
+      call_of("sgl_kernel::rotary_embedding", "[[8],[8,4096],[8,1024],[],[4096,128],[]]",
+              R"(["long int","c10::Half","c10::Half","Scalar","c10::Half","Scalar"])", nullptr));
+  ASSERT_EQ(got.status, OpStatus::kOk);
+  EXPECT_EQ(got.r.category, "RoPE_fwd");
+  EXPECT_EQ(keys(got.r), (std::vector<std::string>{"num_elements"}));
+  EXPECT_EQ(param(got.r, "num_elements"), "40960");
+  EXPECT_EQ(got.r.flops, 3 * 40960.0);
+  EXPECT_EQ(got.r.bytes, 2 * 40960.0 * 2);
+  EXPECT_EQ(got.r.compute_spec, "vector_fp16");
+  // No query: nothing to size.
+  EXPECT_EQ(run(model_rotary_embedding,
+                call_of("sgl_kernel::rotary_embedding", "[[8]]", nullptr, nullptr))
+                .status,
+            OpStatus::kFailed);
+}
+
 TEST(ElementwiseRope, BackwardIsCategoryOnly) {
   const ModelRun got =
       run(model_fused_rope_backward, call_of("FusedRoPEFuncBackward", nullptr, nullptr, nullptr));
