@@ -116,6 +116,10 @@ void add_perf_report_command(CLI::App& app) {
   cmd->add_flag("--group-by-num-kernels", o->sheets.group_by_num_kernels,
                 "Also group ops_unique_args and the perf-model sheets by each op's number of "
                 "kernels (a num_kernels column), like TraceLens --group_by_num_kernels");
+  cmd->add_flag("--group-by-parent-module", o->sheets.group_by_parent_module,
+                "Also group the ops sheets by each op's enclosing nn.Module (parent_module and\n"
+                "call-stack columns; needs the trace's python frames), like TraceLens inference\n"
+                "--group_by_parent_module");
   cmd->add_option("--capture-dir", o->load.capture_dir,
                   "A graph-replay serving trace's capture folder (TraceLens inference\n"
                   "--capture_folder): replayed kernels are attributed to the captured ops, as\n"

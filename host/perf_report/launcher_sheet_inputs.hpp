@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <span>
 
 #include "index/event_index.hpp"
 #include "model/call_tree.hpp"
@@ -34,6 +35,10 @@ struct LauncherSheetInputs {
   KernelSheetOptions kernel_options = {};
   // --group_by_num_kernels: ops_unique_args also keyed on each op's direct kernel count.
   bool group_by_num_kernels = false;
+  // --group_by_parent_module: the ops sheets also keyed on each op's enclosing nn.Module, found
+  // through `python_parents` (perf_report.hpp).
+  bool group_by_parent_module = false;
+  std::span<const std::int32_t> python_parents = {};
 };
 
 }  // namespace traceprism::perf_report

@@ -58,11 +58,11 @@ std::vector<std::size_t> order_by_sum_desc(const std::vector<double>& sums) {
   return pandas_descending_order(sums);
 }
 
-// The ops_unique_args grouping key: the addresses of the nine grouping texts (name, category,
-// process/thread names, shape args), equal exactly when the texts are (LauncherRow), and the
-// number of direct kernels with --group_by_num_kernels (else 0).
+// The ops_unique_args grouping key: the addresses of the ten grouping texts (name, category,
+// parent module, process/thread names, shape args), equal exactly when the texts are
+// (LauncherRow), and the number of direct kernels with --group_by_num_kernels (else 0).
 struct UniqueArgsKey {
-  std::array<const char*, 9> texts;
+  std::array<const char*, 10> texts;
   std::size_t num_kernels = 0;
   bool operator==(const UniqueArgsKey&) const = default;
 };
@@ -75,11 +75,19 @@ struct UniqueArgsKeyHash {
 };
 
 UniqueArgsKey unique_args_key(const LauncherRow& r, bool group_by_num_kernels) {
-  return {{r.name.data(), r.category.data(), r.names.process_name.data(),
+  return {{r.name.data(), r.category.data(), r.parent_module.data(), r.names.process_name.data(),
            r.names.process_label.data(), r.names.thread_name.data(), r.input_dims.data(),
            r.input_type.data(), r.input_strides.data(), r.concrete_inputs.data()},
           group_by_num_kernels ? r.kernel_details.size() : 0};
 }
+
+// A (text, parent module) grouping key by the texts' addresses.
+using TextPair = std::pair<const char*, const char*>;
+struct TextPairHash {
+  std::size_t operator()(const TextPair& p) const {
+    return std::hash<const char*>{}(p.first) * 1000003 ^ std::hash<const char*>{}(p.second);
+  }
+};
 
 // One ops_unique_args group: the first row (grouping values) and the group's columns.
 struct UniqueArgsGroup {
@@ -103,21 +111,19 @@ void append_stat_cells(std::vector<Cell>& cells, const KernelTimes& t) {
 }
 
 std::vector<Cell> unique_args_cells(const UniqueArgsGroup& g, const KernelTimes& times,
-                                    bool with_num_kernels) {
+                                    OpsSheetsGrouping grouping) {
   const LauncherRow& r = g.first;
-  std::vector<Cell> cells = {std::string(r.name),
-                             std::string(r.category),
-                             std::string(r.names.process_name),
-                             std::string(r.names.process_label),
-                             std::string(r.names.thread_name),
-                             arg_cell(r.input_dims),
-                             arg_cell(r.input_type),
-                             arg_cell(r.input_strides),
-                             arg_cell(r.concrete_inputs)};
-  if (with_num_kernels) cells.push_back(int_cell(static_cast<std::int64_t>(g.num_kernels)));
+  std::vector<Cell> cells = {std::string(r.name), std::string(r.category)};
+  if (grouping.parent_module) cells.emplace_back(std::string(r.parent_module));
+  for (std::string_view name : {r.names.process_name, r.names.process_label, r.names.thread_name})
+    cells.emplace_back(std::string(name));
+  for (std::string_view arg : {r.input_dims, r.input_type, r.input_strides, r.concrete_inputs})
+    cells.push_back(arg_cell(arg));
+  if (grouping.num_kernels) cells.push_back(int_cell(static_cast<std::int64_t>(g.num_kernels)));
   cells.push_back(int_cell(static_cast<std::int64_t>(g.members.size())));
   append_stat_cells(cells, times);
   cells.push_back(int_cell(r.row));
+  if (grouping.parent_module) cells.emplace_back(std::string(r.call_stack));
   const auto summary = g.kernels.finish();
   cells.push_back(kernel_summary_repr(summary));
   cells.push_back(trunc_kernel_details_repr(summary));
@@ -174,6 +180,42 @@ KernelDetail kernel_detail(const index::EventIndex& index, index::Row gpu_row) {
   return d;
 }
 
+namespace {
+
+// The text with every `_<digits>` removed (the reference's re.sub(r"_\d+", "", ...)).
+std::string without_counters(std::string_view text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    std::size_t digits = i + 1;
+    while (text[i] == '_' && digits < text.size() && text[digits] >= '0' && text[digits] <= '9')
+      ++digits;
+    if (text[i] == '_' && digits > i + 1) {
+      i = digits - 1;
+      continue;
+    }
+    out += text[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+ModuleCallStack module_call_stack(const index::EventIndex& index,
+                                  std::span<const std::int32_t> python_parents, index::Row row) {
+  constexpr std::size_t kMaxFrame = 256;
+  ModuleCallStack stack;
+  stack.frames.emplace_back(index.name(row));
+  for (std::int32_t up = row < python_parents.size() ? python_parents[row] : -1; up >= 0;
+       up = python_parents[static_cast<std::size_t>(up)]) {
+    const std::string_view name = index.name(static_cast<index::Row>(up));
+    if (name.find("nn.Module") == std::string_view::npos) continue;
+    stack.frames.push_back(name.size() > kMaxFrame ? std::string(name.substr(0, kMaxFrame)) + ".."
+                                                   : std::string(name));
+  }
+  stack.parent_module = stack.frames.size() > 1 ? without_counters(stack.frames[1]) : "NA";
+  return stack;
+}
+
 LauncherRowBuilder::LauncherRowBuilder(const LauncherSheetInputs& inputs)
     : in_(inputs), args_(inputs.index.strings()), names_(inputs.index) {}
 
@@ -197,6 +239,22 @@ void LauncherRowBuilder::fill(const model::KernelLauncher& l, LauncherRow& r) {
   r.input_strides = args_.tuple_repr(a ? a->input_strides : index::kNoString);
   r.concrete_inputs = args_.tuple_repr(a ? a->concrete_inputs : index::kNoString);
   r.names = names_.of(l.row);
+  if (in_.group_by_parent_module) fill_module(r);
+}
+
+void LauncherRowBuilder::fill_module(LauncherRow& r) {
+  const auto& parents = in_.python_parents;
+  const std::int32_t parent = r.row < parents.size() ? parents[r.row] : -1;
+  const std::uint64_t key = (static_cast<std::uint64_t>(in_.index.name_id(r.row)) << 32) |
+                            static_cast<std::uint32_t>(parent);
+  auto [it, fresh] = modules_.try_emplace(key);
+  if (fresh) {
+    const ModuleCallStack stack = module_call_stack(in_.index, parents, r.row);
+    it->second = {text::intern_report_text(text::python_string_list_repr(
+                      std::vector<std::string_view>(stack.frames.begin(), stack.frames.end()))),
+                  text::intern_report_text(stack.parent_module)};
+  }
+  std::tie(r.call_stack, r.parent_module) = it->second;
 }
 
 // The category depends on the name (registry, name patterns) and the first kernel's name only,
@@ -231,21 +289,29 @@ bool is_gpu_only_trace(const index::EventIndex& index) {
 
 // ---- the three sheets ---------------------------------------------------------------------
 
+// Groups keyed on (text, parent module); the module is empty without --group_by_parent_module.
+using ModuleKey = std::pair<std::string_view, std::string_view>;
+
 struct OpsSheetsBuilder::Groups {
-  RowTimes times;                                   // per added row
-  std::map<std::string_view, Members> by_category;  // sorted keys, as groupby(sort=True)
+  RowTimes times;  // per added row
+  struct CategoryGroup {
+    Members members;
+    std::string_view call_stack_first;
+  };
+  std::map<ModuleKey, CategoryGroup> by_category;  // sorted keys, as groupby(sort=True)
   struct NameGroup {
     Members members;
     std::set<std::string_view> categories;  // sorted, as the reference's sorted(set(...))
+    std::string_view call_stack_first;
   };
-  std::map<std::string_view, NameGroup> by_name;
-  std::unordered_map<const char*, NameGroup*> name_group;  // by the name's address
+  std::map<ModuleKey, NameGroup> by_name;
+  std::unordered_map<TextPair, NameGroup*, TextPairHash> name_group;  // by the texts' addresses
   std::vector<UniqueArgsGroup> unique_args;  // first-appearance order, as groupby(sort=False)
   std::unordered_map<UniqueArgsKey, std::size_t, UniqueArgsKeyHash> unique_args_slot;
 };
 
-OpsSheetsBuilder::OpsSheetsBuilder(bool group_by_num_kernels)
-    : groups_(std::make_unique<Groups>()), group_by_num_kernels_(group_by_num_kernels) {}
+OpsSheetsBuilder::OpsSheetsBuilder(OpsSheetsGrouping grouping)
+    : groups_(std::make_unique<Groups>()), grouping_(grouping) {}
 OpsSheetsBuilder::~OpsSheetsBuilder() = default;
 
 void OpsSheetsBuilder::reserve(std::size_t rows) {
@@ -256,14 +322,19 @@ void OpsSheetsBuilder::add(const LauncherRow& r) {
   Groups& g = *groups_;
   const auto i = static_cast<std::uint32_t>(g.times.size());
   g.times.emplace_back(r.direct_kernel_time_us, r.subtree_kernel_time_us);
-  g.by_category[r.category].push_back(i);
+  Groups::CategoryGroup& by_category = g.by_category[{r.category, r.parent_module}];
+  if (by_category.members.empty()) by_category.call_stack_first = r.call_stack;
+  by_category.members.push_back(i);
 
-  Groups::NameGroup*& by_name = g.name_group[r.name.data()];
-  if (!by_name) by_name = &g.by_name[r.name];
+  Groups::NameGroup*& by_name = g.name_group[{r.name.data(), r.parent_module.data()}];
+  if (!by_name) {
+    by_name = &g.by_name[{r.name, r.parent_module}];
+    by_name->call_stack_first = r.call_stack;
+  }
   by_name->members.push_back(i);
   by_name->categories.insert(r.category);
 
-  auto [it, fresh] = g.unique_args_slot.try_emplace(unique_args_key(r, group_by_num_kernels_),
+  auto [it, fresh] = g.unique_args_slot.try_emplace(unique_args_key(r, grouping_.num_kernels),
                                                     g.unique_args.size());
   if (fresh) {
     UniqueArgsGroup& group = g.unique_args.emplace_back();
@@ -277,27 +348,35 @@ void OpsSheetsBuilder::add(const LauncherRow& r) {
 }
 
 SheetTable OpsSheetsBuilder::ops_summary_by_category() const {
-  std::vector<std::string_view> keys;
+  std::vector<const std::pair<const ModuleKey, Groups::CategoryGroup>*> entries;
   std::vector<double> sums;
-  std::vector<std::size_t> counts;
-  for (const auto& [category, members] : groups_->by_category) {
-    keys.push_back(category);
-    sums.push_back(pandas_sum(times_of(groups_->times, members).direct));
-    counts.push_back(members.size());
+  for (const auto& entry : groups_->by_category) {
+    entries.push_back(&entry);
+    sums.push_back(pandas_sum(times_of(groups_->times, entry.second.members).direct));
   }
-  SheetTable sheet{{"op category", "Count", "total_direct_kernel_time_ms"}, {}};
+  const bool modules = grouping_.parent_module;
+  SheetTable sheet{
+      modules ? std::vector<std::string>{"op category", "parent_module", "Count",
+                                         "call_stack_first", "total_direct_kernel_time_ms"}
+              : std::vector<std::string>{"op category", "Count", "total_direct_kernel_time_ms"},
+      {}};
   std::vector<double> ms;
   for (std::size_t i : order_by_sum_desc(sums)) {
+    const auto& [key, g] = *entries[i];
     ms.push_back(sums[i] / 1000);
-    sheet.rows.push_back({std::string(keys[i]), int_cell(static_cast<std::int64_t>(counts[i])),
-                          float_cell(ms.back())});
+    std::vector<Cell>& row = sheet.rows.emplace_back();
+    row.emplace_back(std::string(key.first));
+    if (modules) row.emplace_back(std::string(key.second));
+    row.push_back(int_cell(static_cast<std::int64_t>(g.members.size())));
+    if (modules) row.emplace_back(std::string(g.call_stack_first));
+    row.push_back(float_cell(ms.back()));
   }
   append_percentages(sheet, ms);
   return sheet;
 }
 
 SheetTable OpsSheetsBuilder::ops_summary() const {
-  std::vector<const std::pair<const std::string_view, Groups::NameGroup>*> entries;
+  std::vector<const std::pair<const ModuleKey, Groups::NameGroup>*> entries;
   std::vector<double> direct_sums, subtree_sums;
   for (const auto& entry : groups_->by_name) {
     entries.push_back(&entry);
@@ -305,20 +384,38 @@ SheetTable OpsSheetsBuilder::ops_summary() const {
     direct_sums.push_back(pandas_sum(times.direct));
     subtree_sums.push_back(pandas_sum(times.subtree));
   }
+  // The module variant (inference-mode spec §5.3) counts the subtree times instead of giving
+  // them in ms, and adds the module and the group's first call stack.
+  const bool modules = grouping_.parent_module;
   SheetTable sheet{
-      {"name", "total_direct_kernel_time_sum", "total_subtree_kernel_time_sum",
-       "total_direct_kernel_time_ms", "total_subtree_kernel_time_ms", "Count", "Categories"},
+      modules
+          ? std::vector<std::string>{"name", "parent_module", "total_direct_kernel_time_sum",
+                                     "total_subtree_kernel_time_sum",
+                                     "total_subtree_kernel_time_count",
+                                     "total_direct_kernel_time_ms", "Count", "Categories",
+                                     "call_stack_first"}
+          : std::vector<std::string>{"name", "total_direct_kernel_time_sum",
+                                     "total_subtree_kernel_time_sum", "total_direct_kernel_time_ms",
+                                     "total_subtree_kernel_time_ms", "Count", "Categories"},
       {}};
   std::vector<double> direct_ms;
   for (std::size_t i : order_by_sum_desc(direct_sums)) {
-    const auto& [name, g] = *entries[i];
+    const auto& [key, g] = *entries[i];
     const double subtree_sum = subtree_sums[i];
+    const Cell count = int_cell(static_cast<std::int64_t>(g.members.size()));
     direct_ms.push_back(direct_sums[i] / 1000);
-    sheet.rows.push_back({std::string(name), float_cell(direct_sums[i]), float_cell(subtree_sum),
-                          float_cell(direct_ms.back()), float_cell(subtree_sum / 1000),
-                          int_cell(static_cast<std::int64_t>(g.members.size())),
-                          text::python_string_list_repr(std::vector<std::string_view>(
-                              g.categories.begin(), g.categories.end()))});
+    std::vector<Cell>& row = sheet.rows.emplace_back();
+    row.emplace_back(std::string(key.first));
+    if (modules) row.emplace_back(std::string(key.second));
+    row.push_back(float_cell(direct_sums[i]));
+    row.push_back(float_cell(subtree_sum));
+    if (modules) row.push_back(count);
+    row.push_back(float_cell(direct_ms.back()));
+    if (!modules) row.push_back(float_cell(subtree_sum / 1000));
+    row.push_back(count);
+    row.emplace_back(text::python_string_list_repr(
+        std::vector<std::string_view>(g.categories.begin(), g.categories.end())));
+    if (modules) row.emplace_back(std::string(g.call_stack_first));
   }
   append_percentages(sheet, direct_ms);
   return sheet;
@@ -364,13 +461,17 @@ SheetTable OpsSheetsBuilder::ops_unique_args() const {
                     "kernel_details_summary",
                     "trunc_kernel_details"},
                    {}};
-  if (group_by_num_kernels_)
+  if (grouping_.num_kernels)
     sheet.columns.insert(sheet.columns.begin() + sheet.column_index("operation_count"),
                          "num_kernels");
+  if (grouping_.parent_module) {
+    sheet.columns.insert(sheet.columns.begin() + 2, "parent_module");
+    sheet.columns.insert(sheet.columns.begin() + sheet.column_index("ex_UID") + 1, "call_stack");
+  }
   std::vector<double> direct_sums;
   for (std::size_t i : order) {
-    sheet.rows.push_back(unique_args_cells(*groups[i], times_of(groups_->times, groups[i]->members),
-                                           group_by_num_kernels_));
+    sheet.rows.push_back(
+        unique_args_cells(*groups[i], times_of(groups_->times, groups[i]->members), grouping_));
     direct_sums.push_back(group_sums[i]);
   }
   append_percentages(sheet, direct_sums);
@@ -378,20 +479,21 @@ SheetTable OpsSheetsBuilder::ops_unique_args() const {
 }
 
 // The span forms feed every row to a builder (tests and the sheet-at-a-time callers).
-SheetTable ops_summary_by_category_sheet(std::span<const LauncherRow> rows) {
-  OpsSheetsBuilder builder;
+SheetTable ops_summary_by_category_sheet(std::span<const LauncherRow> rows,
+                                         OpsSheetsGrouping grouping) {
+  OpsSheetsBuilder builder(grouping);
   for (const LauncherRow& r : rows) builder.add(r);
   return builder.ops_summary_by_category();
 }
 
-SheetTable ops_summary_sheet(std::span<const LauncherRow> rows) {
-  OpsSheetsBuilder builder;
+SheetTable ops_summary_sheet(std::span<const LauncherRow> rows, OpsSheetsGrouping grouping) {
+  OpsSheetsBuilder builder(grouping);
   for (const LauncherRow& r : rows) builder.add(r);
   return builder.ops_summary();
 }
 
-SheetTable ops_unique_args_sheet(std::span<const LauncherRow> rows, bool group_by_num_kernels) {
-  OpsSheetsBuilder builder(group_by_num_kernels);
+SheetTable ops_unique_args_sheet(std::span<const LauncherRow> rows, OpsSheetsGrouping grouping) {
+  OpsSheetsBuilder builder(grouping);
   for (const LauncherRow& r : rows) builder.add(r);
   return builder.ops_unique_args();
 }

@@ -68,6 +68,27 @@ struct LauncherRow {
   std::string_view input_strides;
   std::string_view concrete_inputs;
   HostNames names;
+  // With --group_by_parent_module (else empty): the op's call stack as a Python list repr and
+  // its parent module (module_call_stack).
+  std::string_view call_stack;
+  std::string_view parent_module;
+};
+
+// The reference's launcher call stack (inference-mode spec §4 "Call stacks"): the op's name,
+// then the names of its ancestors (with python frames) that contain "nn.Module", nearest first,
+// each cut to 256 characters + "..". The parent module is the second entry with every
+// `_<digits>` removed, or "NA".
+struct ModuleCallStack {
+  std::vector<std::string> frames;
+  std::string parent_module;
+};
+ModuleCallStack module_call_stack(const index::EventIndex& index,
+                                  std::span<const std::int32_t> python_parents, index::Row row);
+
+// How the ops sheets group (the reference's --group_by_num_kernels, --group_by_parent_module).
+struct OpsSheetsGrouping {
+  bool num_kernels = false;    // ops_unique_args keyed on the direct kernel count too
+  bool parent_module = false;  // all three keyed on parent_module, with call-stack columns
 };
 
 // Builds launcher rows one launcher at a time, with caches for what repeats across millions
@@ -80,12 +101,15 @@ class LauncherRowBuilder {
 
  private:
   std::string_view category(const LauncherRow& row);
+  void fill_module(LauncherRow& row);
 
   const LauncherSheetInputs& in_;
   text::ArgReprCache args_;
   HostNamesCache names_;
   std::unordered_map<std::uint64_t, std::string_view> categories_;  // (name, first kernel)
   std::vector<index::Row> by_start_;                                // scratch
+  // (name, python parent) -> (call stack, parent module): the stack above a parent is fixed.
+  std::unordered_map<std::uint64_t, std::pair<std::string_view, std::string_view>> modules_;
 };
 
 // Launcher rows in the launchers' order (start time).
@@ -99,8 +123,7 @@ bool is_gpu_only_trace(const index::EventIndex& index);
 // per-group columns are kept, not the rows.
 class OpsSheetsBuilder {
  public:
-  // `group_by_num_kernels`: ops_unique_args gets the reference's num_kernels key column.
-  explicit OpsSheetsBuilder(bool group_by_num_kernels = false);
+  explicit OpsSheetsBuilder(OpsSheetsGrouping grouping = {});
   ~OpsSheetsBuilder();
   OpsSheetsBuilder(const OpsSheetsBuilder&) = delete;
   OpsSheetsBuilder& operator=(const OpsSheetsBuilder&) = delete;
@@ -114,16 +137,17 @@ class OpsSheetsBuilder {
  private:
   struct Groups;
   std::unique_ptr<Groups> groups_;
-  bool group_by_num_kernels_ = false;
+  OpsSheetsGrouping grouping_;
 };
 
 // ops_summary_by_category (spec §8.2): per op category, Count and direct kernel time.
-SheetTable ops_summary_by_category_sheet(std::span<const LauncherRow> rows);
+SheetTable ops_summary_by_category_sheet(std::span<const LauncherRow> rows,
+                                         OpsSheetsGrouping grouping = {});
 // ops_summary (spec §8.3): per op name, direct/subtree kernel time, Count, Categories.
-SheetTable ops_summary_sheet(std::span<const LauncherRow> rows);
+SheetTable ops_summary_sheet(std::span<const LauncherRow> rows, OpsSheetsGrouping grouping = {});
 // ops_unique_args (spec §8.4): per (name, category, process/thread names, shape args[, number
 // of direct kernels]).
 SheetTable ops_unique_args_sheet(std::span<const LauncherRow> rows,
-                                 bool group_by_num_kernels = false);
+                                 OpsSheetsGrouping grouping = {});
 
 }  // namespace traceprism::perf_report

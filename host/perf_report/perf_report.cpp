@@ -32,7 +32,7 @@ void launcher_sheets(const LauncherSheetInputs& in, std::vector<PerfSheet>& ops_
                      std::vector<PerfSheet>& kernel_sheets) {
   LauncherCategories categories;
   {
-    OpsSheetsBuilder ops(in.group_by_num_kernels);
+    OpsSheetsBuilder ops({in.group_by_num_kernels, in.group_by_parent_module});
     ops.reserve(in.launchers.all().size());
     LauncherRowBuilder builder(in);
     LauncherRow row;  // reused: its kernel list keeps its capacity
@@ -61,6 +61,8 @@ std::vector<PerfSheet> build_perf_report(const PerfReportInputs& in) {
   launcher_inputs.kernel_options.short_kernel_histogram_bins =
       static_cast<std::size_t>(in.options.short_kernel_bins);
   launcher_inputs.group_by_num_kernels = in.options.group_by_num_kernels;
+  launcher_inputs.group_by_parent_module = in.options.group_by_parent_module;
+  launcher_inputs.python_parents = in.python_parents;
   if (in.options.topk_short_kernels > 0)
     launcher_inputs.kernel_options.topk_short_kernels =
         static_cast<std::size_t>(in.options.topk_short_kernels);

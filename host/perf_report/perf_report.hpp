@@ -1,5 +1,6 @@
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,10 @@ struct PerfReportOptions {
   // --group_by_num_kernels: ops_unique_args and the perf-model sheets are also keyed on the
   // op's kernel count (a num_kernels column); unified_perf_summary has no such key.
   bool group_by_num_kernels = false;
+  // --group_by_parent_module (inference-mode spec §4 "Call stacks", §5.2-§5.4): each op's
+  // nearest enclosing nn.Module groups the ops sheets, which gain parent_module and call-stack
+  // columns. Needs PerfReportInputs::python_parents.
+  bool group_by_parent_module = false;
 };
 
 struct PerfReportInputs {
@@ -36,6 +41,9 @@ struct PerfReportInputs {
   const model::OpWorkTable* op_work = nullptr;       // phase-1 results (may be empty)
   const platform::PlatformInfo* platform = nullptr;  // null or without peaks: no roofline
   PerfReportOptions options;
+  // Each row's parent in the call tree with python frames (CallTree::parents with
+  // include_python), for group_by_parent_module.
+  std::span<const std::int32_t> python_parents = {};
   // When set, receives the events unified_perf_summary stands for (UnifiedPerfTable::events).
   std::vector<index::Row>* unified_events = nullptr;
   // When set, receives the typed unified_perf_summary (UnifiedPerfTable::groups and its column

@@ -13,9 +13,10 @@ std::vector<PerfSheet> build_ops_sheets(const LauncherSheetInputs& inputs,
                                         std::span<const LauncherRow> rows) {
   // GPU-only traces get no CPU sheets, and the reference drops empty ones.
   if (is_gpu_only_trace(inputs.index) || rows.empty()) return {};
-  return {{"ops_summary_by_category", ops_summary_by_category_sheet(rows)},
-          {"ops_summary", ops_summary_sheet(rows)},
-          {"ops_unique_args", ops_unique_args_sheet(rows, inputs.group_by_num_kernels)}};
+  const OpsSheetsGrouping grouping{inputs.group_by_num_kernels, inputs.group_by_parent_module};
+  return {{"ops_summary_by_category", ops_summary_by_category_sheet(rows, grouping)},
+          {"ops_summary", ops_summary_sheet(rows, grouping)},
+          {"ops_unique_args", ops_unique_args_sheet(rows, grouping)}};
 }
 
 std::vector<PerfSheet> build_kernel_sheets(const LauncherSheetInputs& inputs) {

@@ -224,6 +224,23 @@ TEST(Cli, PerfReportSplitsIdleTimeOnRequest) {
       64);
 }
 
+// --group-by-parent-module on a synthetic training trace (python frames with nn.Module names):
+// the forward's GEMMs sit under their Linear module, the rest (backward, optimizer) under none.
+TEST(Cli, PerfReportGroupsOpsByParentModuleOnRequest) {
+  traceprism::testing::TempDir dir;
+  ASSERT_EQ(
+      run_cli("synth -o " + quote(dir.file("t.json")) + " --layers 1 --steps 1 --seed 3").exit_code,
+      0);
+  auto r = run_cli("perf-report -q " + quote(dir.file("t.json")) + " -o " + quote(dir.file("out")) +
+                   " --group-by-parent-module");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string csv =
+      traceprism::testing::read_file(dir.file("out/ops_summary_by_category.csv"));
+  EXPECT_EQ(csv.rfind("op category,parent_module,Count,call_stack_first,", 0), 0u) << csv;
+  EXPECT_NE(csv.find("\nGEMM,nn.Module: Linear,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\nGEMM,NA,"), std::string::npos) << csv;
+}
+
 TEST(Cli, PerfReportIntoAFileIsAnOutputError) {
   traceprism::testing::TempDir dir;
   auto path = dir.write("ok.json", kValidTrace);

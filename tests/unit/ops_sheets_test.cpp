@@ -344,13 +344,95 @@ TEST_F(OpsSheets, GroupByNumKernelsSplitsUniqueArgsByKernelCount) {
       parse_csv(traceprism::report::sheet_csv(perf_report::ops_unique_args_sheet(rows)));
   ASSERT_EQ(plain.rows.size(), 1u);
   EXPECT_EQ(plain.column("num_kernels"), plain.header.size());
-  const Csv split =
-      parse_csv(traceprism::report::sheet_csv(perf_report::ops_unique_args_sheet(rows, true)));
+  const Csv split = parse_csv(traceprism::report::sheet_csv(
+      perf_report::ops_unique_args_sheet(rows, {.num_kernels = true})));
   ASSERT_EQ(split.rows.size(), 2u);
   EXPECT_EQ(split.header.at(split.column("Concrete Inputs") + 1), "num_kernels");
   EXPECT_EQ(cell(split, 0, "num_kernels"), "2");  // 12 + 3 µs first
   EXPECT_EQ(cell(split, 0, "operation_count"), "1");
   EXPECT_EQ(cell(split, 1, "num_kernels"), "1");
+}
+
+// Inference-mode spec §4 "Call stacks", §5.2-§5.4: ops grouped by their nearest nn.Module,
+// counters dropped ("Linear_0" and "Linear_1" are one module); an op outside every module
+// is "NA".
+TEST_F(OpsSheets, GroupByParentModuleSplitsOpsByTheirEnclosingModule) {
+  traceprism::testing::TraceText t;
+  t.x("python_function", "nn.Module: Model_0", "0", "1000");
+  t.x("python_function", "nn.Module: Linear_0", "100", "200");
+  t.launch("aten::mm", 110, 100, "gemm_a", 2000, 10, 7, 1);
+  t.x("python_function", "nn.Module: Linear_1", "400", "200");
+  t.launch("aten::mm", 410, 100, "gemm_a", 2100, 30, 7, 2);
+  t.launch("aten::mm", 1100, 100, "gemm_a", 2200, 5, 7, 3);
+  load(t.str());
+  const auto& index = session_.file.index;
+  traceprism::model::CallTreeOptions with_python;
+  with_python.include_python = true;
+  const auto parents = traceprism::model::CallTree::parents(index, with_python);
+  perf_report::LauncherSheetInputs in = inputs();
+  in.group_by_parent_module = true;
+  in.python_parents = parents;
+  const auto rows = perf_report::build_launcher_rows(in);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].call_stack, "['aten::mm', 'nn.Module: Linear_0', 'nn.Module: Model_0']");
+  EXPECT_EQ(rows[0].parent_module, "nn.Module: Linear");
+  EXPECT_EQ(rows[1].parent_module, "nn.Module: Linear");
+  EXPECT_EQ(rows[2].call_stack, "['aten::mm']");
+  EXPECT_EQ(rows[2].parent_module, "NA");
+
+  const perf_report::OpsSheetsGrouping modules{.parent_module = true};
+  const Csv summary =
+      parse_csv(traceprism::report::sheet_csv(perf_report::ops_summary_sheet(rows, modules)));
+  EXPECT_EQ(
+      summary.header,
+      (std::vector<std::string>{
+          "name", "parent_module", "total_direct_kernel_time_sum", "total_subtree_kernel_time_sum",
+          "total_subtree_kernel_time_count", "total_direct_kernel_time_ms", "Count", "Categories",
+          "call_stack_first", "Percentage (%)", "Cumulative Percentage (%)"}));
+  ASSERT_EQ(summary.rows.size(), 2u);
+  EXPECT_EQ(cell(summary, 0, "parent_module"), "nn.Module: Linear");
+  EXPECT_EQ(number(summary, 0, "total_direct_kernel_time_sum"), 40);
+  EXPECT_EQ(cell(summary, 0, "total_subtree_kernel_time_count"), "2");
+  EXPECT_EQ(cell(summary, 0, "call_stack_first"),
+            "['aten::mm', 'nn.Module: Linear_0', 'nn.Module: Model_0']");
+  EXPECT_EQ(cell(summary, 1, "parent_module"), "NA");
+
+  const Csv by_category = parse_csv(
+      traceprism::report::sheet_csv(perf_report::ops_summary_by_category_sheet(rows, modules)));
+  EXPECT_EQ(by_category.header.at(1), "parent_module");
+  EXPECT_EQ(by_category.header.at(3), "call_stack_first");
+  ASSERT_EQ(by_category.rows.size(), 2u);
+  EXPECT_EQ(cell(by_category, 0, "Count"), "2");
+
+  const Csv unique =
+      parse_csv(traceprism::report::sheet_csv(perf_report::ops_unique_args_sheet(rows, modules)));
+  EXPECT_EQ(unique.header.at(2), "parent_module");
+  EXPECT_EQ(unique.header.at(unique.column("ex_UID") + 1), "call_stack");
+  ASSERT_EQ(unique.rows.size(), 2u);
+  EXPECT_EQ(cell(unique, 0, "operation_count"), "2");
+}
+
+TEST(ModuleCallStack, LongFramesAreCutAndEveryCounterDropped) {
+  traceprism::testing::TraceText t;
+  const std::string long_name = "nn.Module: Block_12_" + std::string(300, 'x');
+  t.x("python_function", long_name, "0", "100");
+  t.x("python_function", "nn.Module: Attn_3_7", "10", "50");
+  t.x("cpu_op", "aten::bmm", "20", "10");
+  traceprism::testing::TempDir dir;
+  traceprism::pipeline::LoadOptions options;
+  options.quiet = true;
+  const auto session = traceprism::pipeline::load_trace(dir.write("t.json", t.str()), options);
+  traceprism::model::CallTreeOptions with_python;
+  with_python.include_python = true;
+  const auto& index = session.file.index;
+  const auto parents = traceprism::model::CallTree::parents(index, with_python);
+  traceprism::index::Row bmm = 0;
+  while (index.name(bmm) != "aten::bmm") ++bmm;
+  const auto stack = perf_report::module_call_stack(index, parents, bmm);
+  ASSERT_EQ(stack.frames.size(), 3u);
+  EXPECT_EQ(stack.frames[1], "nn.Module: Attn_3_7");
+  EXPECT_EQ(stack.frames[2], long_name.substr(0, 256) + "..");
+  EXPECT_EQ(stack.parent_module, "nn.Module: Attn");
 }
 
 // A kernel whose args have no stream: the reference reads args.stream only, so the kernel
