@@ -120,6 +120,10 @@ void add_perf_report_command(CLI::App& app) {
                 "Also group the ops sheets by each op's enclosing nn.Module (parent_module and\n"
                 "call-stack columns; needs the trace's python frames), like TraceLens inference\n"
                 "--group_by_parent_module");
+  cmd->add_flag("--include-call-stack", o->sheets.include_call_stack,
+                "Add entry_point (the source line each op is called from) and call_stack_full\n"
+                "(its kernels' call stacks) to unified_perf_summary; needs the trace's python\n"
+                "frames (TraceLens --include_call_stack)");
   cmd->add_option("--capture-dir", o->load.capture_dir,
                   "A graph-replay serving trace's capture folder (TraceLens inference\n"
                   "--capture_folder): replayed kernels are attributed to the captured ops, as\n"

@@ -17,6 +17,7 @@ KernelSummaryEntry summarize_position(const KernelDetail& first, std::span<const
   KernelSummaryEntry entry;
   entry.name = std::string(first.name);
   entry.stream = first.stream;
+  entry.call_stack = first.call_stack;
   for (const auto& key : first.extra_keys) {
     if (key.first != "gpu_op_uid") entry.extra_keys.push_back(key);
   }

@@ -21,6 +21,9 @@ struct KernelDetail {
   // (e.g. {"call_stack", "['nn.Module: Linear', 'aten::linear']"}). A "gpu_op_uid" key is
   // dropped from summaries, as the reference drops it.
   std::vector<std::pair<std::string, std::string>> extra_keys;
+  // --include_call_stack's stack of the kernel (call_stacks.hpp); empty otherwise. Not printed:
+  // the reference drops it from the summaries once call_stack_full is made.
+  std::vector<std::string_view> call_stack = {};
 };
 using KernelDetails = std::vector<KernelDetail>;
 
@@ -37,6 +40,7 @@ struct KernelSummaryEntry {
   double std_dev_duration_us = 0;  // np.std, ddof 0
   double min_duration_us = 0;
   double max_duration_us = 0;
+  std::vector<std::string_view> call_stack = {};  // the template entry's (KernelDetail::call_stack)
 };
 
 // Positional summary of a group's kernel lists (one list per row, group order): the first

@@ -180,42 +180,6 @@ KernelDetail kernel_detail(const index::EventIndex& index, index::Row gpu_row) {
   return d;
 }
 
-namespace {
-
-// The text with every `_<digits>` removed (the reference's re.sub(r"_\d+", "", ...)).
-std::string without_counters(std::string_view text) {
-  std::string out;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    std::size_t digits = i + 1;
-    while (text[i] == '_' && digits < text.size() && text[digits] >= '0' && text[digits] <= '9')
-      ++digits;
-    if (text[i] == '_' && digits > i + 1) {
-      i = digits - 1;
-      continue;
-    }
-    out += text[i];
-  }
-  return out;
-}
-
-}  // namespace
-
-ModuleCallStack module_call_stack(const index::EventIndex& index,
-                                  std::span<const std::int32_t> python_parents, index::Row row) {
-  constexpr std::size_t kMaxFrame = 256;
-  ModuleCallStack stack;
-  stack.frames.emplace_back(index.name(row));
-  for (std::int32_t up = row < python_parents.size() ? python_parents[row] : -1; up >= 0;
-       up = python_parents[static_cast<std::size_t>(up)]) {
-    const std::string_view name = index.name(static_cast<index::Row>(up));
-    if (name.find("nn.Module") == std::string_view::npos) continue;
-    stack.frames.push_back(name.size() > kMaxFrame ? std::string(name.substr(0, kMaxFrame)) + ".."
-                                                   : std::string(name));
-  }
-  stack.parent_module = stack.frames.size() > 1 ? without_counters(stack.frames[1]) : "NA";
-  return stack;
-}
-
 LauncherRowBuilder::LauncherRowBuilder(const LauncherSheetInputs& inputs)
     : in_(inputs), args_(inputs.index.strings()), names_(inputs.index) {}
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "index/event_index.hpp"
+#include "perf_report/call_stacks.hpp"
 #include "perf_report/kernel_details_summary.hpp"
 #include "perf_report/launcher_sheet_inputs.hpp"
 #include "perf_report/sheet_table.hpp"
@@ -69,21 +70,10 @@ struct LauncherRow {
   std::string_view concrete_inputs;
   HostNames names;
   // With --group_by_parent_module (else empty): the op's call stack as a Python list repr and
-  // its parent module (module_call_stack).
+  // its parent module (call_stacks.hpp, module_call_stack).
   std::string_view call_stack;
   std::string_view parent_module;
 };
-
-// The reference's launcher call stack (inference-mode spec §4 "Call stacks"): the op's name,
-// then the names of its ancestors (with python frames) that contain "nn.Module", nearest first,
-// each cut to 256 characters + "..". The parent module is the second entry with every
-// `_<digits>` removed, or "NA".
-struct ModuleCallStack {
-  std::vector<std::string> frames;
-  std::string parent_module;
-};
-ModuleCallStack module_call_stack(const index::EventIndex& index,
-                                  std::span<const std::int32_t> python_parents, index::Row row);
 
 // How the ops sheets group (the reference's --group_by_num_kernels, --group_by_parent_module).
 struct OpsSheetsGrouping {

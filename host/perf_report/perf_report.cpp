@@ -72,9 +72,16 @@ std::vector<PerfSheet> build_perf_report(const PerfReportInputs& in) {
   // the others are made on TBB's workers. Each is deterministic, so the output does not depend
   // on the threads; the last two walk the call tree through one shared, read-only GpuSubtrees.
   std::vector<PerfSheet> ops_sheets, kernel_sheets, unified_sheet, category_sheets;
-  const PerfSheetInputs perf{
-      in.index,   in.tree,     in.links,     in.fwd_bwd,
-      in.op_work, in.platform, in.launchers, in.options.group_by_num_kernels};
+  const PerfSheetInputs perf{in.index,
+                             in.tree,
+                             in.links,
+                             in.fwd_bwd,
+                             in.op_work,
+                             in.platform,
+                             in.launchers,
+                             in.options.group_by_num_kernels,
+                             in.options.include_call_stack,
+                             in.python_parents};
   std::optional<GpuSubtrees> subtrees;  // outlives the tasks that read it
   oneapi::tbb::task_group others;
   others.run([&] { launcher_sheets(launcher_inputs, ops_sheets, kernel_sheets); });

@@ -29,6 +29,9 @@ struct PerfReportOptions {
   // nearest enclosing nn.Module groups the ops sheets, which gain parent_module and call-stack
   // columns. Needs PerfReportInputs::python_parents.
   bool group_by_parent_module = false;
+  // --include_call_stack (inference-mode spec §4 "Call stacks"): unified_perf_summary gains
+  // entry_point and call_stack_full. Needs PerfReportInputs::python_parents.
+  bool include_call_stack = false;
 };
 
 struct PerfReportInputs {
@@ -42,7 +45,7 @@ struct PerfReportInputs {
   const platform::PlatformInfo* platform = nullptr;  // null or without peaks: no roofline
   PerfReportOptions options;
   // Each row's parent in the call tree with python frames (CallTree::parents with
-  // include_python), for group_by_parent_module.
+  // include_python), for group_by_parent_module and include_call_stack.
   std::span<const std::int32_t> python_parents = {};
   // When set, receives the events unified_perf_summary stands for (UnifiedPerfTable::events).
   std::vector<index::Row>* unified_events = nullptr;

@@ -1,5 +1,8 @@
 #pragma once
 
+#include <cstdint>
+#include <span>
+
 #include "index/event_index.hpp"
 #include "model/call_tree.hpp"
 #include "model/forward_backward.hpp"
@@ -27,6 +30,11 @@ struct PerfSheetInputs {
   const model::KernelLaunchers* launchers = nullptr;
   // --group_by_num_kernels: the perf-model sheets also keyed on each row's kernel count.
   bool group_by_num_kernels = false;
+  // --include_call_stack (inference-mode spec §4 "Call stacks"): unified_perf_summary gains
+  // entry_point and call_stack_full, found through each row's parent in the call tree with
+  // python frames (CallTree::parents with include_python).
+  bool include_call_stack = false;
+  std::span<const std::int32_t> python_parents = {};
 };
 
 using UnifiedPerfInputs = PerfSheetInputs;

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "model/kernel_launchers.hpp"
+#include "perf_report/call_stacks.hpp"
 #include "perf_report/numpy_stats.hpp"
 #include "perf_report/op_category.hpp"
 #include "perf_report/op_perf.hpp"
@@ -122,7 +123,8 @@ struct RowContext {
   const platform::PlatformInfo* platform;
   const UnifiedCollector& collector;
   RowTexts& texts;
-  std::vector<Row> backward_kernels;  // scratch
+  std::vector<Row> backward_kernels;        // scratch
+  KernelCallStacks* call_stacks = nullptr;  // --include_call_stack
 };
 
 // Fields copied from the event itself (for a Synthetic Op: from the event it copies).
@@ -194,6 +196,9 @@ bool fill_row(RowContext& ctx, Row source, std::uint64_t uid, std::optional<Row>
   row.category = ctx.texts.category(row, source);
   if (!fill_perf(ctx, source, row)) return false;
   kernel_details_of(ctx.index, row.gpu_events, row.kernel_details);
+  // A Synthetic Op copies an event that was never collected: it has no stack (spec §4).
+  if (ctx.call_stacks && !synthetic_kernel)
+    ctx.call_stacks->annotate(source, row.gpu_events, row.kernel_details);
   return true;
 }
 
@@ -308,7 +313,7 @@ class GroupBuilder {
     if (!g_.roofline_bound && m.has_roofline) g_.roofline_bound = model::roofline_bound_name(m);
   }
 
-  UnifiedGroup finish() {
+  UnifiedGroup finish(bool call_stack_columns) {
     g_.operation_count = duration_.size();
     g_.total_duration_us = pandas_sum(duration_);
     g_.duration = series_stats(duration_);
@@ -318,6 +323,11 @@ class GroupBuilder {
     g_.kernel_time = series_stats(kernel_time_);
     g_.kernel_time_sum_us = pandas_sum(kernel_time_);
     g_.kernel_summary = kernels_.finish();
+    if (call_stack_columns) {
+      const FullCallStack stack = full_call_stack(g_.kernel_summary);
+      g_.entry_point = entry_point(g_.name, stack);
+      g_.call_stack_full = full_call_stack_repr(stack);
+    }
     std::sort(g_.gpu_events.begin(), g_.gpu_events.end());
     g_.gpu_events.erase(std::unique(g_.gpu_events.begin(), g_.gpu_events.end()),
                         g_.gpu_events.end());
@@ -346,9 +356,9 @@ class Summary {
     groups_[it->second].add(r);
   }
 
-  std::vector<UnifiedGroup> finish() {
+  std::vector<UnifiedGroup> finish(bool call_stack_columns) {
     std::vector<UnifiedGroup> groups;
-    for (GroupBuilder& g : groups_) groups.push_back(g.finish());
+    for (GroupBuilder& g : groups_) groups.push_back(g.finish(call_stack_columns));
     std::stable_sort(groups.begin(), groups.end(),
                      [](const UnifiedGroup& a, const UnifiedGroup& b) {
                        if (a.kernel_time_sum_us != b.kernel_time_sum_us)
@@ -394,6 +404,12 @@ UnifiedPerfTable build_unified_perf_table(const UnifiedPerfInputs& in, const Gpu
   UnifiedCollector collector(subtrees, op_work);
   RowTexts texts(index, op_work, first_kernels);
   RowContext ctx{index, subtrees, op_work, in.platform, collector, texts, {}};
+  std::optional<KernelCallStacks> call_stacks;
+  if (in.include_call_stack) {
+    call_stacks.emplace(index, *in.links, in.python_parents);
+    ctx.call_stacks = &*call_stacks;
+    table.has_call_stack_columns = true;
+  }
 
   Summary summary;
   UnifiedPerfRow row;  // reused: its buffers keep their capacity
@@ -420,7 +436,7 @@ UnifiedPerfTable build_unified_perf_table(const UnifiedPerfInputs& in, const Gpu
   std::uint64_t next_uid = index.size();  // fresh UIDs above the largest one
   for (const auto& [kernel, source] : uncovered_kernels(subtrees, covered))
     if (fill_row(ctx, source, next_uid++, kernel, row)) add(row);
-  table.groups = summary.finish();
+  table.groups = summary.finish(table.has_call_stack_columns);
   std::stable_sort(table.kernel_buckets.begin(), table.kernel_buckets.end(),
                    [](const auto& a, const auto& b) { return a.kernel < b.kernel; });
   return table;
@@ -520,6 +536,10 @@ std::vector<Cell> summary_cells(const UnifiedPerfTable& t, const UnifiedGroup& g
   add("trunc_kernel_details", trunc_kernel_details_repr(g.kernel_summary));
   add("perf_params", text_cell(g.perf_params));
   add("has_perf_model", g.has_perf_model ? "True" : "False");
+  if (t.has_call_stack_columns) {
+    add("entry_point", g.entry_point);
+    add("call_stack_full", g.call_stack_full);
+  }
   // (6) shares of the total kernel time
   add("Percentage (%)", float_cell(g.percentage));
   add("Cumulative Percentage (%)", float_cell(g.cumulative_percentage));

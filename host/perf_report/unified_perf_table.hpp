@@ -87,6 +87,9 @@ struct UnifiedGroup {
   double percentage = 0, cumulative_percentage = 0;  // of the total kernel time
   std::vector<index::Row> gpu_events;                // every row's GPU events, ascending
   std::optional<LcaColumns> lca;                     // comparison trace 1 only
+  // --include_call_stack (call_stacks.hpp): the source line the op is called from, and the
+  // kernels' call stacks.
+  std::string entry_point, call_stack_full;
 };
 
 struct UnifiedPerfTable {
@@ -102,9 +105,10 @@ struct UnifiedPerfTable {
   // the row has a perf model); the first row wins; sorted by event.
   std::vector<std::string> bucket_categories;
   std::vector<model::KernelBucket> kernel_buckets;
-  bool has_model_columns = false;     // some row has perf-model numbers (GFLOPS, TB/s, ...)
-  bool has_roofline_columns = false;  // some row has roofline numbers
-  bool has_lca_columns = false;       // trace 1 of a comparison: the TraceDiff columns
+  bool has_model_columns = false;       // some row has perf-model numbers (GFLOPS, TB/s, ...)
+  bool has_roofline_columns = false;    // some row has roofline numbers
+  bool has_lca_columns = false;         // trace 1 of a comparison: the TraceDiff columns
+  bool has_call_stack_columns = false;  // entry_point and call_stack_full
 };
 
 // Builds the unified perf table of a trace with cpu_ops (empty for a trace without), with its

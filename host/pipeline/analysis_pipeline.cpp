@@ -70,7 +70,8 @@ void build_perf_report(PipelineRun& run, const PipelineOptions& o) {
   in.op_work = &run.op_models.table;
   in.platform = &run.report.platform;
   in.options = o.sheets;
-  if (o.sheets.group_by_parent_module) in.python_parents = run.products->python_tree_parents();
+  if (o.sheets.group_by_parent_module || o.sheets.include_call_stack)
+    in.python_parents = run.products->python_tree_parents();
   std::vector<index::Row> unified_events;
   in.unified_events = &unified_events;
   perf_report::UnifiedPerfTable unified_table;

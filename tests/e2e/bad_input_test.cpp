@@ -241,6 +241,22 @@ TEST(Cli, PerfReportGroupsOpsByParentModuleOnRequest) {
   EXPECT_NE(csv.find("\nGEMM,NA,"), std::string::npos) << csv;
 }
 
+// --include-call-stack: the synthetic optimizer step is called from torch/optim/adamw.py, a
+// python frame above it.
+TEST(Cli, PerfReportNamesWhereEachOpIsCalledFromOnRequest) {
+  traceprism::testing::TempDir dir;
+  ASSERT_EQ(
+      run_cli("synth -o " + quote(dir.file("t.json")) + " --layers 1 --steps 1 --seed 3").exit_code,
+      0);
+  auto r = run_cli("perf-report -q " + quote(dir.file("t.json")) + " -o " + quote(dir.file("out")) +
+                   " --include-call-stack");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string csv = traceprism::testing::read_file(dir.file("out/unified_perf_summary.csv"));
+  EXPECT_NE(csv.find(",has_perf_model,entry_point,call_stack_full,"), std::string::npos);
+  EXPECT_NE(csv.find("\naten::_fused_adamw_,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",torch/optim/adamw.py(187): step,"), std::string::npos) << csv;
+}
+
 TEST(Cli, PerfReportIntoAFileIsAnOutputError) {
   traceprism::testing::TempDir dir;
   auto path = dir.write("ok.json", kValidTrace);

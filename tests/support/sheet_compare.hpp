@@ -171,15 +171,11 @@ inline bool same_cell(const std::string& column, const std::string& golden,
   return gv && ov && same_value(*gv, *ov);
 }
 
-// Every golden column in ours, in the same relative order; rows aligned by position. Golden
-// columns in `not_written` (ones traceprism does not write, said where the caller lists them)
-// are neither required nor compared.
-inline void compare_sheet(const std::string& sheet, const Csv& golden, const Csv& ours,
-                          const std::set<std::string>& not_written = {}) {
+// Every golden column in ours, in the same relative order; rows aligned by position.
+inline void compare_sheet(const std::string& sheet, const Csv& golden, const Csv& ours) {
   std::vector<std::size_t> golden_at, ours_at;
   bool ordered = true;
   for (std::size_t g = 0; g < golden.header.size(); ++g) {
-    if (not_written.count(golden.header[g])) continue;
     const std::size_t c = ours.column(golden.header[g]);
     if (c == ours.header.size()) {
       ADD_FAILURE() << sheet << ": missing column '" << golden.header[g] << "'";
