@@ -87,6 +87,9 @@ pipeline::PipelineOptions pipeline_options(const AnalysisOptions& o,
   p.jobs = o.jobs;
   p.isolate_analyzers = !o.no_isolate;
   p.analyzer_timeout_seconds = o.analyzer_timeout;
+  // As the reference's agent runs its perf report: the compute findings name the source line
+  // each op is called from (entry_point).
+  p.sheets.include_call_stack = true;
   return p;
 }
 

@@ -96,6 +96,7 @@ std::vector<PerfSheet> build_perf_report(const PerfReportInputs& in) {
       in.unified_table->groups = std::move(unified.groups);
       in.unified_table->has_model_columns = unified.has_model_columns;
       in.unified_table->has_roofline_columns = unified.has_roofline_columns;
+      in.unified_table->has_call_stack_columns = unified.has_call_stack_columns;
       in.unified_table->bucket_categories = std::move(unified.bucket_categories);
       in.unified_table->kernel_buckets = std::move(unified.kernel_buckets);
     }

@@ -58,6 +58,10 @@ OpMetricsTable::OpMetricsTable(perf_report::UnifiedPerfTable table, double gpu_t
   t.has_roofline_columns = roofline ? 1 : 0;
   t.gpu_total_ms = gpu_total_ms;
   t.name = text(&UnifiedGroup::name);
+  if (table_.has_call_stack_columns) {  // ABI 1.10
+    t.entry_point = text(&UnifiedGroup::entry_point);
+    t.call_stack_full = text(&UnifiedGroup::call_stack_full);
+  }
   t.op_category = text(&UnifiedGroup::category);
   t.process_name = text(&UnifiedGroup::process_name);
   t.process_label = text(&UnifiedGroup::process_label);

@@ -208,6 +208,9 @@ OpTable op_table_of(const OpMetrics& m) {
     r.count_trace2 = m.lca_count_trace2(i);
     r.delta_us = m.delta_us(i);
     r.speedup = m.speedup(i);
+    // ABI 1.10: where the op is called from, when the host computed call stacks.
+    r.entry_point = std::string(m.entry_point(i).value_or(""));
+    r.call_stack_full = std::string(m.call_stack_full(i).value_or(""));
     const OpKernels kernels = m.kernels(i);
     r.kernels.emplace();
     for (std::size_t j = 0; j < kernels.size(); ++j) {

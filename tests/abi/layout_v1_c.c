@@ -47,5 +47,6 @@ const size_t traceprism_c_sizes[] = {
     offsetof(traceprism_op_metrics_v1, gpu_rows),
     offsetof(traceprism_host_api_v1, comm_args),
     sizeof(traceprism_comm_args_v1),
+    offsetof(traceprism_op_metrics_v1, call_stack_full),
 };
 const size_t traceprism_c_size_count = sizeof(traceprism_c_sizes) / sizeof(traceprism_c_sizes[0]);

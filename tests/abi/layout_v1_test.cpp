@@ -269,7 +269,8 @@ static_assert(offsetof(traceprism_gpu_events_v1, stream) == 32);
 static_assert(offsetof(traceprism_gpu_events_v1, gpu_class) == 40);
 
 // traceprism_op_metrics_v1 (minor 5)
-static_assert(sizeof(traceprism_op_metrics_v1) == 632);  // 584 before minor 8, 552 before 7
+// 632 before minor 10, 584 before 8, 552 before 7
+static_assert(sizeof(traceprism_op_metrics_v1) == 648);
 static_assert(offsetof(traceprism_op_metrics_v1, gpu_total) == 552);
 static_assert(offsetof(traceprism_op_metrics_v1, comparative) == 584);
 static_assert(offsetof(traceprism_op_metrics_v1, reserved8) == 588);
@@ -278,6 +279,8 @@ static_assert(offsetof(traceprism_op_metrics_v1, delta_us) == 600);
 static_assert(offsetof(traceprism_op_metrics_v1, lca_count_trace2) == 608);
 static_assert(offsetof(traceprism_op_metrics_v1, lca_time_trace1_us) == 616);
 static_assert(offsetof(traceprism_op_metrics_v1, lca_time_trace2_us) == 624);
+static_assert(offsetof(traceprism_op_metrics_v1, entry_point) == 632);
+static_assert(offsetof(traceprism_op_metrics_v1, call_stack_full) == 640);
 static_assert(offsetof(traceprism_op_metrics_v1, struct_size) == 0);
 static_assert(offsetof(traceprism_op_metrics_v1, reserved) == 4);
 static_assert(offsetof(traceprism_op_metrics_v1, count) == 8);
@@ -479,6 +482,7 @@ TEST(AbiLayoutV1, CAndCppCompilersAgree) {
       offsetof(traceprism_op_metrics_v1, gpu_rows),
       offsetof(traceprism_host_api_v1, comm_args),
       sizeof(traceprism_comm_args_v1),
+      offsetof(traceprism_op_metrics_v1, call_stack_full),
   };
   ASSERT_EQ(traceprism_c_size_count, std::size(cpp));
   for (std::size_t i = 0; i < std::size(cpp); ++i) EXPECT_EQ(traceprism_c_sizes[i], cpp[i]) << i;

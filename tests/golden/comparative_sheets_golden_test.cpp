@@ -2,9 +2,8 @@
 // against expected/, the sheets of perf_report_trace1_csvs/ and perf_report_trace2_csvs/ that the
 // reference builds the same way with or without its perf-report options (gpu_timeline,
 // ops_summary, ops_summary_by_category), and trace 1's TraceDiff products (trace-format spec
-// §14.2): diff_stats.csv and unified_perf_summary.csv with its speedup / delta / LCA columns. The
-// agent's unified sheet also has the --include_call_stack columns (entry_point, call_stack_full,
-// issue 17), which are left out of the comparison.
+// §14.2): diff_stats.csv and unified_perf_summary.csv with its speedup / delta / LCA columns and
+// the --include_call_stack ones (entry_point, call_stack_full).
 //
 // Comparison: same header and rows in the same order; cells that both read as numbers within
 // 1e-4 relative or 1e-6 absolute, other cells exactly.
@@ -96,20 +95,6 @@ const char* known_gap(const std::string& name) {
   return nullptr;
 }
 
-// The golden sheet without the columns traceprism does not write (see the top of the file).
-Csv without_call_stack_columns(const Csv& csv) {
-  std::vector<std::size_t> keep;
-  for (std::size_t c = 0; c < csv.header.size(); ++c)
-    if (csv.header[c] != "entry_point" && csv.header[c] != "call_stack_full") keep.push_back(c);
-  Csv out;
-  for (std::size_t c : keep) out.header.push_back(csv.header[c]);
-  for (const auto& row : csv.rows) {
-    std::vector<std::string>& kept = out.rows.emplace_back();
-    for (std::size_t c : keep) kept.push_back(c < row.size() ? row[c] : "");
-  }
-  return out;
-}
-
 class ComparativeSheetsGolden : public ::testing::TestWithParam<SheetCase> {};
 
 TEST_P(ComparativeSheetsGolden, MatchesReference) {
@@ -117,9 +102,8 @@ TEST_P(ComparativeSheetsGolden, MatchesReference) {
   if (c.case_dir.empty()) GTEST_SKIP() << "no reference traces: the comparative cases are absent";
   if (const char* gap = known_gap(c.name)) GTEST_SKIP() << "known difference: " << gap;
   const std::string csv_dir = "perf_report_" + c.side + "_csvs";
-  const Csv golden =
-      without_call_stack_columns(traceprism::testing::parse_csv(traceprism::testing::read_file(
-          (c.case_dir / "expected" / csv_dir / (c.sheet + ".csv")).string())));
+  const Csv golden = traceprism::testing::parse_csv(traceprism::testing::read_file(
+      (c.case_dir / "expected" / csv_dir / (c.sheet + ".csv")).string()));
   const Csv ours = traceprism::testing::parse_csv(traceprism::testing::read_file(
       (compared(c.case_dir) / csv_dir / (c.sheet + ".csv")).string()));
   ASSERT_EQ(ours.header, golden.header);

@@ -343,6 +343,25 @@ TEST_F(ComputeAnalyzers, GemmEfficiencyReportsTheGemmPItem) {
   EXPECT_DOUBLE_EQ(r.figure("gemm.category_specific.peak_maf_tflops"), 708);
 }
 
+// ABI 1.10: with the host's call stacks, the Kernel Path is the source line the op is called
+// from (the reference agent's launcher_path), not the library.
+TEST_F(ComputeAnalyzers, KernelPathIsTheEntryPointWhenTheHostHasCallStacks) {
+  const MemorySheet unified(kColumns, {op_row("aten::mm", "GEMM", "10890", "4.456451900923845")});
+  auto table = traceprism::testing::unified_table_from_csv(unified.csv());
+  table.has_call_stack_columns = true;
+  table.groups.at(0).entry_point = "model.py(40): forward";
+  table.groups.at(0).call_stack_full = "['model.py(40): forward', 'aten::mm', 'Cijk_Ailk_Bljk']";
+  metrics_ = std::make_unique<traceprism::plugins::OpMetricsTable>(std::move(table), 10.89);
+  trace_.set_op_metrics(metrics_->view());
+  const traceprism::OpMetrics view(metrics_->view());
+  EXPECT_EQ(view.entry_point(0), "model.py(40): forward");
+  const auto r = run_analyzer<GemmEfficiency>(trace_, "gemm-efficiency");
+  ASSERT_EQ(r.status, traceprism::Status::kOk) << r.error;
+  ASSERT_EQ(r.findings.size(), 1u);
+  ASSERT_EQ(r.findings[0].tables.size(), 1u);
+  EXPECT_EQ(r.findings[0].tables[0].rows.at(0).at(2), "model.py(40): forward");
+}
+
 TEST_F(ComputeAnalyzers, SkippedWithoutTheUnifiedSheetOrItsCategories) {
   auto r = run_analyzer<GemmEfficiency>(trace_, "gemm-efficiency");
   EXPECT_EQ(r.status, traceprism::Status::kSkipped);

@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #define TRACEPRISM_ABI_MAJOR 1
-#define TRACEPRISM_ABI_MINOR 9
+#define TRACEPRISM_ABI_MINOR 10
 
 #if defined(_WIN32)
 #define TRACEPRISM_EXPORT __declspec(dllexport)
@@ -400,6 +400,14 @@ typedef struct traceprism_op_metrics_v1 {
   const double* lca_count_trace2;        /* its LCAs that have trace-2 GPU events             */
   const double* lca_time_trace1_us;      /* lca_total_kernel_time_trace1_us                   */
   const double* lca_time_trace2_us;      /* lca_total_kernel_time_trace2_us                   */
+  /* ---- minor 10+ ---- */
+  /* The reference's --include_call_stack columns, as the sheet prints them: the source line
+   * the op is called from ("model.py(112): forward"; "Not found" when its stack shows none)
+   * and its kernels' call stacks (a Python list of frame names, outermost first, ending in the
+   * kernel name; several kernels: their common frames, then each kernel's own frames as a
+   * sub-list). Both arrays NULL when the run has no call stacks. */
+  const traceprism_str* entry_point;
+  const traceprism_str* call_stack_full;
 } traceprism_op_metrics_v1;
 
 /* Minor 6: every GPU idle microsecond of the timeline's window with its cause (diagnosis.md §2).

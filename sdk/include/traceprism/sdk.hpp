@@ -335,12 +335,25 @@ class OpMetrics {
   double lca_time_trace2_us(std::size_t i) const {
     return comparison_value(t_->lca_time_trace2_us, i);
   }
+  // Where row i's op is called from and its kernels' call stacks (hosts from ABI 1.10, when
+  // the run has call stacks; nullopt otherwise). See abi.h.
+  std::optional<std::string_view> entry_point(std::size_t i) const {
+    return has_call_stacks() ? opt(t_->entry_point[i]) : std::nullopt;
+  }
+  std::optional<std::string_view> call_stack_full(std::size_t i) const {
+    return has_call_stacks() ? opt(t_->call_stack_full[i]) : std::nullopt;
+  }
   const traceprism_op_metrics_v1* raw() const { return t_; }
 
  private:
   static std::optional<std::string_view> opt(traceprism_str s) {
     if (!s.data) return std::nullopt;
     return std::string_view(s.data, s.size);
+  }
+  bool has_call_stacks() const {
+    return t_->struct_size >= offsetof(traceprism_op_metrics_v1, call_stack_full) +
+                                  sizeof(const traceprism_str*) &&
+           t_->entry_point && t_->call_stack_full;
   }
   bool has_comparison() const {
     return t_->struct_size >=
