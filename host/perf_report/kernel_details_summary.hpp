@@ -55,6 +55,8 @@ class KernelSummaryBuilder {
  public:
   void add(std::span<const KernelDetail> row);
   std::vector<KernelSummaryEntry> finish() const;
+  // A row with kernels came: later rows' entries only add durations.
+  bool has_template() const { return !template_.empty(); }
 
  private:
   KernelDetails template_;                      // the first non-empty list

@@ -123,8 +123,7 @@ struct RowContext {
   const platform::PlatformInfo* platform;
   const UnifiedCollector& collector;
   RowTexts& texts;
-  std::vector<Row> backward_kernels;        // scratch
-  KernelCallStacks* call_stacks = nullptr;  // --include_call_stack
+  std::vector<Row> backward_kernels;  // scratch
 };
 
 // Fields copied from the event itself (for a Synthetic Op: from the event it copies).
@@ -196,9 +195,6 @@ bool fill_row(RowContext& ctx, Row source, std::uint64_t uid, std::optional<Row>
   row.category = ctx.texts.category(row, source);
   if (!fill_perf(ctx, source, row)) return false;
   kernel_details_of(ctx.index, row.gpu_events, row.kernel_details);
-  // A Synthetic Op copies an event that was never collected: it has no stack (spec §4).
-  if (ctx.call_stacks && !synthetic_kernel)
-    ctx.call_stacks->annotate(source, row.gpu_events, row.kernel_details);
   return true;
 }
 
@@ -313,6 +309,8 @@ class GroupBuilder {
     if (!g_.roofline_bound && m.has_roofline) g_.roofline_bound = model::roofline_bound_name(m);
   }
 
+  bool has_kernel_template() const { return kernels_.has_template(); }
+
   UnifiedGroup finish(bool call_stack_columns) {
     g_.operation_count = duration_.size();
     g_.total_duration_us = pandas_sum(duration_);
@@ -354,6 +352,13 @@ class Summary {
     auto [it, fresh] = slot_.try_emplace(group_key(r), groups_.size());
     if (fresh) groups_.emplace_back(r);
     groups_[it->second].add(r);
+  }
+
+  // Whether the row's kernel list would be its group's template (the first with kernels): only
+  // the template's call stacks reach the sheet.
+  bool takes_kernel_template(const UnifiedPerfRow& r) const {
+    const auto it = slot_.find(group_key(r));
+    return it == slot_.end() || !groups_[it->second].has_kernel_template();
   }
 
   std::vector<UnifiedGroup> finish(bool call_stack_columns) {
@@ -407,7 +412,6 @@ UnifiedPerfTable build_unified_perf_table(const UnifiedPerfInputs& in, const Gpu
   std::optional<KernelCallStacks> call_stacks;
   if (in.include_call_stack) {
     call_stacks.emplace(index, *in.links, in.python_parents);
-    ctx.call_stacks = &*call_stacks;
     table.has_call_stack_columns = true;
   }
 
@@ -431,7 +435,11 @@ UnifiedPerfTable build_unified_perf_table(const UnifiedPerfInputs& in, const Gpu
   for (Row event : table.events) {
     const bool kept = fill_row(ctx, event, event, std::nullopt, row);
     for (Row g : row.gpu_events) covered[g] = true;
-    if (kept) add(row);
+    if (!kept) continue;
+    // (Synthetic Ops, below, copy an event that was never collected: they have no stack.)
+    if (call_stacks && summary.takes_kernel_template(row))
+      call_stacks->annotate(event, row.gpu_events, row.kernel_details);
+    add(row);
   }
   std::uint64_t next_uid = index.size();  // fresh UIDs above the largest one
   for (const auto& [kernel, source] : uncovered_kernels(subtrees, covered))

@@ -58,19 +58,23 @@ std::pair<std::shared_ptr<const model::Grafts>, std::vector<std::pair<index::Row
 merge_captures(TraceSession& session, const LoadOptions& options) {
   CaptureSources sources(options.capture_dir, options.quiet);
   const auto replay_links = model::LaunchLinks::build(session.file.index);
-  auto make_plan = [&](bool only_launch_paths) {
+  auto make_plan = [&](bool include_python, bool only_launch_paths) {
     return model::plan_capture_merge(
         session.file.index, replay_links, sources.entries(),
         [&](const model::CaptureTrace& entry) { return sources.load(entry); },
-        {.include_python = options.capture_copy_python, .only_launch_paths = only_launch_paths});
+        {.include_python = include_python, .only_launch_paths = only_launch_paths});
   };
-  model::CaptureMergePlan plan = make_plan(false);
+  // Sized without python frames first: they are most of a capture, and a large merge leaves
+  // them out.
+  model::CaptureMergePlan plan = make_plan(false, false);
   constexpr std::size_t kLargeMerge = 1'000'000;  // copied events; ~90 MB of index and models
   if (options.capture_prune_when_large && plan.copies.size() > kLargeMerge &&
       plan.copies.size() > session.file.index.size()) {
     const std::size_t full = plan.copies.size();
-    plan = make_plan(true);
+    plan = make_plan(false, true);
     plan.summary.full_copy_rows = full;
+  } else if (options.capture_copy_python) {
+    plan = make_plan(true, false);
   }
   session.capture_merge = CaptureMergeOutcome{options.capture_dir, plan.summary, sources.notes()};
   if (plan.copies.empty()) return {};

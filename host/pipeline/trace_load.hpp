@@ -25,7 +25,7 @@ struct LoadOptions {
   // (analyze does; the perf report keeps the reference's full copies). model/capture_merge.hpp.
   bool capture_prune_when_large = false;
   // Copy the captures' python frames too, as the reference does: the perf report's UIDs count
-  // them. Analyses read no python frames of the copies and leave them out (~90 % of a capture).
+  // them and the call stacks (entry_point) walk them. Not in a merge pruned as large.
   bool capture_copy_python = false;
   // Inference mode: SGLang profiler ops lose their call counter (model/pseudo_ops.hpp).
   bool normalize_op_names = false;
