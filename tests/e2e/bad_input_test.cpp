@@ -224,37 +224,28 @@ TEST(Cli, PerfReportSplitsIdleTimeOnRequest) {
       64);
 }
 
-// --group-by-parent-module on a synthetic training trace (python frames with nn.Module names):
-// the forward's GEMMs sit under their Linear module, the rest (backward, optimizer) under none.
-TEST(Cli, PerfReportGroupsOpsByParentModuleOnRequest) {
+// --group-by-parent-module and --include-call-stack on a synthetic training trace (python
+// frames with nn.Module names): the forward's GEMMs sit under their Linear module, the rest
+// (backward, optimizer) under none; the optimizer step is called from torch/optim/adamw.py.
+TEST(Cli, PerfReportGroupsByModuleAndNamesCallersOnRequest) {
   traceprism::testing::TempDir dir;
   ASSERT_EQ(
       run_cli("synth -o " + quote(dir.file("t.json")) + " --layers 1 --steps 1 --seed 3").exit_code,
       0);
   auto r = run_cli("perf-report -q " + quote(dir.file("t.json")) + " -o " + quote(dir.file("out")) +
-                   " --group-by-parent-module");
+                   " --group-by-parent-module --include-call-stack");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const std::string csv =
+  const std::string by_category =
       traceprism::testing::read_file(dir.file("out/ops_summary_by_category.csv"));
-  EXPECT_EQ(csv.rfind("op category,parent_module,Count,call_stack_first,", 0), 0u) << csv;
-  EXPECT_NE(csv.find("\nGEMM,nn.Module: Linear,"), std::string::npos) << csv;
-  EXPECT_NE(csv.find("\nGEMM,NA,"), std::string::npos) << csv;
-}
-
-// --include-call-stack: the synthetic optimizer step is called from torch/optim/adamw.py, a
-// python frame above it.
-TEST(Cli, PerfReportNamesWhereEachOpIsCalledFromOnRequest) {
-  traceprism::testing::TempDir dir;
-  ASSERT_EQ(
-      run_cli("synth -o " + quote(dir.file("t.json")) + " --layers 1 --steps 1 --seed 3").exit_code,
-      0);
-  auto r = run_cli("perf-report -q " + quote(dir.file("t.json")) + " -o " + quote(dir.file("out")) +
-                   " --include-call-stack");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const std::string csv = traceprism::testing::read_file(dir.file("out/unified_perf_summary.csv"));
-  EXPECT_NE(csv.find(",has_perf_model,entry_point,call_stack_full,"), std::string::npos);
-  EXPECT_NE(csv.find("\naten::_fused_adamw_,"), std::string::npos) << csv;
-  EXPECT_NE(csv.find(",torch/optim/adamw.py(187): step,"), std::string::npos) << csv;
+  EXPECT_EQ(by_category.rfind("op category,parent_module,Count,call_stack_first,", 0), 0u)
+      << by_category;
+  EXPECT_NE(by_category.find("\nGEMM,nn.Module: Linear,"), std::string::npos) << by_category;
+  EXPECT_NE(by_category.find("\nGEMM,NA,"), std::string::npos) << by_category;
+  const std::string unified =
+      traceprism::testing::read_file(dir.file("out/unified_perf_summary.csv"));
+  EXPECT_NE(unified.find(",has_perf_model,entry_point,call_stack_full,"), std::string::npos);
+  EXPECT_NE(unified.find("\naten::_fused_adamw_,"), std::string::npos) << unified;
+  EXPECT_NE(unified.find(",torch/optim/adamw.py(187): step,"), std::string::npos) << unified;
 }
 
 TEST(Cli, PerfReportIntoAFileIsAnOutputError) {

@@ -48,23 +48,31 @@ std::vector<Case> cases() {
   };
 }
 
-class InferenceSheetsGolden : public ::testing::TestWithParam<Case> {};
+class InferenceSheetsGolden : public ::testing::TestWithParam<Case> {
+ protected:
+  fs::path case_dir() const {
+    return shared_traces() / "tracelens" / "inference" / GetParam().name;
+  }
+  bool absent() const { return !fs::exists(case_dir() / GetParam().replay); }
+  // perf-report with `flags` on the case and its capture folder, into out_.
+  bool perf_report(const std::string& flags) {
+    std::string log;
+    const int rc = run_cli(
+        "perf-report -q " + flags + " " + shell_quote((case_dir() / GetParam().replay).string()) +
+            " --capture-dir " + shell_quote((case_dir() / "capture_traces").string()) + " -o " +
+            shell_quote(out_.path().string()),
+        &log);
+    EXPECT_EQ(rc, 0) << log;
+    return rc == 0;
+  }
+  TempDir out_;
+};
 
 TEST_P(InferenceSheetsGolden, EverySheetMatchesTheReference) {
   const Case& c = GetParam();
-  const fs::path dir = shared_traces() / "tracelens" / "inference" / c.name;
-  if (!fs::exists(dir / c.replay)) GTEST_SKIP() << dir << " is absent";
-  TempDir out;
-  std::string log;
-  ASSERT_EQ(
-      run_cli(
-          "perf-report -q --group-by-num-kernels --group-by-parent-module --include-call-stack " +
-              shell_quote((dir / c.replay).string()) + " --capture-dir " +
-              shell_quote((dir / "capture_traces").string()) + " -o " +
-              shell_quote(out.path().string()),
-          &log),
-      0)
-      << log;
+  if (absent()) GTEST_SKIP() << case_dir() << " is absent";
+  ASSERT_TRUE(perf_report("--group-by-num-kernels --group-by-parent-module --include-call-stack"));
+  const fs::path dir = case_dir();
   std::set<fs::path> golden_files;
   for (const auto& entry : fs::directory_iterator(dir / "perf_csvs")) golden_files.insert(entry);
   std::string compared, skipped;
@@ -76,7 +84,7 @@ TEST_P(InferenceSheetsGolden, EverySheetMatchesTheReference) {
       skipped += "\n  " + sheet + ": " + gap->second;
       continue;
     }
-    const fs::path ours = out.path() / file;
+    const fs::path ours = out_.path() / file;
     if (!fs::exists(ours)) {
       ADD_FAILURE() << file << " not written";
       continue;
@@ -91,18 +99,9 @@ TEST_P(InferenceSheetsGolden, EverySheetMatchesTheReference) {
 // Where unified_perf_summary is a gap (the vLLM MoE), every op both sheets have still gets the
 // golden's entry_point and call_stack_full (ops keyed by name and Input Dims).
 TEST_P(InferenceSheetsGolden, CallStackColumnsMatchPerOp) {
-  const Case& c = GetParam();
-  const fs::path dir = shared_traces() / "tracelens" / "inference" / c.name;
-  if (!fs::exists(dir / c.replay)) GTEST_SKIP() << dir << " is absent";
-  TempDir out;
-  std::string log;
-  ASSERT_EQ(
-      run_cli("perf-report -q --include-call-stack " + shell_quote((dir / c.replay).string()) +
-                  " --capture-dir " + shell_quote((dir / "capture_traces").string()) + " -o " +
-                  shell_quote(out.path().string()),
-              &log),
-      0)
-      << log;
+  if (absent()) GTEST_SKIP() << case_dir() << " is absent";
+  ASSERT_TRUE(perf_report("--include-call-stack"));
+  const fs::path dir = case_dir();
   auto by_op = [](const Csv& csv) {
     std::map<std::pair<std::string, std::string>, std::pair<std::string, std::string>> out;
     for (const auto& row : csv.rows)
@@ -112,7 +111,8 @@ TEST_P(InferenceSheetsGolden, CallStackColumnsMatchPerOp) {
   };
   const auto golden =
       by_op(parse_csv(read_file((dir / "perf_csvs" / "unified_perf_summary.csv").string())));
-  const auto ours = by_op(parse_csv(read_file((out.path() / "unified_perf_summary.csv").string())));
+  const auto ours =
+      by_op(parse_csv(read_file((out_.path() / "unified_perf_summary.csv").string())));
   int compared = 0;
   for (const auto& [op, cells] : ours) {
     const auto it = golden.find(op);
