@@ -132,7 +132,10 @@ void add_perf_report_command(CLI::App& app) {
   cmd->footer(
       "Examples:\n"
       "  traceprism perf-report trace.json.gz -o trace_perf_report_csvs\n"
-      "  traceprism perf-report trace.json.gz -o out --platform-file H100.json   # roofline");
+      "  traceprism perf-report trace.json.gz -o out --platform-file H100.json   # roofline\n"
+      "  traceprism perf-report serve.json.gz --capture-dir captures/ -o out \\\n"
+      "      --group-by-num-kernels --group-by-parent-module --include-call-stack"
+      "   # as TraceLens inference");
   cmd->callback([o] {
     const int code = run_perf_report(*o);
     if (code != kExitOk) throw CLI::RuntimeError(code);
