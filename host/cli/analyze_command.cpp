@@ -99,7 +99,6 @@ int run_analyze(const AnalyzeOptions& o) {
   p.trace_path = o.trace;
   // A long decode trace replays its graph thousands of times.
   p.load.capture_prune_when_large = true;
-  p.load.capture_copy_python = true;  // the ops' call stacks and the reference's UIDs
   p.inference_mode = o.mode == "inference" || (o.mode.empty() && !a.load.capture_dir.empty());
   p.load.normalize_op_names = p.inference_mode;
   p.platform = o.platform;

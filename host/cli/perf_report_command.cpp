@@ -44,7 +44,6 @@ int run_perf_report(const PerfReportCommandOptions& o) {
   p.trace_path = o.trace;
   p.load = o.load;
   p.load.normalize_op_names = !o.load.capture_dir.empty();  // inference mode's pseudo-op pass
-  p.load.capture_copy_python = true;                        // UIDs as the reference's
   p.platform = o.platform;
   p.registry = &registry;
   p.config = &config;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "io/ascii_text.hpp"
 #include "text/python_repr.hpp"
 
 namespace traceprism::perf_report {
@@ -15,13 +16,6 @@ bool is_digit(char c) {
 
 bool contains(std::string_view text, std::string_view part) {
   return text.find(part) != std::string_view::npos;
-}
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
 }
 
 // The function part of a python frame name, "file.py(12): name" -> "name".
@@ -207,9 +201,9 @@ std::string entry_point(std::string_view op_name, const FullCallStack& stack) {
   if (op < 0) return "Not found";
   const std::size_t colons = op_name.rfind("::");
   const std::string local =
-      lower(colons == std::string_view::npos ? op_name : op_name.substr(colons + 2));
+      io::ascii_lower(colons == std::string_view::npos ? op_name : op_name.substr(colons + 2));
   for (std::size_t j = static_cast<std::size_t>(op) + 1; j < flat.size(); ++j)
-    if (contains(flat[j], ".py") && contains(lower(function_of(flat[j])), local))
+    if (contains(flat[j], ".py") && contains(io::ascii_lower(function_of(flat[j])), local))
       return std::string(flat[j]);
   for (std::ptrdiff_t j = op - 1; j >= 0; --j) {
     const std::string_view frame = flat[static_cast<std::size_t>(j)];

@@ -62,7 +62,8 @@ class KernelCallStacks {
 
 // A unified_perf_summary group's call_stack_full: per kernel summary entry the chain = its
 // call stack + [kernel name]; one entry gives that chain, several their longest common prefix
-// followed by each distinct remaining tail as a sub-list (first-seen order).
+// followed by each distinct remaining tail as a sub-list (first-seen order). It views the
+// summary's kernel names: keep the summary alive while it is used.
 struct FullCallStack {
   std::vector<std::string_view> prefix;
   std::vector<std::vector<std::string_view>> tails;  // empty for a single entry

@@ -65,7 +65,7 @@ merge_captures(TraceSession& session, const LoadOptions& options) {
         {.include_python = include_python, .only_launch_paths = only_launch_paths});
   };
   // Sized without python frames first: they are most of a capture, and a large merge leaves
-  // them out.
+  // them out. Otherwise they are copied (the reference's UIDs, the ops' call stacks).
   model::CaptureMergePlan plan = make_plan(false, false);
   constexpr std::size_t kLargeMerge = 1'000'000;  // copied events; ~90 MB of index and models
   if (options.capture_prune_when_large && plan.copies.size() > kLargeMerge &&
@@ -73,7 +73,7 @@ merge_captures(TraceSession& session, const LoadOptions& options) {
     const std::size_t full = plan.copies.size();
     plan = make_plan(false, true);
     plan.summary.full_copy_rows = full;
-  } else if (options.capture_copy_python) {
+  } else {
     plan = make_plan(true, false);
   }
   session.capture_merge = CaptureMergeOutcome{options.capture_dir, plan.summary, sources.notes()};

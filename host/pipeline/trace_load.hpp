@@ -21,12 +21,11 @@ struct LoadOptions {
   // graph launches that replayed them (model/capture_merge.hpp).
   std::string capture_dir;
   // When copying the whole capture for every graph launch would more than double the index
-  // and add over a million events, copy only the captured events that lead to a launch call
+  // and add over a million events, copy only the captured events that lead to a launch call,
+  // without python frames (otherwise copied, as the reference does: the perf report's UIDs
+  // count them and the call stacks walk them)
   // (analyze does; the perf report keeps the reference's full copies). model/capture_merge.hpp.
   bool capture_prune_when_large = false;
-  // Copy the captures' python frames too, as the reference does: the perf report's UIDs count
-  // them and the call stacks (entry_point) walk them. Not in a merge pruned as large.
-  bool capture_copy_python = false;
   // Inference mode: SGLang profiler ops lose their call counter (model/pseudo_ops.hpp).
   bool normalize_op_names = false;
 };

@@ -16,6 +16,8 @@ namespace traceprism::perf_report {
 namespace {
 
 using Frames = std::vector<std::string_view>;
+// A FullCallStack views its summary's kernel names: the summary outlives it.
+using Summary = std::vector<KernelSummaryEntry>;
 
 KernelSummaryEntry entry(std::string_view kernel, Frames stack) {
   KernelSummaryEntry e;
@@ -32,38 +34,43 @@ TEST(CallStacks, WithoutCountersDropsEveryUnderscoreNumber) {
 }
 
 TEST(CallStacks, FullStackOfOneKernelIsItsChain) {
-  const FullCallStack s = full_call_stack({entry("gemm", {"a.py(1): f", "aten::mm"})});
+  const Summary summary = {entry("gemm", {"a.py(1): f", "aten::mm"})};
+  const FullCallStack s = full_call_stack(summary);
   EXPECT_EQ(full_call_stack_repr(s), "['a.py(1): f', 'aten::mm', 'gemm']");
 }
 
 TEST(CallStacks, SeveralKernelsShareTheirCommonPrefixAndListTheirTails) {
-  const FullCallStack s = full_call_stack({entry("k1", {"a.py(1): f", "op::x", "b.py(2): g"}),
-                                           entry("k2", {"a.py(1): f", "op::x"}),
-                                           entry("k1", {"a.py(1): f", "op::x", "b.py(2): g"})});
+  const Summary summary = {entry("k1", {"a.py(1): f", "op::x", "b.py(2): g"}),
+                           entry("k2", {"a.py(1): f", "op::x"}),
+                           entry("k1", {"a.py(1): f", "op::x", "b.py(2): g"})};
+  const FullCallStack s = full_call_stack(summary);
   EXPECT_EQ(full_call_stack_repr(s), "['a.py(1): f', 'op::x', ['b.py(2): g', 'k1'], ['k2']]");
   EXPECT_EQ(full_call_stack_repr(full_call_stack({})), "Not found");
 }
 
 TEST(CallStacks, EntryPointLooksInwardForTheOpsOwnFunctionFirst) {
   // The first later .py frame whose function contains the op's local name.
-  const FullCallStack s = full_call_stack(
-      {entry("k", {"serve.py(9): step", "vllm::unified_attention", "torch/_ops.py(1): __call__",
-                   "attention.py(685): unified_attention_with_output"})});
+  const Summary summary = {
+      entry("k", {"serve.py(9): step", "vllm::unified_attention", "torch/_ops.py(1): __call__",
+                  "attention.py(685): unified_attention_with_output"})};
+  const FullCallStack s = full_call_stack(summary);
   EXPECT_EQ(entry_point("vllm::unified_attention", s),
             "attention.py(685): unified_attention_with_output");
 }
 
 TEST(CallStacks, EntryPointElseTakesTheNearestCallerThatIsNotAWrapper) {
-  const FullCallStack s = full_call_stack(
-      {entry("k", {"model.py(40): forward", "nn.Module: Linear",
-                   "torch/nn/modules/module.py(1): "
-                   "_call_impl",
-                   "utils.py(3): decorate_context", "aten::linear", "aten::addmm"})});
+  const Summary summary = {
+      entry("k", {"model.py(40): forward", "nn.Module: Linear",
+                  "torch/nn/modules/module.py(1): "
+                  "_call_impl",
+                  "utils.py(3): decorate_context", "aten::linear", "aten::addmm"})};
+  const FullCallStack s = full_call_stack(summary);
   EXPECT_EQ(entry_point("aten::addmm", s), "model.py(40): forward");
   // The op's name with its trailing counter dropped, as the stack stores it.
   EXPECT_EQ(entry_point("aten::addmm_3", s), "model.py(40): forward");
   EXPECT_EQ(entry_point("aten::bmm", s), "Not found");
-  EXPECT_EQ(entry_point("aten::mm", full_call_stack({entry("k", {"aten::mm"})})), "Not found");
+  const Summary only_the_op = {entry("k", {"aten::mm"})};
+  EXPECT_EQ(entry_point("aten::mm", full_call_stack(only_the_op)), "Not found");
 }
 
 // A kernel's stack: the collected op's frames from the root, then the frames between the
