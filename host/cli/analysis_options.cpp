@@ -26,9 +26,9 @@ void add_analysis_options(CLI::App& cmd, AnalysisOptions& o) {
   cmd.add_option("--disable", o.disable, "Disable analyzers matching this glob (repeatable)");
   add_plugin_dir_option(cmd, o.plugin_dirs);
   cmd.add_option("-j,--jobs", o.jobs,
-                 "Threads for op models, and for analyzers with --no-isolate (default: all\n"
-                 "cores; isolated analyzers run one child process at a time); output is\n"
-                 "identical for any value")
+                 "Threads for op models, and analyzers run at once (child processes, or\n"
+                 "threads with --no-isolate); default: all cores. Output is identical for any\n"
+                 "value")
       ->check(CLI::NonNegativeNumber);
   cmd.add_flag("--no-isolate", o.no_isolate,
                "Run analyzers inside this process, in parallel on --jobs threads, instead of\n"

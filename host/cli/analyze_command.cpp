@@ -120,10 +120,11 @@ int run_analyze(const AnalyzeOptions& o) {
   // Timings go to stderr, so stdout and the outputs stay reproducible.
   if (!a.load.quiet)
     std::fprintf(stderr,
-                 "read %.2f s, model %.2f s, plugin products %.2f s, analysis %.2f s, "
-                 "writing %.2f s\n",
+                 "read %.2f s, model %.2f s, plugin products %.2f s, op models %.2f s, "
+                 "perf report %.2f s, analyzers %.2f s, writing %.2f s\n",
                  run->seconds.read, run->seconds.model, run->seconds.products,
-                 run->seconds.analysis, write_seconds);
+                 run->seconds.op_models, run->seconds.perf_report, run->seconds.analyzers,
+                 write_seconds);
   const std::size_t failed = report_failed_analyzers(r.graph.analyzers);
   if (!a.load.quiet)
     std::cout << "wrote " << (fs::path(dir) / "analysis.md").string() << " ("

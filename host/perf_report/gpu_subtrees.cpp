@@ -12,6 +12,7 @@ GpuSubtrees::GpuSubtrees(const index::EventIndex& index, const model::CallTree& 
                          const model::LaunchLinks& links,
                          const model::ForwardBackwardLinks* fwd_bwd)
     : index_(index), tree_(tree), links_(links), fwd_bwd_(fwd_bwd) {
+  classify_gpu_events();
   mark_gpu_events();
   if (fwd_bwd_)
     for (const auto& [backward, forward] : fwd_bwd_->pairs())
@@ -19,9 +20,14 @@ GpuSubtrees::GpuSubtrees(const index::EventIndex& index, const model::CallTree& 
   mark_forward_ops();
 }
 
-bool GpuSubtrees::is_communication(Row gpu) const {
-  return model::classify_gpu_event(index_.kind(gpu), index_.name(gpu)) ==
-         model::GpuActivity::kCommunication;
+// Once per GPU event, so queries are lookups (a graph-replay trace asks for millions of
+// kernels) and the table stays read-only for the sheets' threads.
+void GpuSubtrees::classify_gpu_events() {
+  communication_kernel_.assign(index_.size(), false);
+  model::GpuActivityByName activity(index_);
+  for (EventKind kind : {EventKind::kKernel, EventKind::kGpuMemcpy, EventKind::kGpuMemset})
+    for (Row gpu : index_.rows_of_kind(kind))
+      communication_kernel_[gpu] = activity(gpu) == model::GpuActivity::kCommunication;
 }
 
 // The reference appends each launched GPU event to the launching call and to every ancestor
@@ -30,15 +36,7 @@ bool GpuSubtrees::is_communication(Row gpu) const {
 void GpuSubtrees::mark_gpu_events() {
   has_gpu_.assign(index_.size(), false);
   communication_.assign(index_.size(), false);
-  // Classifying reads the name; names repeat, so decide once per (kind, name).
-  std::unordered_map<std::uint64_t, bool> communication_by_name;
-  auto communication = [&](Row gpu) {
-    const std::uint64_t key =
-        (static_cast<std::uint64_t>(index_.kind(gpu)) << 32) | index_.name_id(gpu);
-    auto [it, fresh] = communication_by_name.try_emplace(key, false);
-    if (fresh) it->second = is_communication(gpu);
-    return it->second;
-  };
+  auto communication = [&](Row gpu) { return is_communication(gpu); };
   auto mark_up = [&](Row from, std::vector<bool>& flags) {
     for (std::int32_t cur = static_cast<std::int32_t>(from); cur >= 0 && !flags[cur];
          cur = tree_.parent(static_cast<Row>(cur)))

@@ -32,7 +32,7 @@ class GpuSubtrees {
   bool has_gpu_events(Row host) const { return has_gpu_[host]; }
   // Whether a communication kernel (NCCL, RCCL, ...) is among its gpu_events.
   bool launches_communication(Row host) const { return communication_[host]; }
-  bool is_communication(Row gpu) const;
+  bool is_communication(Row gpu) const { return communication_kernel_[gpu]; }
 
   // gpu_events in the reference's order: launching calls in file order, a graph launch's
   // events in file order. The second form fills `out` (cleared first), for callers that reuse
@@ -55,6 +55,7 @@ class GpuSubtrees {
   const model::LaunchLinks& links() const { return links_; }
 
  private:
+  void classify_gpu_events();
   void mark_gpu_events();
   void mark_forward_ops();
   // Preorder walk of `root`'s subtree entering only children whose `below` flag is set.
@@ -69,6 +70,7 @@ class GpuSubtrees {
   // backward nodes is at or below it. Bits, not counts: 3 bits a row on multi-GB traces.
   std::vector<bool> has_gpu_;
   std::vector<bool> communication_;
+  std::vector<bool> communication_kernel_;  // GPU rows: the event itself is a collective
   std::vector<bool> forward_below_;
   std::unordered_map<Row, std::vector<Row>> backward_of_;  // forward op -> backward nodes
 };

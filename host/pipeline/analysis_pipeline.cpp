@@ -172,13 +172,15 @@ std::unique_ptr<PipelineRun> run_pipeline(const PipelineOptions& o) {
   r.platform = choose_platform(o.platform, *r.index);
   r.refused_plugins = o.registry->refused();
   run_op_models(*run, o);
+  run->seconds.op_models = clock.lap();
   build_perf_report(*run, o);
+  run->seconds.perf_report = clock.lap();
   if (o.last_stage == LastStage::kRanking) {
     attribute_idle(*run, o);
     run_analyzers(*run, o);
     decide_summary(*run, o);
   }
-  run->seconds.analysis = clock.lap();
+  run->seconds.analyzers = clock.lap();
   return run;
 }
 

@@ -54,7 +54,8 @@ struct PipelineOptions {
 };
 
 struct StageSeconds {
-  double read = 0, model = 0, products = 0, analysis = 0;
+  double read = 0, model = 0, products = 0;
+  double op_models = 0, perf_report = 0, analyzers = 0;  // analyzers: with idle causes, summary
 };
 
 // One run's typed result. The report points into `trace` (index, timeline), so the run is

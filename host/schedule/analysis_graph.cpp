@@ -74,13 +74,19 @@ void call_analyzer(const GraphInputs& in, const plugins::RunProducts& products,
   if (out.status == AnalyzerStatus::kFailed) out.findings.clear();
 }
 
-void run_analyzer(const GraphInputs& in, const plugins::RunProducts& products, AnalyzerSlot& slot) {
-  if (slot.outcome.status != AnalyzerStatus::kOk) return;  // failed or disabled before the run
-  auto body = [&](AnalyzerOutcome& out) { call_analyzer(in, products, slot, out); };
-  if (in.isolate)
-    run_isolated(body, slot.outcome, in.analyzer_timeout_seconds);
-  else
-    body(slot.outcome);
+// Analyzers failed or disabled before the run are not run.
+bool runnable(const AnalyzerSlot& slot) {
+  return slot.outcome.status == AnalyzerStatus::kOk;
+}
+
+void run_analyzer(const GraphInputs& in, const plugins::RunProducts& products,
+                  const AnalyzerSlot& slot, AnalyzerOutcome& out) {
+  try {
+    call_analyzer(in, products, slot, out);
+  } catch (...) {
+    out.status = AnalyzerStatus::kFailed;
+    out.error = "the host failed while running it";
+  }
 }
 
 // Resolves depends_on into slot indices; marks analyzers with unknown dependencies or in a
@@ -137,6 +143,52 @@ void resolve_dependencies(std::vector<AnalyzerSlot>& slots) {
   }
 }
 
+// Each analyzer in its own child process, `threads` at a time (isolated_call.hpp).
+void run_in_children(const GraphInputs& in, plugins::RunProducts& products,
+                     std::vector<AnalyzerSlot>& slots, int threads) {
+  // Built here once rather than in every child that asks for it.
+  products.columns();
+  std::vector<IsolatedTask> tasks;
+  std::vector<std::size_t> task_of(slots.size(), static_cast<std::size_t>(-1));
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    if (!runnable(slots[i])) continue;
+    task_of[i] = tasks.size();
+    AnalyzerSlot& slot = slots[i];
+    tasks.push_back(
+        {[&in, &products, &slot](AnalyzerOutcome& out) { run_analyzer(in, products, slot, out); },
+         &slot.outcome,
+         {}});
+  }
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    if (task_of[i] == static_cast<std::size_t>(-1)) continue;
+    for (std::size_t d : slots[i].depends_on)
+      if (task_of[d] != static_cast<std::size_t>(-1)) tasks[task_of[i]].after.push_back(task_of[d]);
+  }
+  run_isolated(tasks, threads, in.analyzer_timeout_seconds);
+}
+
+// The analyzers in this process as a oneTBB flow graph on `threads` threads.
+void run_in_process(const GraphInputs& in, const plugins::RunProducts& products,
+                    std::vector<AnalyzerSlot>& slots, int threads) {
+  oneapi::tbb::task_arena graph_arena(threads);
+  graph_arena.execute([&] {
+    flow::graph g;
+    flow::broadcast_node<flow::continue_msg> start(g);
+    std::vector<std::unique_ptr<flow::continue_node<flow::continue_msg>>> nodes;
+    for (AnalyzerSlot& slot : slots)
+      nodes.push_back(std::make_unique<flow::continue_node<flow::continue_msg>>(
+          g, [&in, &products, &slot](const flow::continue_msg&) {
+            if (runnable(slot)) run_analyzer(in, products, slot, slot.outcome);
+          }));
+    for (std::size_t i = 0; i < slots.size(); ++i) {
+      if (slots[i].depends_on.empty()) flow::make_edge(start, *nodes[i]);
+      for (std::size_t d : slots[i].depends_on) flow::make_edge(*nodes[d], *nodes[i]);
+    }
+    start.try_put(flow::continue_msg());
+    g.wait_for_all();
+  });
+}
+
 }  // namespace
 
 GraphResult run_analysis_graph(const GraphInputs& in, plugins::RunProducts& products) {
@@ -162,33 +214,12 @@ GraphResult run_analysis_graph(const GraphInputs& in, plugins::RunProducts& prod
   });
   resolve_dependencies(slots);
 
+  const int threads = in.jobs > 0 ? in.jobs : oneapi::tbb::this_task_arena::max_concurrency();
+  if (in.isolate)
+    run_in_children(in, products, slots, threads);
+  else
+    run_in_process(in, products, slots, threads);
   GraphResult result;
-  const int threads = in.jobs > 0 ? in.jobs : oneapi::tbb::task_arena::automatic;
-  // Isolated analyzers run one at a time: fork() is only safe while no other thread of the
-  // process is inside an allocator or another lock (the child would inherit it held;
-  // AddressSanitizer's allocator deadlocks that way), so the graph then gets a single thread.
-  oneapi::tbb::task_arena graph_arena(in.isolate ? 1 : threads);
-  graph_arena.execute([&] {
-    flow::graph g;
-    flow::broadcast_node<flow::continue_msg> start(g);
-    std::vector<std::unique_ptr<flow::continue_node<flow::continue_msg>>> nodes;
-    for (AnalyzerSlot& slot : slots)
-      nodes.push_back(std::make_unique<flow::continue_node<flow::continue_msg>>(
-          g, [&in, &products, &slot](const flow::continue_msg&) {
-            try {
-              run_analyzer(in, products, slot);
-            } catch (...) {
-              slot.outcome.status = AnalyzerStatus::kFailed;
-              slot.outcome.error = "the host failed while running it";
-            }
-          }));
-    for (std::size_t i = 0; i < slots.size(); ++i) {
-      if (slots[i].depends_on.empty()) flow::make_edge(start, *nodes[i]);
-      for (std::size_t d : slots[i].depends_on) flow::make_edge(*nodes[d], *nodes[i]);
-    }
-    start.try_put(flow::continue_msg());
-    g.wait_for_all();
-  });
   for (AnalyzerSlot& slot : slots) result.analyzers.push_back(std::move(slot.outcome));
   return result;
 }

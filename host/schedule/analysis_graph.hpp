@@ -22,19 +22,19 @@ struct GraphInputs {
   const std::string* trace_path = nullptr;
   int jobs = 0;  // threads; 0 = all cores
   // Run each analyzer in a child process (isolated_call.hpp), so a crash or hang fails only
-  // that analyzer; the children run one at a time (forking is unsafe while other threads
-  // work). Off runs analyzers in-process on `jobs` threads (and for debugging plugins).
+  // that analyzer; `jobs` children at a time. Off runs analyzers in-process on `jobs` threads
+  // (and for debugging plugins).
   bool isolate = true;
   double analyzer_timeout_seconds = 0;  // with isolate: stop an analyzer after this; 0 = never
 };
 
-// Runs the analyzers (phase 2) as a oneTBB flow graph (plugin-sdk.md §6.8): start -> enabled
-// analyzers, linked along their depends_on -> done. Phase 1 (op models,
-// plugins/op_model_runner.hpp) and the op metrics are done before, so the perf report and the
-// analyzers read the same numbers. Every node body
-// is isolated: an analyzer that fails, throws or returns an unknown status is reported as failed
-// and the others finish. Results land in per-analyzer slots, so the output does not depend on
-// `jobs` or on thread timing.
+// Runs the analyzers (phase 2) along their depends_on (plugin-sdk.md §6.8): in child processes
+// started from this thread when isolated, else as a oneTBB flow graph (start -> enabled
+// analyzers -> done). Phase 1 (op models, plugins/op_model_runner.hpp) and the op metrics are
+// done before, so the perf report and the analyzers read the same numbers. Every analyzer is
+// guarded: one that fails, throws or returns an unknown status is reported as failed and the
+// others finish. Results land in per-analyzer slots, so the output does not depend on `jobs`
+// or on timing.
 GraphResult run_analysis_graph(const GraphInputs& inputs, plugins::RunProducts& products);
 
 }  // namespace traceprism::schedule

@@ -1,0 +1,81 @@
+// Isolated analyzers (schedule/isolated_call.hpp): each body in its own child process, at most
+// `parallel` at once, each after the tasks it depends on; a crash or hang fails only its task.
+#include "schedule/isolated_call.hpp"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace traceprism::schedule {
+namespace {
+
+using findings::AnalyzerOutcome;
+using findings::AnalyzerStatus;
+
+// A chain a -> b -> c where each records what it read from the one before, plus two
+// independent tasks; the outcomes come back from the children.
+std::vector<AnalyzerOutcome> run_chain(int parallel) {
+  std::vector<AnalyzerOutcome> out(5);
+  std::vector<IsolatedTask> tasks(5);
+  for (std::size_t i = 0; i < tasks.size(); ++i) tasks[i].outcome = &out[i];
+  // Listed before what they wait for, so list order alone would read an empty outcome.
+  tasks[0].body = [&](AnalyzerOutcome& o) { o.figures = {{"c", out[1].figures.at(0).second + 1}}; };
+  tasks[0].after = {1};
+  tasks[1].body = [&](AnalyzerOutcome& o) { o.figures = {{"b", out[2].figures.at(0).second + 1}}; };
+  tasks[1].after = {2};
+  tasks[2].body = [](AnalyzerOutcome& o) { o.figures = {{"a", 1}}; };
+  tasks[3].body = [](AnalyzerOutcome& o) { o.error = "independent"; };
+  tasks[4].body = [](AnalyzerOutcome& o) { o.status = AnalyzerStatus::kSkipped; };
+  run_isolated(tasks, parallel, 0);
+  return out;
+}
+
+TEST(IsolatedCall, DependentsReadTheOutcomesOfWhatTheyWaitFor) {
+  for (int parallel : {1, 2, 4}) {
+    SCOPED_TRACE("parallel " + std::to_string(parallel));
+    const std::vector<AnalyzerOutcome> out = run_chain(parallel);
+    ASSERT_EQ(out[0].figures.size(), 1u);
+    EXPECT_EQ(out[0].figures[0], (std::pair<std::string, double>{"c", 3}));
+    EXPECT_EQ(out[1].figures[0], (std::pair<std::string, double>{"b", 2}));
+    EXPECT_EQ(out[3].error, "independent");
+    EXPECT_EQ(out[4].status, AnalyzerStatus::kSkipped);
+  }
+}
+
+TEST(IsolatedCall, ACrashFailsOnlyItsTaskAndItsDependentStillRuns) {
+  std::vector<AnalyzerOutcome> out(3);
+  std::vector<IsolatedTask> tasks(3);
+  for (std::size_t i = 0; i < tasks.size(); ++i) tasks[i].outcome = &out[i];
+  // SIGKILL rather than a fault: a sanitizer would spend seconds reporting a fault.
+  tasks[0].body = [](AnalyzerOutcome&) { ::kill(::getpid(), SIGKILL); };
+  tasks[1].body = [&](AnalyzerOutcome& o) {
+    o.error = out[0].status == AnalyzerStatus::kFailed ? "saw the failure" : "did not";
+  };
+  tasks[1].after = {0};
+  tasks[2].body = [](AnalyzerOutcome& o) { o.error = "fine"; };
+  run_isolated(tasks, 2, 0);
+  EXPECT_EQ(out[0].status, AnalyzerStatus::kFailed);
+  EXPECT_EQ(out[0].error, "crashed (signal 9: Killed)");
+  EXPECT_EQ(out[1].status, AnalyzerStatus::kOk);
+  EXPECT_EQ(out[1].error, "saw the failure");
+  EXPECT_EQ(out[2].error, "fine");
+}
+
+TEST(IsolatedCall, AHangIsStoppedAtTheTimeoutWhileTheOthersFinish) {
+  std::vector<AnalyzerOutcome> out(2);
+  std::vector<IsolatedTask> tasks(2);
+  for (std::size_t i = 0; i < tasks.size(); ++i) tasks[i].outcome = &out[i];
+  tasks[0].body = [](AnalyzerOutcome&) { std::this_thread::sleep_for(std::chrono::seconds(60)); };
+  tasks[1].body = [](AnalyzerOutcome& o) { o.error = "fine"; };
+  run_isolated(tasks, 2, 0.5);
+  EXPECT_EQ(out[0].status, AnalyzerStatus::kFailed);
+  EXPECT_EQ(out[0].error, "did not finish within 0.5 s and was stopped");
+  EXPECT_EQ(out[1].error, "fine");
+}
+
+}  // namespace
+}  // namespace traceprism::schedule
