@@ -7,12 +7,7 @@ set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-if ! command -v clang-format >/dev/null; then
-  as_root=()
-  [ "$(id -u)" -eq 0 ] || as_root=(sudo)
-  "${as_root[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq --no-install-recommends clang-format
-fi
+command -v clang-format >/dev/null || ./scripts/setup.sh clang-format
 
 mapfile -t sources < <(git ls-files '*.c' '*.h' '*.cpp' '*.hpp')
 if ! clang-format --dry-run -Werror "${sources[@]}"; then

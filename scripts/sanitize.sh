@@ -12,16 +12,7 @@ build_dir=build-sanitize
 
 ./scripts/setup.sh
 # clang and its sanitizer/fuzzer runtimes are needed only here.
-missing=()
-for pkg in clang libclang-rt-14-dev; do
-  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  as_root=()
-  [ "$(id -u)" -eq 0 ] || as_root=(sudo)
-  "${as_root[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
+./scripts/setup.sh clang libclang-rt-14-dev
 
 # Every module loaded into the instrumented host must use clang's ASan runtime too (the C test
 # plugins included), so a build directory configured with another C compiler is redone.

@@ -9,12 +9,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 build_dir="${1:-build}"
 shift || true
-if ! command -v clang-tidy >/dev/null; then
-  as_root=()
-  [ "$(id -u)" -eq 0 ] || as_root=(sudo)
-  "${as_root[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq --no-install-recommends clang-tidy
-fi
+command -v clang-tidy >/dev/null || ./scripts/setup.sh clang-tidy
 [ -f "$build_dir/compile_commands.json" ] || { echo "tidy: $build_dir/compile_commands.json is missing; run scripts/build.sh first" >&2; exit 1; }
 
 if [ "$#" -gt 0 ]; then
