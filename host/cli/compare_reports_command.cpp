@@ -84,8 +84,8 @@ int run_compare_reports(const CompareReportsOptions& o) {
   try {
     fs::create_directories(o.output_dir);
     for (const comparison::DiffSheet& sheet : diff.sheets)
-      io::write_file_atomically((fs::path(o.output_dir) / (sheet.name + ".csv")).string(),
-                                comparison::write_sheet_frame(sheet.frame).to_csv());
+      io::write_text_file_atomically((fs::path(o.output_dir) / (sheet.name + ".csv")).string(),
+                                     comparison::write_sheet_frame(sheet.frame).to_csv());
   } catch (const std::exception& e) {
     print_error(o.output_dir + ": " + e.what());
     return kExitOutput;

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "io/utf8_text.hpp"
+
 namespace traceprism::index {
 
 StringPool::StringPool() {
@@ -13,7 +15,8 @@ StringId StringPool::intern(std::string_view text) {
   if (it != ids_.end()) return it->second;
   std::string_view stored = store(text);
   auto id = static_cast<StringId>(strings_.size());
-  strings_.push_back(stored);
+  // Invalid bytes are looked up as read but shown repaired, so every output is valid UTF-8.
+  strings_.push_back(io::is_valid_utf8(stored) ? stored : store(io::valid_utf8(stored)));
   ids_.emplace(stored, id);
   return id;
 }

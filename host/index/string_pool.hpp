@@ -14,7 +14,9 @@ using StringId = std::uint32_t;
 inline constexpr StringId kNoString = 0;
 
 // Append-only pool of unique strings. Bytes live in fixed blocks that never move, so the
-// string_views handed out stay valid for the pool's lifetime.
+// string_views handed out stay valid for the pool's lifetime. A string that is not valid UTF-8
+// keeps its id under its bytes as read, but view() shows it with each ill-formed sequence
+// replaced by U+FFFD (io/utf8_text.hpp), so no output carries invalid bytes.
 class StringPool {
  public:
   StringPool();

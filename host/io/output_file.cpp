@@ -11,6 +11,8 @@
 #include <system_error>
 #include <vector>
 
+#include "io/utf8_text.hpp"
+
 namespace traceprism::io {
 
 namespace {
@@ -136,9 +138,12 @@ void ZstdEncoder::write(const char* data, std::size_t size, bool finish, OutputF
   }
 }
 
-void write_file_atomically(const std::string& path, std::string_view contents) {
+void write_text_file_atomically(const std::string& path, std::string_view contents) {
   OutputFile file(path);
-  file.write(contents);
+  if (is_valid_utf8(contents))
+    file.write(contents);
+  else
+    file.write(valid_utf8(contents));
   file.commit();
 }
 

@@ -40,8 +40,9 @@ class OutputFile {
   std::unique_ptr<Encoder> encoder_;
 };
 
-// Convenience: atomically replace `path` with `contents`.
-void write_file_atomically(const std::string& path, std::string_view contents);
+// Atomically replaces `path` with the text `contents`, written as valid UTF-8: any invalid
+// sequence (a path or an input file's bytes in a report) becomes U+FFFD (io/utf8_text.hpp).
+void write_text_file_atomically(const std::string& path, std::string_view contents);
 
 // Creates `dir` and its parents when missing. Throws std::runtime_error with one sentence when
 // it cannot be made or a file of that name is in the way.

@@ -38,8 +38,8 @@ void write_report_diff(const fs::path& dir, const ComparativeReport& c) {
       *comparison::parse_sheet_groups({"all"}));
   io::create_output_folder(dir);
   for (const comparison::DiffSheet& sheet : diff.sheets)
-    io::write_file_atomically((dir / (sheet.name + ".csv")).string(),
-                              comparison::write_sheet_frame(sheet.frame).to_csv());
+    io::write_text_file_atomically((dir / (sheet.name + ".csv")).string(),
+                                   comparison::write_sheet_frame(sheet.frame).to_csv());
 }
 
 }  // namespace
@@ -51,14 +51,15 @@ void write_comparison_folder(const std::string& dir, const ComparativeReport& c)
   write_diff_stats(root / "perf_report_trace1_csvs" / "diff_stats.csv", c);
   write_perf_sheets(root / "perf_report_trace2_csvs", c.trace2->perf_sheets);
   write_report_diff(root / "report_diff_csvs", c);
-  io::write_file_atomically((root / "kernel_diff.csv").string(),
-                            comparison::kernel_diff_csv(c.diff.kernels));
-  io::write_file_atomically((root / "time_breakdown.csv").string(), time_breakdown_csv(c));
-  io::write_file_atomically((root / "findings.json").string(), comparative_findings_json(c));
-  io::write_file_atomically((root / "model_info.json").string(),
-                            findings::model_info_json(c.trace1->model));
-  io::write_file_atomically((root / kBreakdownChartFile).string(), perf_breakdown_svg(*c.trace1));
-  io::write_file_atomically((root / "analysis.md").string(), comparative_markdown(c));
+  io::write_text_file_atomically((root / "kernel_diff.csv").string(),
+                                 comparison::kernel_diff_csv(c.diff.kernels));
+  io::write_text_file_atomically((root / "time_breakdown.csv").string(), time_breakdown_csv(c));
+  io::write_text_file_atomically((root / "findings.json").string(), comparative_findings_json(c));
+  io::write_text_file_atomically((root / "model_info.json").string(),
+                                 findings::model_info_json(c.trace1->model));
+  io::write_text_file_atomically((root / kBreakdownChartFile).string(),
+                                 perf_breakdown_svg(*c.trace1));
+  io::write_text_file_atomically((root / "analysis.md").string(), comparative_markdown(c));
 }
 
 }  // namespace traceprism::report

@@ -28,7 +28,7 @@ std::string sheet_csv(const perf_report::SheetTable& sheet) {
 void write_perf_sheets(const fs::path& dir, const std::vector<perf_report::PerfSheet>& sheets) {
   io::create_output_folder(dir);
   for (const perf_report::PerfSheet& sheet : sheets)
-    io::write_file_atomically((dir / (sheet.name + ".csv")).string(), sheet_csv(sheet.table));
+    io::write_text_file_atomically((dir / (sheet.name + ".csv")).string(), sheet_csv(sheet.table));
 }
 
 }  // namespace traceprism::report

@@ -3,13 +3,18 @@
 #include <cmath>
 
 #include "io/json_text.hpp"
+#include "io/utf8_text.hpp"
 #include "text/python_format.hpp"
 
 namespace traceprism::text {
 
 std::string json_quote(std::string_view s) {
   std::string out;
-  io::append_json_string(out, s);
+  // Names come repaired from the index; paths and messages may still carry invalid bytes.
+  if (io::is_valid_utf8(s))
+    io::append_json_string(out, s);
+  else
+    io::append_json_string(out, io::valid_utf8(s));
   return out;
 }
 

@@ -28,5 +28,16 @@ TEST(JsonWriter, ControlCharactersAreEscaped) {
   EXPECT_EQ(json_quote(std::string("a\x01") + "b"), "\"a\\u0001b\"");
 }
 
+TEST(JsonWriter, InvalidUtf8IsReplacedSoTheDocumentStaysValid) {
+  JsonWriter w;
+  w.begin_object();
+  w.key("path\xE9").value("trace\xFF.json");
+  w.end_object();
+  boost::system::error_code ec;
+  const auto parsed = boost::json::parse(w.str(), ec);  // Boost.JSON rejects invalid UTF-8
+  ASSERT_FALSE(ec) << ec.message();
+  EXPECT_EQ(parsed.as_object().at("path\xEF\xBF\xBD").as_string(), "trace\xEF\xBF\xBD.json");
+}
+
 }  // namespace
 }  // namespace traceprism::text

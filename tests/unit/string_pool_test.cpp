@@ -31,3 +31,11 @@ TEST(StringPool, ViewsStayValidAcrossManyBlocks) {
   EXPECT_EQ(pool.view(huge), big);
   for (int i = 0; i < 100000; i += 997) EXPECT_EQ(pool.view(ids[i]), "kernel_" + std::to_string(i));
 }
+
+TEST(StringPool, InvalidUtf8IsFoundAsReadAndShownRepaired) {
+  StringPool pool;
+  const auto id = pool.intern("gemm_\xFF_kernel");
+  EXPECT_EQ(pool.view(id), "gemm_\xEF\xBF\xBD_kernel");  // U+FFFD
+  EXPECT_EQ(pool.find("gemm_\xFF_kernel"), id);
+  EXPECT_EQ(pool.intern("gemm_\xFF_kernel"), id);
+}
