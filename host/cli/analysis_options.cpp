@@ -25,11 +25,10 @@ void add_analysis_options(CLI::App& cmd, AnalysisOptions& o) {
       "Enable analyzers matching this glob (repeatable; with --disable, the last match wins)");
   cmd.add_option("--disable", o.disable, "Disable analyzers matching this glob (repeatable)");
   add_plugin_dir_option(cmd, o.plugin_dirs);
-  cmd.add_option("-j,--jobs", o.jobs,
-                 "Threads for op models, and analyzers run at once (child processes, or\n"
-                 "threads with --no-isolate); default: all cores. Output is identical for any\n"
-                 "value")
-      ->check(CLI::NonNegativeNumber);
+  add_jobs_option(cmd, o.jobs,
+                  "Threads for op models, and analyzers run at once (child processes, or\n"
+                  "threads with --no-isolate); default: all cores. Output is identical for any\n"
+                  "value");
   cmd.add_flag("--no-isolate", o.no_isolate,
                "Run analyzers inside this process, in parallel on --jobs threads, instead of\n"
                "one child process each (also to debug a plugin); a crashing plugin then takes\n"

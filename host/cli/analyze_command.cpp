@@ -153,7 +153,8 @@ void add_analyze_command(CLI::App& app) {
       "Outputs are written atomically; the trace is never modified.");
   cmd->add_option("TRACE", o->trace, "Trace file (.json, .json.gz, .json.zst) or - for stdin");
   cmd->add_option("-o,--output", o->output_dir,
-                  "Output folder (created if missing; default: <trace name>_analysis)");
+                  "Output folder (created if missing; default: <trace name>_analysis)")
+      ->check(output_folder_check());
   add_platform_options(*cmd, o->platform);
   add_analysis_options(*cmd, o->analysis);
   cmd->add_option("--mode", o->mode,

@@ -121,7 +121,8 @@ void add_compare_command(CLI::App& app) {
   cmd->add_option("REFERENCE", o->reference, "Trace 2: the faster run to compare against")
       ->required();
   cmd->add_option("-o,--output", o->output_dir, "Output folder (created if missing)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(output_folder_check());
   add_platform_options(*cmd, o->platform);
   add_reference_platform_options(*cmd, o->reference_platform);
   cmd->add_option("--capture-dir", o->capture_dir,

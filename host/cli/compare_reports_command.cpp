@@ -126,7 +126,8 @@ void add_compare_reports_command(CLI::App& app) {
           {"gpu_timeline", "ops_summary", "kernel_summary", "ops_all", "roofline", "all"}))
       ->capture_default_str();
   cmd->add_option("-o,--output", o->output_dir, "Output folder (created if missing)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(output_folder_check());
   cmd->add_flag("-q,--quiet", o->quiet, "Print nothing but errors and notes");
   cmd->footer(
       "Examples:\n"

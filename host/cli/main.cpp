@@ -1,11 +1,38 @@
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
+#include <string>
 
 #include "cli/commands.hpp"
 #include "cli/huge_page_malloc.hpp"
 
-int main(int argc, char** argv) {
+namespace {
+
+bool is_command(CLI::App& app, const std::string& word) {
+  for (const CLI::App* command : app.get_subcommands({}))
+    if (command->check_name(word)) return true;
+  return false;
+}
+
+std::string command_names(CLI::App& app) {
+  std::string names;
+  for (const CLI::App* command : app.get_subcommands({}))
+    names += (names.empty() ? "" : ", ") + command->get_name();
+  return names;
+}
+
+// A report printed to a full disk or a closed pipe is not a success: the exit status says so.
+int checked_stdout(int code) {
+  std::cout.flush();
+  if (std::fflush(stdout) == 0 && !std::ferror(stdout) && std::cout) return code;
+  std::cerr << "error: cannot write to standard output (" << std::strerror(errno) << ").\n";
+  return code == traceprism::cli::kExitOk ? traceprism::cli::kExitOutput : code;
+}
+
+int run(int argc, char** argv) {
   traceprism::cli::restart_with_huge_page_malloc(argv);
   CLI::App app{
       "traceprism turns PyTorch profiler (Kineto) traces into a ranked optimization report.\n"
@@ -33,6 +60,12 @@ int main(int argc, char** argv) {
   traceprism::cli::add_synth_command(app);
   traceprism::cli::add_platforms_command(app);
   traceprism::cli::add_validate_report_command(app);
+  // CLI11 would only say "A subcommand is required" for a mistyped command.
+  if (argc > 1 && argv[1][0] != '-' && !is_command(app, argv[1])) {
+    std::cerr << "error: '" << argv[1] << "' is not a traceprism command; the commands are "
+              << command_names(app) << " (traceprism --help).\n";
+    return traceprism::cli::kExitUsage;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::RuntimeError& e) {
@@ -50,4 +83,10 @@ int main(int argc, char** argv) {
     return traceprism::cli::kExitInternal;
   }
   return traceprism::cli::kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return checked_stdout(run(argc, argv));
 }

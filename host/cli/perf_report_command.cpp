@@ -92,11 +92,11 @@ void add_perf_report_command(CLI::App& app) {
       "platform's peaks are known), kernel_summary and the short-kernel sheets.");
   add_trace_options(*cmd, o->trace, o->load);
   cmd->add_option("-o,--output", o->output_dir, "Folder for the CSV files (created if missing)")
-      ->required();
+      ->required()
+      ->check(output_folder_check());
   add_platform_options(*cmd, o->platform);
   add_plugin_dir_option(*cmd, o->plugin_dirs);
-  cmd->add_option("-j,--jobs", o->jobs, "Threads for the op models (default: all cores)")
-      ->check(CLI::NonNegativeNumber);
+  add_jobs_option(*cmd, o->jobs, "Threads for the op models (default: all cores)");
   cmd->add_option("--micro-idle-threshold-us", o->load.micro_idle_threshold_us,
                   "Split idle time into gaps shorter than this many µs (micro_idle_time) and the "
                   "rest (macro_idle_time), like TraceLens --micro_idle_thresh_us")

@@ -15,6 +15,19 @@ void add_trace_options(CLI::App& command, std::string& trace, pipeline::LoadOpti
   command.add_flag("-q,--quiet", options.quiet, "No progress line on stderr");
 }
 
+void add_jobs_option(CLI::App& command, int& jobs, const std::string& help) {
+  command.add_option("-j,--jobs", jobs, help)->check(CLI::Range(0, kMaxJobs));
+}
+
+CLI::Validator output_folder_check() {
+  return CLI::Validator(
+      [](const std::string& dir) -> std::string {
+        if (dir != "-") return {};
+        return "the report is a folder of files and cannot go to standard output; name a folder";
+      },
+      "FOLDER");
+}
+
 void print_error(const std::string& sentence) {
   std::cerr << "error: " << sentence << "\n";
 }

@@ -12,6 +12,14 @@ namespace traceprism::cli {
 // --include-unlinked and -q.
 void add_trace_options(CLI::App& command, std::string& trace, pipeline::LoadOptions& options);
 
+// The most threads or child processes --jobs may ask for.
+inline constexpr int kMaxJobs = 1024;
+// --jobs, from 0 (all cores) to kMaxJobs.
+void add_jobs_option(CLI::App& command, int& jobs, const std::string& help);
+
+// For -o of the commands that write a report folder: refuses "-" (a folder is not a stream).
+CLI::Validator output_folder_check();
+
 // Prints "error: <sentence>" on stderr.
 void print_error(const std::string& sentence);
 

@@ -1,5 +1,6 @@
 #include "plugins/op_model_runner.hpp"
 
+#include <oneapi/tbb/info.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
 
@@ -201,7 +202,10 @@ OpModelRun run_op_models(const OpModelInputs& in, const RunProducts& products) {
   // thousand distinct calls over hundreds of thousands of ops (every layer, every step), so
   // each distinct call is modelled once, for its first op, and its answer is shared. Keys are
   // made on the workers (each walks the op's subtree), then numbered in op order.
-  oneapi::tbb::task_arena arena(in.jobs > 0 ? in.jobs : oneapi::tbb::task_arena::automatic);
+  // More threads than cores gain nothing (and make oneTBB warn).
+  oneapi::tbb::task_arena arena(in.jobs > 0
+                                    ? std::min(in.jobs, oneapi::tbb::info::default_concurrency())
+                                    : oneapi::tbb::task_arena::automatic);
   constexpr std::size_t kChunk = 8192;
   std::vector<std::uint32_t> call_of(work.size());
   std::vector<std::pair<index::Row, int>> calls;  // the first op of each distinct call

@@ -1,6 +1,7 @@
 #include "schedule/analysis_graph.hpp"
 
 #include <oneapi/tbb/flow_graph.h>
+#include <oneapi/tbb/info.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
 
@@ -170,7 +171,8 @@ void run_in_children(const GraphInputs& in, plugins::RunProducts& products,
 // The analyzers in this process as a oneTBB flow graph on `threads` threads.
 void run_in_process(const GraphInputs& in, const plugins::RunProducts& products,
                     std::vector<AnalyzerSlot>& slots, int threads) {
-  oneapi::tbb::task_arena graph_arena(threads);
+  // More threads than cores gain nothing (and make oneTBB warn).
+  oneapi::tbb::task_arena graph_arena(std::min(threads, oneapi::tbb::info::default_concurrency()));
   graph_arena.execute([&] {
     flow::graph g;
     flow::broadcast_node<flow::continue_msg> start(g);
