@@ -8,6 +8,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/huge_page_malloc.hpp"
+#include "io/run_inputs.hpp"
 
 namespace {
 
@@ -33,6 +34,7 @@ int checked_stdout(int code) {
 }
 
 int run(int argc, char** argv) {
+  traceprism::io::protect_run_inputs();
   traceprism::cli::restart_with_huge_page_malloc(argv);
   CLI::App app{
       "traceprism turns PyTorch profiler (Kineto) traces into a ranked optimization report.\n"

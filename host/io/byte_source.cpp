@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "io/input_error.hpp"
+#include "io/run_inputs.hpp"
 
 namespace traceprism::io {
 
@@ -85,6 +86,7 @@ class RawFile : public RawInput {
     fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd_ < 0) throw InputError(path + ": cannot open: " + std::strerror(errno) + ".");
     if (S_ISREG(st.st_mode)) size_ = static_cast<std::uint64_t>(st.st_size);
+    remember_run_input(path);
 #ifdef POSIX_FADV_SEQUENTIAL
     ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif

@@ -11,6 +11,7 @@
 #include <system_error>
 #include <vector>
 
+#include "io/run_inputs.hpp"
 #include "io/utf8_text.hpp"
 
 namespace traceprism::io {
@@ -65,6 +66,8 @@ class ZstdEncoder : public OutputFile::Encoder {
 
 OutputFile::OutputFile(std::string path, Compression compression, int level)
     : path_(std::move(path)) {
+  if (is_run_input(path_))
+    throw output_error(path_, "it is a file this run reads; choose another output folder");
   temp_path_ = path_ + ".tmp." + std::to_string(::getpid());
   fd_ = ::open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd_ < 0) throw output_error(path_, std::strerror(errno));
@@ -106,6 +109,8 @@ void OutputFile::commit() {
     throw output_error(path_, std::strerror(errno));
   }
   fd_ = -1;
+  if (is_run_input(path_))  // it may have appeared since the file was opened
+    throw output_error(path_, "it is a file this run reads; choose another output folder");
   if (::rename(temp_path_.c_str(), path_.c_str()) != 0) {
     throw output_error(path_, std::strerror(errno));
   }

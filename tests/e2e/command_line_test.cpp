@@ -78,4 +78,24 @@ TEST_F(CommandLine, AFailedWriteToStandardOutputIsAnError) {
             std::string::npos);
 }
 
+// Defect 3: `analyze DIR/findings.json -o DIR` replaced the trace with the report; a symlink
+// named like an output did the same to the file it points to.
+TEST_F(CommandLine, NoOutputReplacesTheTraceItReads) {
+  const std::string folder = dir_.file("report");
+  std::filesystem::create_directory(folder);
+  const std::string trace_as_output = folder + "/findings.json";
+  std::filesystem::copy_file(trace_, trace_as_output);
+  const std::string original = traceprism::testing::read_file(trace_);
+  EXPECT_EQ(run("analyze -q " + shell_quote(trace_as_output) + " -o " + shell_quote(folder)), 3);
+  EXPECT_NE(output_.find("findings.json: cannot write output: it is a file this run reads"),
+            std::string::npos)
+      << output_;
+  EXPECT_EQ(traceprism::testing::read_file(trace_as_output), original);
+
+  std::filesystem::create_symlink(trace_, folder + "/analysis.md");
+  EXPECT_EQ(run("analyze -q " + shell_quote(trace_) + " -o " + shell_quote(folder)), 3);
+  EXPECT_EQ(traceprism::testing::read_file(trace_), original);
+  EXPECT_TRUE(std::filesystem::is_symlink(folder + "/analysis.md"));
+}
+
 }  // namespace
