@@ -6,6 +6,7 @@
 #include "cli/plugin_loading.hpp"
 #include "cli/trace_options.hpp"
 #include "io/input_error.hpp"
+#include "io/small_file.hpp"
 #include "platform/platform_file.hpp"
 
 namespace traceprism::cli {
@@ -55,9 +56,22 @@ void collect_analyzer_globs(const CLI::App& cmd, AnalysisOptions& o) {
   }
 }
 
+namespace {
+
+config::RunConfig load_config_file(const std::string& path) {
+  io::SmallFile file = io::read_small_file(path);
+  if (file.status == io::SmallFile::Status::kCannotOpen)
+    throw config::ConfigError(path + ": cannot open the configuration file.");
+  if (file.status == io::SmallFile::Status::kTooLarge)
+    throw config::ConfigError(io::too_large_sentence(path, "a JSON configuration file"));
+  return config::parse_config(file.text, path);
+}
+
+}  // namespace
+
 config::RunConfig effective_config(const AnalysisOptions& o) {
   config::RunConfig cfg = config::default_config();
-  if (!o.config_file.empty()) config::merge_config(cfg, config::load_config_file(o.config_file));
+  if (!o.config_file.empty()) config::merge_config(cfg, load_config_file(o.config_file));
   for (const auto& g : o.analyzer_globs) cfg.analyzer_globs.push_back(g);
   if (!o.fail_on.empty()) cfg.fail_on = o.fail_on;
   return cfg;

@@ -1,13 +1,13 @@
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
-#include <sstream>
 
 #include "cli/commands.hpp"
 #include "cli/trace_options.hpp"
 #include "comparison/report_diff.hpp"
+#include "io/input_error.hpp"
 #include "io/output_file.hpp"
+#include "io/small_file.hpp"
 #include "text/csv_parse.hpp"
 
 namespace traceprism::cli {
@@ -27,11 +27,12 @@ struct CompareReportsOptions {
 // <folder>/<sheet>.csv, as TraceLens' --output_csvs_dir and `traceprism perf-report` write them.
 comparison::SheetSource folder_sheets(const fs::path& folder) {
   return [folder](const std::string& sheet) -> std::optional<comparison::SheetFrame> {
-    std::ifstream in(folder / (sheet + ".csv"), std::ios::binary);
-    if (!in) return std::nullopt;
-    std::ostringstream text;
-    text << in.rdbuf();
-    return comparison::read_sheet_frame(text::parse_csv_sheet(text.str()));
+    const std::string path = (folder / (sheet + ".csv")).string();
+    io::SmallFile file = io::read_small_file(path, io::kMaxSheetBytes);
+    if (file.status == io::SmallFile::Status::kCannotOpen) return std::nullopt;
+    if (file.status == io::SmallFile::Status::kTooLarge)
+      throw io::InputError(io::too_large_sentence(path, "a perf report sheet", io::kMaxSheetBytes));
+    return comparison::read_sheet_frame(text::parse_csv_sheet(file.text));
   };
 }
 

@@ -1,8 +1,6 @@
 #include "config/run_config.hpp"
 
 #include <boost/json.hpp>
-#include <fstream>
-#include <sstream>
 
 namespace traceprism::config {
 namespace {
@@ -116,14 +114,6 @@ RunConfig parse_config(std::string_view text, const std::string& source) {
     }
   }
   return config;
-}
-
-RunConfig load_config_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(path + ": cannot open the configuration file.");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_config(text.str(), path);
 }
 
 RunConfig default_config() {

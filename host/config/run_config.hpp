@@ -33,8 +33,6 @@ struct RunConfig {
 RunConfig default_config();
 // Parses a config text; `source` names it in error sentences.
 RunConfig parse_config(std::string_view text, const std::string& source);
-// Reads and parses a config file.
-RunConfig load_config_file(const std::string& path);
 // `overlay` on top of `base`: globs appended, options and report settings replaced.
 void merge_config(RunConfig& base, const RunConfig& overlay);
 

@@ -1,10 +1,9 @@
 #include "pipeline/capture_sources.hpp"
 
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
 #include "io/input_error.hpp"
+#include "io/small_file.hpp"
 
 namespace traceprism::pipeline {
 
@@ -13,11 +12,12 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw io::InputError(path.string() + ": cannot be opened.");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  io::SmallFile file = io::read_small_file(path.string());
+  if (file.status == io::SmallFile::Status::kCannotOpen)
+    throw io::InputError(path.string() + ": cannot be opened.");
+  if (file.status == io::SmallFile::Status::kTooLarge)
+    throw io::InputError(io::too_large_sentence(path.string(), "a capture folder's JSON file"));
+  return std::move(file.text);
 }
 
 }  // namespace

@@ -3,12 +3,11 @@
 #include <algorithm>
 #include <boost/json.hpp>
 #include <cmath>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "config/run_config.hpp"
 #include "io/ascii_text.hpp"
+#include "io/small_file.hpp"
 
 namespace traceprism::platform {
 
@@ -189,11 +188,12 @@ PlatformSpec parse_platform(std::string_view text, const std::string& origin) {
 }
 
 PlatformSpec load_platform_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw PlatformError(path + ": cannot read the platform file.");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parse_platform(ss.str(), path);
+  io::SmallFile file = io::read_small_file(path);
+  if (file.status == io::SmallFile::Status::kCannotOpen)
+    throw PlatformError(path + ": cannot read the platform file.");
+  if (file.status == io::SmallFile::Status::kTooLarge)
+    throw PlatformError(io::too_large_sentence(path, "a JSON platform file"));
+  return parse_platform(file.text, path);
 }
 
 const std::vector<PlatformSpec>& bundled_platforms() {

@@ -4,14 +4,13 @@
 #include <boost/json.hpp>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <optional>
 #include <regex>
 #include <set>
-#include <sstream>
 #include <tuple>
 
 #include <traceprism/shape_args.hpp>
+#include "io/small_file.hpp"
 #include "text/csv_parse.hpp"
 #include "validate/findings_invariants.hpp"
 #include "validate/markdown_lines.hpp"
@@ -59,11 +58,9 @@ constexpr const char* kPlaceholders[] = {"<Brief Title>",  "<Library>", "<platfo
 constexpr double kImpactTolerance = 0.005;
 
 std::optional<std::string> read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  io::SmallFile file = io::read_small_file(p.string());
+  if (file.status != io::SmallFile::Status::kOk) return std::nullopt;
+  return std::move(file.text);
 }
 
 std::optional<double> parse_number(const std::string& s) {

@@ -98,4 +98,15 @@ TEST_F(CommandLine, NoOutputReplacesTheTraceItReads) {
   EXPECT_TRUE(std::filesystem::is_symlink(folder + "/analysis.md"));
 }
 
+// Defect 9: a configuration or report file pointed at an endless device was read forever.
+TEST_F(CommandLine, AnEndlessConfigurationFileIsRefusedWithItsName) {
+  if (!std::filesystem::exists("/dev/zero")) GTEST_SKIP() << "no /dev/zero on this system";
+  EXPECT_NE(run("analyze -q " + shell_quote(trace_) + " -o " + shell_quote(dir_.file("r")) +
+                " --config /dev/zero"),
+            0);
+  EXPECT_NE(output_.find("/dev/zero: is larger than 256 MiB; expected a JSON configuration file"),
+            std::string::npos)
+      << output_;
+}
+
 }  // namespace
