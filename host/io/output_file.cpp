@@ -1,6 +1,7 @@
 #include "io/output_file.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -68,6 +69,12 @@ OutputFile::OutputFile(std::string path, Compression compression, int level)
     : path_(std::move(path)) {
   if (is_run_input(path_))
     throw output_error(path_, "it is a file this run reads; choose another output folder");
+  // Renaming over a device, FIFO or symlink would replace it with a regular file.
+  struct stat st {};
+  if (::lstat(path_.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    throw output_error(path_,
+                       "it exists and is not a regular file (a device, FIFO, symlink or "
+                       "folder); outputs replace only regular files");
   temp_path_ = path_ + ".tmp." + std::to_string(::getpid());
   fd_ = ::open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd_ < 0) throw output_error(path_, std::strerror(errno));

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <filesystem>
 
 #include "io/byte_source.hpp"
@@ -55,4 +57,24 @@ TEST(OutputFile, UnwritableFolderIsAClearError) {
     EXPECT_NE(std::string(e.what()).find("/nonexistent-folder/x.csv: cannot write output"),
               std::string::npos);
   }
+}
+
+// Issue 19, defect 4: renaming over a FIFO, a symlink or a device replaced it with a file.
+TEST(OutputFile, OnlyARegularFileIsReplaced) {
+  traceprism::testing::TempDir dir;
+  const std::string target = dir.write("target.json", "kept");
+  ASSERT_EQ(::mkfifo(dir.file("fifo").c_str(), 0644), 0);
+  std::filesystem::create_symlink(target, dir.file("link"));
+  std::filesystem::create_directory(dir.file("folder"));
+  for (const char* name : {"fifo", "link", "folder"}) {
+    SCOPED_TRACE(name);
+    EXPECT_THROW(OutputFile(dir.file(name)), std::runtime_error);
+  }
+  EXPECT_TRUE(std::filesystem::is_fifo(dir.file("fifo")));
+  EXPECT_TRUE(std::filesystem::is_symlink(dir.file("link")));
+  EXPECT_EQ(traceprism::testing::read_file(target), "kept");
+  OutputFile regular(target);  // a regular file is replaced as before
+  regular.write("new");
+  regular.commit();
+  EXPECT_EQ(traceprism::testing::read_file(target), "new");
 }
