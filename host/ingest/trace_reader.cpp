@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <condition_variable>
 #include <deque>
 #include <exception>
@@ -128,6 +129,29 @@ std::string describe_parse_error(const boost::json::error_code& ec, std::size_t 
   return "expected valid JSON (" + ec.message() + ")";
 }
 
+// What a syntax error at `at` in `chunk` found, where the bytes tell more than "syntax error":
+// a byte order mark before the document, or a lone UTF-16 surrogate escape in a string.
+std::string describe_syntax_error(const boost::json::error_code& ec, std::string_view chunk,
+                                  std::size_t at, bool document_start, std::size_t max_depth) {
+  if (ec == boost::json::error::syntax) {
+    if (document_start && chunk.substr(at).starts_with("\xEF\xBB\xBF"))
+      return "expected JSON, found a UTF-8 byte order mark (EF BB BF) before it; save the file "
+             "without one";
+    // Boost.JSON stops just after "\\uD8xx".."\\uDFxx" when no escape of the pair follows.
+    const std::string_view before = chunk.substr(0, at);
+    if (before.size() >= 6) {
+      const std::string_view escape = before.substr(before.size() - 6);
+      const char high = static_cast<char>(std::tolower(static_cast<unsigned char>(escape[2])));
+      const char next = static_cast<char>(std::tolower(static_cast<unsigned char>(escape[3])));
+      if (escape.starts_with("\\u") && high == 'd' &&
+          std::string_view("89abcdef").find(next) != std::string_view::npos)
+        return "expected a valid string, found a lone UTF-16 surrogate escape (" +
+               std::string(escape) + " without its pair)";
+    }
+  }
+  return describe_parse_error(ec, max_depth);
+}
+
 }  // namespace
 
 TraceFile read_trace(const std::string& path, const ReadOptions& options) {
@@ -170,7 +194,8 @@ TraceFile read_trace(io::ByteSource& source, const std::string& name, const Read
       if (ec) {
         if (const DocumentError* doc = parser.handler().error())
           throw fail_at(doc->byte_offset, doc->what);
-        throw fail_at(json_offset + used, describe_parse_error(ec, options.max_depth));
+        throw fail_at(json_offset + used,
+                      describe_syntax_error(ec, chunk, used, json_offset == 0, options.max_depth));
       }
       // The document ended inside this chunk: only whitespace may follow it.
       auto rest = chunk.substr(used);

@@ -83,6 +83,20 @@ TEST_F(BadInput, NotJson) {
   expect_clean_failure(inspect(path), path, "at byte 0 of the JSON text: expected valid JSON");
 }
 
+// Issue 19, defect 11: these said only "syntax error".
+TEST_F(BadInput, AByteOrderMarkIsNamed) {
+  auto path = write("bom.json", "\xEF\xBB\xBF" + kValidTrace);
+  expect_clean_failure(inspect(path), path,
+                       "at byte 0 of the JSON text: expected JSON, found a UTF-8 byte order mark");
+}
+
+TEST_F(BadInput, ALoneSurrogateEscapeIsNamed) {
+  auto path = write("surrogate.json",
+                    R"({"traceEvents": [{"ph": "X", "name": "a\ud800", "ts": 1, "dur": 1}]})");
+  expect_clean_failure(inspect(path), path,
+                       "found a lone UTF-16 surrogate escape (\\ud800 without its pair)");
+}
+
 TEST_F(BadInput, TruncatedGzip) {
   auto full = traceprism::testing::read_file(
       compressed("t.json.gz", kValidTrace, traceprism::io::Compression::kGzip));
