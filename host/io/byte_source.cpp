@@ -189,6 +189,10 @@ class GzipSource : public ByteSource {
                          std::to_string(file_->offset()) +
                          ": expected more compressed data before the end of the file.");
       }
+      if (member_done_ && *zs_.next_in == 0) {
+        skip_zero_padding();
+        break;
+      }
       member_done_ = false;
       int rc = inflate(&zs_, Z_NO_FLUSH);
       if (rc == Z_STREAM_END) {
@@ -217,6 +221,20 @@ class GzipSource : public ByteSource {
     return n > 0;
   }
   std::uint64_t consumed() const { return file_->offset() - zs_.avail_in; }
+
+  // Zero bytes after the last member (tape and block-device padding): gzip, zcat and Python
+  // ignore them, and so does this. Anything else after the zeros is not a gzip member.
+  void skip_zero_padding() {
+    do {
+      for (; zs_.avail_in > 0; ++zs_.next_in, --zs_.avail_in) {
+        if (*zs_.next_in != 0)
+          throw InputError(file_->display() + ": corrupt gzip data near compressed byte " +
+                           std::to_string(consumed()) +
+                           ": expected only zero padding after the last member.");
+      }
+    } while (refill());
+    finished_ = true;
+  }
 
   std::unique_ptr<RawInput> file_;
   std::vector<char> in_;
@@ -284,6 +302,10 @@ std::unique_ptr<ByteSource> decode(std::unique_ptr<RawInput> file) {
   };
   if (starts_with({0x1f, 0x8b})) return std::make_unique<GzipSource>(std::move(file));
   if (starts_with({0x28, 0xb5, 0x2f, 0xfd})) return std::make_unique<ZstdSource>(std::move(file));
+  // A zstd skippable frame (magic 0x184D2A50..5F, little-endian) may open a .zst file.
+  if (head.size() == 4 && (static_cast<unsigned char>(head[0]) & 0xF0) == 0x50 &&
+      head.substr(1) == std::string_view("\x2A\x4D\x18", 3))
+    return std::make_unique<ZstdSource>(std::move(file));
   return std::make_unique<PlainSource>(std::move(file));
 }
 

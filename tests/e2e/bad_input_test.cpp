@@ -97,6 +97,26 @@ TEST_F(BadInput, ALoneSurrogateEscapeIsNamed) {
                        "found a lone UTF-16 surrogate escape (\\ud800 without its pair)");
 }
 
+// Issue 19, defect 10: valid files that gzip, zstd and Python read were refused.
+TEST_F(BadInput, GzipWithTrailingZeroPaddingIsRead) {
+  auto gz = traceprism::testing::read_file(
+      compressed("t.json.gz", kValidTrace, traceprism::io::Compression::kGzip));
+  EXPECT_EQ(inspect(write("padded.json.gz", gz + std::string(1024, '\0'))).exit_code, 0);
+  auto garbage = write("garbage.json.gz", gz + std::string(16, '\0') + "x");
+  expect_clean_failure(inspect(garbage), garbage, "expected only zero padding after the last");
+}
+
+TEST_F(BadInput, ZstdWithASkippableFrameIsRead) {
+  auto zst = traceprism::testing::read_file(
+      compressed("t.json.zst", kValidTrace, traceprism::io::Compression::kZstd));
+  const std::string skippable = std::string("\x50\x2A\x4D\x18\x04\x00\x00\x00", 8) + "abcd";
+  for (const std::string& bytes : {skippable + zst, zst + skippable}) {
+    auto r = inspect(write("skippable.json.zst", bytes));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("1 linked to a launch"), std::string::npos) << r.out;
+  }
+}
+
 TEST_F(BadInput, TruncatedGzip) {
   auto full = traceprism::testing::read_file(
       compressed("t.json.gz", kValidTrace, traceprism::io::Compression::kGzip));
