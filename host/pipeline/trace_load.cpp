@@ -64,18 +64,15 @@ merge_captures(TraceSession& session, const LoadOptions& options) {
         [&](const model::CaptureTrace& entry) { return sources.load(entry); },
         {.include_python = include_python, .only_launch_paths = only_launch_paths});
   };
-  // Sized without python frames first: they are most of a capture, and a large merge leaves
-  // them out. Otherwise they are copied (the reference's UIDs, the ops' call stacks).
-  model::CaptureMergePlan plan = make_plan(false, false);
+  // Python frames are copied (the reference's UIDs, the ops' call stacks) unless the merge is
+  // large: then it is planned again with only the events that lead to a launch call. Sized
+  // without python frames, which are most of a capture.
   constexpr std::size_t kLargeMerge = 1'000'000;  // copied events; ~90 MB of index and models
-  if (options.capture_prune_when_large && plan.copies.size() > kLargeMerge &&
-      plan.copies.size() > session.file.index.size()) {
-    const std::size_t full = plan.copies.size();
-    plan = make_plan(false, true);
-    plan.summary.full_copy_rows = full;
-  } else {
-    plan = make_plan(true, false);
-  }
+  std::size_t full = 0;
+  if (options.capture_prune_when_large) full = make_plan(false, false).copies.size();
+  const bool prune = full > kLargeMerge && full > session.file.index.size();
+  model::CaptureMergePlan plan = make_plan(!prune, prune);
+  if (prune) plan.summary.full_copy_rows = full;
   session.capture_merge = CaptureMergeOutcome{options.capture_dir, plan.summary, sources.notes()};
   if (plan.copies.empty()) return {};
   session.file.index = index::append_row_copies(std::move(session.file.index), plan.sources,

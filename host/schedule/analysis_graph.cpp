@@ -150,7 +150,8 @@ void run_in_children(const GraphInputs& in, plugins::RunProducts& products,
   // Built here once rather than in every child that asks for it.
   products.columns();
   std::vector<IsolatedTask> tasks;
-  std::vector<std::size_t> task_of(slots.size(), static_cast<std::size_t>(-1));
+  constexpr std::size_t kNotRun = static_cast<std::size_t>(-1);
+  std::vector<std::size_t> task_of(slots.size(), kNotRun);
   for (std::size_t i = 0; i < slots.size(); ++i) {
     if (!runnable(slots[i])) continue;
     task_of[i] = tasks.size();
@@ -161,9 +162,9 @@ void run_in_children(const GraphInputs& in, plugins::RunProducts& products,
          {}});
   }
   for (std::size_t i = 0; i < slots.size(); ++i) {
-    if (task_of[i] == static_cast<std::size_t>(-1)) continue;
+    if (task_of[i] == kNotRun) continue;
     for (std::size_t d : slots[i].depends_on)
-      if (task_of[d] != static_cast<std::size_t>(-1)) tasks[task_of[i]].after.push_back(task_of[d]);
+      if (task_of[d] != kNotRun) tasks[task_of[i]].after.push_back(task_of[d]);
   }
   run_isolated(tasks, threads, in.analyzer_timeout_seconds);
 }
