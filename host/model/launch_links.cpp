@@ -59,6 +59,24 @@ FlowHalves collect_flows(const index::EventIndex& index, EventKind kind, index::
   return halves;
 }
 
+// Which id groups of a KeyedRows lookup a rule has already walked, by the group's offset.
+class GroupsSeen {
+ public:
+  explicit GroupsSeen(const index::KeyedRows& lookup)
+      : base_(lookup.rows.data()), seen_(lookup.rows.size(), false) {}
+  bool first_visit(std::span<const Row> group) {
+    if (group.empty()) return false;
+    const auto offset = static_cast<std::size_t>(group.data() - base_);
+    if (seen_[offset]) return false;
+    seen_[offset] = true;
+    return true;
+  }
+
+ private:
+  const Row* base_;
+  std::vector<bool> seen_;
+};
+
 }  // namespace
 
 std::span<const Row> LaunchLinks::launched(Row runtime_row) const {
@@ -99,49 +117,54 @@ LaunchLinks LaunchLinks::build(const index::EventIndex& index) {
   if (links.flowless_ && !by_correlation) correlation_lookup = index::rows_by_correlation(index);
   const index::KeyedRows& rows_by_correlation = by_correlation ? rows_by_key : correlation_lookup;
 
-  // The names of is_graph_launch(), compared by id in this loop over every runtime call.
+  // A GPU event has one launcher: the last call in file order that links it (the reference
+  // appends it to every such call, so ids shared by many calls cost it N x M). Walking the calls
+  // backwards, each claims only GPU events no later call claimed, and each id group is walked
+  // once per rule: an earlier call of the same id and rule could only claim a subset.
+  GroupsSeen graph_seen(rows_by_key);
+  GroupsSeen flow_seen(rows_by_key);
+  GroupsSeen flowless_seen(rows_by_correlation);
+  auto claim = [&](Row r, Row g) {
+    if (links.launcher_[g] >= 0 || !index::is_gpu_kind(index.kind(g))) return;
+    links.launcher_[g] = static_cast<std::int32_t>(r);
+    links.targets_.push_back(g);
+  };
   const index::StringId cuda_graph = index.strings().find("cudaGraphLaunch");
   const index::StringId hip_graph = index.strings().find("hipGraphLaunch");
-  for (Row r : runtimes) {
+  for (auto it = runtimes.rbegin(); it != runtimes.rend(); ++it) {
+    const Row r = *it;
     const std::int64_t id = key_of(r);
     if (id == index::kNoId) continue;
     const auto first = static_cast<std::uint32_t>(links.targets_.size());
     const index::StringId name = index.name_id(r);
     if (name != index::kNoString && (name == cuda_graph || name == hip_graph)) {
       ++links.graph_launches_;
-      for (Row g : rows_by_key.find(id)) {
-        if (index::is_gpu_kind(index.kind(g))) links.targets_.push_back(g);
-      }
+      const std::span<const Row> group = rows_by_key.find(id);
+      if (!graph_seen.first_visit(group)) continue;
+      for (Row g : group) claim(r, g);
     } else if (links.flowless_) {
       if (index.correlation(r) == index::kNoId) continue;
-      for (Row g : rows_by_correlation.find(index.correlation(r))) {
-        if (index::is_gpu_kind(index.kind(g))) links.targets_.push_back(g);
-      }
+      const std::span<const Row> group = rows_by_correlation.find(index.correlation(r));
+      if (!flowless_seen.first_visit(group)) continue;
+      for (Row g : group) claim(r, g);
     } else {
       const std::int64_t end = flow_end.last(id);
       if (flow_start.last(id) < 0 || end < 0) continue;
+      const std::span<const Row> group = rows_by_key.find(id);
+      if (!flow_seen.first_visit(group)) continue;
       // The last non-flow event on the flow end's (pid, tid) with this id is the target.
-      std::int64_t target = -1;
-      for (Row candidate : rows_by_key.find(id)) {
-        if (index.pid(candidate) == index.pid(static_cast<Row>(end)) &&
-            index.tid(candidate) == index.tid(static_cast<Row>(end))) {
-          target = std::max<std::int64_t>(target, candidate);
-        }
-      }
+      const auto target = std::find_if(group.rbegin(), group.rend(), [&](Row candidate) {
+        return index.pid(candidate) == index.pid(static_cast<Row>(end)) &&
+               index.tid(candidate) == index.tid(static_cast<Row>(end));
+      });
       // Unlike the reference, insist on a GPU event: a flow whose both ends sit on the host
       // would otherwise link a call to itself.
-      if (target < 0 || target == r || !index::is_gpu_kind(index.kind(static_cast<Row>(target)))) {
-        continue;
-      }
-      links.targets_.push_back(static_cast<Row>(target));
+      if (target != group.rend()) claim(r, *target);
     }
     const auto count = static_cast<std::uint32_t>(links.targets_.size()) - first;
-    if (count == 0) continue;
-    links.ranges_.push_back({r, first, count});
-    for (std::uint32_t i = first; i < first + count; ++i) {
-      links.launcher_[links.targets_[i]] = static_cast<std::int32_t>(r);
-    }
+    if (count > 0) links.ranges_.push_back({r, first, count});
   }
+  std::reverse(links.ranges_.begin(), links.ranges_.end());
 
   for (EventKind k : {EventKind::kKernel, EventKind::kGpuMemcpy, EventKind::kGpuMemset}) {
     for (Row g : index.rows_of_kind(k)) {

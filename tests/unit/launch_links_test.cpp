@@ -76,4 +76,65 @@ TEST(LaunchLinks, ExternalIdKeyWhenLaunchesLackCorrelation) {
   EXPECT_EQ(links.launcher(1), 0);
 }
 
+// Calls that share one correlation id (merged or hand-made traces) each used to list every GPU
+// event of the id: N x M work and memory. A GPU event has one launcher, the last call.
+TEST(LaunchLinks, CallsSharingAnIdWithoutFlowsLinkTheirGpuEventsToTheLastCall) {
+  traceprism::testing::TraceText t;
+  for (int i = 0; i < 3; ++i) {
+    t.x("cuda_runtime", "cudaLaunchKernel", std::to_string(100 + 10 * i), "2",
+        R"({"correlation": 7})");
+    t.x("kernel", "k", std::to_string(105 + 10 * i), "3", R"({"correlation": 7, "stream": 7})", "0",
+        "7");
+  }
+  auto x = read(t.str());
+  auto links = LaunchLinks::build(x);
+  ASSERT_TRUE(links.flowless());
+  for (traceprism::index::Row kernel : {1u, 3u, 5u}) EXPECT_EQ(links.launcher(kernel), 4);
+  EXPECT_TRUE(links.launched(0).empty());
+  EXPECT_TRUE(links.launched(2).empty());
+  const std::vector<traceprism::index::Row> last(links.launched(4).begin(),
+                                                 links.launched(4).end());
+  EXPECT_EQ(last, (std::vector<traceprism::index::Row>{1, 3, 5}));
+  EXPECT_EQ(links.linked_count(), 3u);
+}
+
+// With flows, every call of a shared id points at the same target; it is listed once.
+TEST(LaunchLinks, CallsSharingAFlowIdListTheirTargetOnce) {
+  traceprism::testing::TraceText t;
+  for (int i = 0; i < 3; ++i) {
+    const std::string host_ts = std::to_string(100 + 10 * i);
+    const std::string gpu_ts = std::to_string(105 + 10 * i);
+    t.x("cuda_runtime", "cudaLaunchKernel", host_ts, "2", R"({"correlation": 7})");
+    t.x("kernel", "k", gpu_ts, "3", R"({"correlation": 7, "stream": 7})", "0", "7");
+    t.flow(7, host_ts, gpu_ts, 7);
+  }
+  auto x = read(t.str());
+  auto links = LaunchLinks::build(x);
+  ASSERT_FALSE(links.flowless());
+  // The reference's target: the last event of the id on the flow end's row.
+  const traceprism::index::Row target = 9;
+  EXPECT_EQ(links.launcher(target), 8);
+  EXPECT_EQ(links.launched(8).size(), 1u);
+  EXPECT_TRUE(links.launched(0).empty());
+  EXPECT_TRUE(links.launched(4).empty());
+  EXPECT_EQ(links.linked_count(), 1u);
+}
+
+// Graph launches sharing an id: the last one replays every GPU event of the id.
+TEST(LaunchLinks, GraphLaunchesSharingAnIdLinkToTheLastLaunch) {
+  traceprism::testing::TraceText t;
+  t.x("cuda_runtime", "cudaGraphLaunch", "100", "2", R"({"correlation": 9})");
+  t.x("cuda_runtime", "cudaGraphLaunch", "110", "2", R"({"correlation": 9})");
+  t.x("kernel", "a", "120", "3", R"({"correlation": 9, "stream": 7})", "0", "7");
+  t.x("kernel", "b", "125", "3", R"({"correlation": 9, "stream": 7})", "0", "7");
+  t.flow(99, "300", "300", 7);
+  auto x = read(t.str());
+  auto links = LaunchLinks::build(x);
+  EXPECT_EQ(links.graph_launches(), 2u);
+  EXPECT_TRUE(links.launched(0).empty());
+  EXPECT_EQ(links.launched(1).size(), 2u);
+  EXPECT_EQ(links.launcher(2), 1);
+  EXPECT_EQ(links.launcher(3), 1);
+}
+
 }  // namespace
