@@ -1,5 +1,7 @@
 #include "ingest/index_builder.hpp"
 
+#include "ingest/time_text.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <limits>
@@ -96,7 +98,7 @@ bool IndexBuilder::check_time(RawEvent& e, const TimeField& field, const char* k
     case State::kOutOfRange:
       skip(
           e, is_ts ? ImportIssue::kBadTimestamp : ImportIssue::kBadDuration,
-          std::string("expected \"") + key + "\" to be a number of microseconds within ±292 years");
+          std::string("expected \"") + key + "\" to be a number of microseconds within ±146 years");
       return false;
     case State::kRounded:
       note(e, ImportIssue::kSubNanosecond, key);
@@ -330,6 +332,9 @@ void IndexBuilder::add_event(RawEvent& e) {
   constexpr std::string_view kTimedPhases = "XBEiIsfC";
   if (!check_time(e, e.ts, "ts", kTimedPhases.find(e.phase) != std::string_view::npos)) return;
   if (!check_time(e, e.dur, "dur", e.phase == 'X')) return;
+  if (const std::int64_t end = e.ts.ns + e.dur.ns; end > kTimeLimitNs || end < -kTimeLimitNs) {
+    return skip(e, ImportIssue::kBadDuration, "expected \"ts\" + \"dur\" to end within ±146 years");
+  }
   if ((kind == EventKind::kFlowStart || kind == EventKind::kFlowEnd) && !e.has_flow_id) {
     return skip(e, ImportIssue::kMissingFlowId, "expected a flow event to have an \"id\"");
   }

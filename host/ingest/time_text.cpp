@@ -99,7 +99,7 @@ TimeParse microseconds_text_to_ns(std::string_view text, std::int64_t& ns) {
     if (remainder > half || (remainder == half && (sticky || (quotient & 1)))) ++quotient;
     magnitude = quotient;
   }
-  if (magnitude > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+  if (magnitude > static_cast<std::uint64_t>(kTimeLimitNs)) {
     return TimeParse::kOutOfRange;
   }
   ns = negative ? -static_cast<std::int64_t>(magnitude) : static_cast<std::int64_t>(magnitude);

@@ -1,5 +1,8 @@
 #include "ingest/top_level_metadata.hpp"
 
+#include <cmath>
+#include <utility>
+
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>
 
@@ -7,12 +10,23 @@ namespace traceprism::ingest {
 
 namespace {
 
-std::int64_t int_or(const boost::json::object& o, const char* key, std::int64_t fallback) {
+// The integer at `key`, or `fallback` when it is absent, not a number, not integral, or out of
+// Int's range (a double such as 1e36 cast to an integer would be undefined behaviour).
+template <class Int>
+Int int_or(const boost::json::object& o, const char* key, Int fallback) {
   auto it = o.find(key);
   if (it == o.end()) return fallback;
-  if (auto* i = it->value().if_int64()) return *i;
-  if (auto* u = it->value().if_uint64()) return static_cast<std::int64_t>(*u);
-  if (auto* d = it->value().if_double()) return static_cast<std::int64_t>(*d);
+  const boost::json::value& v = it->value();
+  if (const auto* i = v.if_int64()) return std::in_range<Int>(*i) ? static_cast<Int>(*i) : fallback;
+  if (const auto* u = v.if_uint64())
+    return std::in_range<Int>(*u) ? static_cast<Int>(*u) : fallback;
+  if (const auto* d = v.if_double()) {
+    // 2^63 and -2^63 are exact doubles; the range test is done in double before any cast.
+    constexpr double kLimit = 9223372036854775808.0;
+    if (!(*d >= -kLimit && *d < kLimit) || std::trunc(*d) != *d) return fallback;
+    const auto whole = static_cast<std::int64_t>(*d);
+    return std::in_range<Int>(whole) ? static_cast<Int>(whole) : fallback;
+  }
   return fallback;
 }
 
@@ -35,13 +49,13 @@ void apply_top_level_metadata(index::TraceMetadata& metadata, const std::string&
         const auto* o = entry.if_object();
         if (!o) continue;
         index::DeviceInfo d;
-        d.id = int_or(*o, "id", static_cast<std::int64_t>(metadata.devices.size()));
+        d.id = int_or<std::int64_t>(*o, "id", static_cast<std::int64_t>(metadata.devices.size()));
         d.name = string_or(*o, "name");
-        d.total_global_mem = int_or(*o, "totalGlobalMem", 0);
-        d.compute_major = static_cast<int>(int_or(*o, "computeMajor", 0));
-        d.compute_minor = static_cast<int>(int_or(*o, "computeMinor", 0));
-        d.num_sms = static_cast<int>(int_or(*o, "numSms", 0));
-        d.warp_size = static_cast<int>(int_or(*o, "warpSize", 0));
+        d.total_global_mem = int_or<std::int64_t>(*o, "totalGlobalMem", 0);
+        d.compute_major = int_or<int>(*o, "computeMajor", 0);
+        d.compute_minor = int_or<int>(*o, "computeMinor", 0);
+        d.num_sms = int_or<int>(*o, "numSms", 0);
+        d.warp_size = int_or<int>(*o, "warpSize", 0);
         metadata.devices.push_back(std::move(d));
       }
     }
@@ -52,8 +66,8 @@ void apply_top_level_metadata(index::TraceMetadata& metadata, const std::string&
       const auto& o = v.as_object();
       index::DistributedInfo info;
       info.backend = string_or(o, "backend");
-      info.rank = int_or(o, "rank", -1);
-      info.world_size = int_or(o, "world_size", -1);
+      info.rank = int_or<std::int64_t>(o, "rank", -1);
+      info.world_size = int_or<std::int64_t>(o, "world_size", -1);
       info.raw_json = distributed_info;
       metadata.distributed = std::move(info);
     }

@@ -168,15 +168,28 @@ bool parse_flag(std::string text) {
 
 // ---- the GEMM base class (spec §5) ------------------------------------------------------------
 
+// Negative or 64-bit-overflowing dims are not a real GEMM's: BadArgs, never a negative or
+// undefined figure.
+void check_gemm_dims(std::int64_t M, std::int64_t N, std::int64_t K) {
+  if (M < 0 || N < 0 || K < 0) throw BadArgs("expected non-negative GEMM dimensions");
+}
+
 double gemm_flops(std::int64_t M, std::int64_t N, std::int64_t K, bool bias) {
-  return static_cast<double>(2 * M * N * K + (bias ? M * N : 0));
+  check_gemm_dims(M, N, K);
+  const std::int64_t mn = checked_mul(M, N);
+  return static_cast<double>(checked_add(checked_mul(checked_mul(2, mn), K), bias ? mn : 0));
 }
 
 // GEMM.bytes_func: unknown (-1) when any bpe is unknown; the bias is always 1 x N (Q7).
-double gemm_bytes(std::int64_t M, std::int64_t N, std::int64_t K, bool bias, Bpe a, Bpe b,
-                  Bpe bias_bpe, Bpe out) {
+double gemm_bytes(std::int64_t M, std::int64_t N, std::int64_t K, bool bias, const Bpe& a,
+                  const Bpe& b, const Bpe& bias_bpe, const Bpe& out) {
   if (!a || !b || !bias_bpe || !out) return -1;
-  return static_cast<double>(M * K * *a + K * N * *b + M * N * *out + (bias ? N : 0) * *bias_bpe);
+  check_gemm_dims(M, N, K);
+  const std::int64_t inputs =
+      checked_add(checked_mul(checked_mul(M, K), *a), checked_mul(checked_mul(K, N), *b));
+  const std::int64_t output = checked_mul(checked_mul(M, N), *out);
+  return static_cast<double>(
+      checked_add(checked_add(inputs, output), checked_mul(bias ? N : 0, *bias_bpe)));
 }
 
 void start_gemm(OpModelResult& r) {

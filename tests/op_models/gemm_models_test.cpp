@@ -144,6 +144,20 @@ TEST(GemmModels, MmWithoutInputDimsFails) {
   EXPECT_EQ(x.r.category, "GEMM");
 }
 
+// Dims no tensor has: negative, or so large that 2·M·N·K leaves 64 bits. The model fails (the
+// op is counted as unmodelled) instead of printing negative GFLOPS or overflowing.
+TEST(GemmModels, NegativeOrOverflowingDimsFail) {
+  auto negative = run(model_mm, make("aten::mm", "[[-4,8],[8,2]]", R"(["float","float"])"));
+  EXPECT_EQ(negative.status, OpStatus::kFailed);
+  auto huge = run(model_mm, make("aten::mm", "[[4000000000,4000000000],[4000000000,2]]",
+                                 R"(["float","float"])"));
+  EXPECT_EQ(huge.status, OpStatus::kFailed);
+  auto largest = run(model_mm, make("aten::mm", "[[1048576,1048576],[1048576,1024]]",
+                                    R"(["c10::BFloat16","c10::BFloat16"])"));
+  ASSERT_EQ(largest.status, OpStatus::kOk);
+  EXPECT_EQ(largest.r.flops, 2.0 * 1048576.0 * 1024.0 * 1048576.0);
+}
+
 // M=16, K=32, N=64 fp8: FLOPs 2·16·64·32 = 65536; bytes 16·32 + 32·64 + 16·64·2 = 4608 (fp8 in,
 // 16-bit out); bias never counted for the 8-arg aten::_scaled_mm (Q5).
 TEST(GemmModels, ScaledMmFp8) {

@@ -48,4 +48,13 @@ TEST(TimeText, RejectsNonNumbersAndOverflow) {
   EXPECT_EQ(microseconds_text_to_ns("99999999999999999", ns), TimeParse::kOutOfRange);
 }
 
+// ±(2^62 - 1) ns is the limit, so that the difference of any two times fits in an int64.
+TEST(TimeText, TimesBeyondTheLimitAreOutOfRange) {
+  EXPECT_EQ(ns_of("4611686018427387.903", TimeParse::kOk), traceprism::ingest::kTimeLimitNs);
+  EXPECT_EQ(ns_of("-4611686018427387.903", TimeParse::kOk), -traceprism::ingest::kTimeLimitNs);
+  std::int64_t ns = 0;
+  EXPECT_EQ(microseconds_text_to_ns("4611686018427387.904", ns), TimeParse::kOutOfRange);
+  EXPECT_EQ(microseconds_text_to_ns("-9.2e15", ns), TimeParse::kOutOfRange);
+}
+
 }  // namespace

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
+#include "ingest/time_text.hpp"
 #include "io/input_error.hpp"
 #include "io/output_file.hpp"
 #include "model/call_tree.hpp"
@@ -157,6 +160,49 @@ TEST(TraceReader, MalformedEventsAreCountedAndSkipped) {
   EXPECT_EQ(x.rows_of_kind(EventKind::kKernel).size(),
             1u);  // negative dur kept, like the reference
   EXPECT_EQ(x.dur_ns(3), -3000);
+}
+
+// Times near ±2^63 ns used to overflow the trace's span ("time span -0.000 ms"). Each time
+// and each end now lies within ±(2^62 - 1) ns; beyond that the event is malformed.
+TEST(TraceReader, TimesWhoseDifferenceWouldOverflowAreMalformed) {
+  traceprism::testing::TraceText t;
+  t.x("cpu_op", "earliest", "-4611686018427387.903", "0");
+  t.x("cpu_op", "latest", "4611686018427387.000", "0.903");
+  t.x("cpu_op", "ts_beyond", "9.2e15", "0");
+  t.x("cpu_op", "end_beyond", "4611686018427387", "1");
+  t.x("cpu_op", "dur_beyond", "0", "-9.2e15");
+  traceprism::testing::TempDir dir;
+  const auto& x = read_trace(dir.write("t.json", t.str())).index;
+  const auto& s = x.stats();
+  EXPECT_EQ(s.count(ImportIssue::kBadTimestamp), 1u);
+  EXPECT_EQ(s.count(ImportIssue::kBadDuration), 2u);
+  EXPECT_EQ(s.examples(ImportIssue::kBadDuration).front().detail,
+            "expected \"ts\" + \"dur\" to end within ±146 years");
+  EXPECT_EQ(x.rows_of_kind(EventKind::kCpuOp).size(), 2u);
+  EXPECT_EQ(x.first_ts_ns(), -traceprism::ingest::kTimeLimitNs);
+  EXPECT_EQ(x.last_end_ns(), traceprism::ingest::kTimeLimitNs);
+  EXPECT_EQ(x.last_end_ns() - x.first_ts_ns(), std::numeric_limits<std::int64_t>::max() - 1);
+}
+
+// A device property that is not an integer of its field's range is ignored, never cast.
+TEST(TraceReader, OutOfRangeDevicePropertiesFallBackToTheirDefaults) {
+  traceprism::testing::TraceText t;
+  t.x("cpu_op", "op", "1", "2");
+  traceprism::testing::TempDir dir;
+  const auto file = read_trace(dir.write(
+      "t.json",
+      t.str(
+          R"("deviceProperties": [{"id": 1e36, "numSms": 1e10, "warpSize": 64.0, "computeMajor": 9.5, "totalGlobalMem": 18446744073709551615}], "distributedInfo": {"rank": -1e300, "world_size": 8})")));
+  const auto& devices = file.index.metadata().devices;
+  ASSERT_EQ(devices.size(), 1u);
+  EXPECT_EQ(devices[0].id, 0);  // the entry's position, as when "id" is absent
+  EXPECT_EQ(devices[0].num_sms, 0);
+  EXPECT_EQ(devices[0].warp_size, 64);
+  EXPECT_EQ(devices[0].compute_major, 0);
+  EXPECT_EQ(devices[0].total_global_mem, 0);
+  ASSERT_TRUE(file.index.metadata().distributed.has_value());
+  EXPECT_EQ(file.index.metadata().distributed->rank, -1);
+  EXPECT_EQ(file.index.metadata().distributed->world_size, 8);
 }
 
 TEST(TraceReader, StrictModeStopsAtTheFirstMalformedEvent) {

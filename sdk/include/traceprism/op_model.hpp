@@ -382,9 +382,22 @@ inline std::string stride_or_none(const OpCall& call, std::size_t i) {
 
 }  // namespace py
 
+// a * b and a + b; BadArgs where Python's exact integers would leave 64 bits (such dims are
+// not a real tensor's, and the C++ result would be undefined).
+inline std::int64_t checked_mul(std::int64_t a, std::int64_t b) {
+  std::int64_t out = 0;
+  if (__builtin_mul_overflow(a, b, &out)) throw BadArgs("a size overflows a 64-bit integer");
+  return out;
+}
+inline std::int64_t checked_add(std::int64_t a, std::int64_t b) {
+  std::int64_t out = 0;
+  if (__builtin_add_overflow(a, b, &out)) throw BadArgs("a size overflows a 64-bit integer");
+  return out;
+}
+
 inline std::int64_t numel(const std::vector<std::int64_t>& shape) {
   std::int64_t n = 1;
-  for (auto d : shape) n *= d;
+  for (auto d : shape) n = checked_mul(n, d);
   return n;
 }
 
