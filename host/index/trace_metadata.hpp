@@ -49,6 +49,7 @@ struct TraceMetadata {
   std::map<std::pair<IdRef, IdRef>, std::string> thread_names;
   std::map<std::pair<IdRef, IdRef>, std::int64_t> thread_sort_indices;
   bool bare_event_array = false;  // the document was a JSON array, not {"traceEvents": ...}
+  int trace_events_arrays = 0;    // top-level "traceEvents" keys; more than one is concatenated
   bool legacy_format = false;     // PyTorch <= 1.9 vocabulary was normalized
 };
 

@@ -94,6 +94,7 @@ bool KinetoHandler::begin_container(bool is_object, error_code& ec) {
         if (is_object)
           return fail(ec, "expected \"traceEvents\" to be an array of events, got an object");
         saw_trace_events_ = true;
+        ++builder_.metadata().trace_events_arrays;
         stack_.push_back({Slot::kEvents});
       } else if (field == Field::kDeviceProperties || field == Field::kDistributedInfo) {
         std::string* target = capture_target(field);

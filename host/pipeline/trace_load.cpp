@@ -80,6 +80,18 @@ merge_captures(TraceSession& session, const LoadOptions& options) {
   return {std::make_shared<const model::Grafts>(std::move(plan.grafts)), std::move(plan.relinks)};
 }
 
+// What the reader accepted but a user should know: JSON with duplicate keys is legal, and
+// Python's json keeps only the last "traceEvents", where we keep the events of every one.
+void warn_about_the_document(const ingest::TraceFile& file) {
+  const int arrays = file.index.metadata().trace_events_arrays;
+  if (arrays > 1) {
+    std::fprintf(stderr,
+                 "warning: %s: the document has %d top-level \"traceEvents\" arrays; their "
+                 "events were read as one list, in file order.\n",
+                 file.path.c_str(), arrays);
+  }
+}
+
 }  // namespace
 
 TraceSession load_trace(const std::string& path, const LoadOptions& options) {
@@ -92,6 +104,7 @@ TraceSession load_trace(const std::string& path, const LoadOptions& options) {
     read.progress = [&](std::uint64_t done, std::uint64_t total) { progress.update(done, total); };
     session.file = ingest::read_trace(path, read);
   }
+  warn_about_the_document(session.file);
   session.read_seconds = seconds_since(start);
   start = std::chrono::steady_clock::now();
   std::shared_ptr<const model::Grafts> grafts;

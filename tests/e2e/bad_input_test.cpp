@@ -151,6 +151,25 @@ TEST_F(BadInput, TraceEventsNotAnArray) {
                        "expected \"traceEvents\" to be an array of events, got a number");
 }
 
+// Duplicate keys are legal JSON; Python keeps the last "traceEvents", we keep all: say so.
+TEST_F(BadInput, TwoTraceEventsArraysAreReadWithAWarning) {
+  std::string text = kValidTrace;
+  text.insert(
+      1,
+      R"("traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "first", "pid": 1, "tid": 1, "ts": 1, "dur": 1}], )");
+  auto path = write("two_arrays.json", text);
+  auto r = inspect(path);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("warning: " + path +
+                       ": the document has 2 top-level \"traceEvents\" "
+                       "arrays; their events were read as one list, in file order."),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.out.find("events      6"), std::string::npos) << r.out;
+  auto one = inspect(write("one_array.json", kValidTrace));
+  EXPECT_EQ(one.err.find("traceEvents"), std::string::npos) << one.err;
+}
+
 TEST_F(BadInput, TimestampAsStringIsSkippedOrFatalWhenStrict) {
   std::string text = kValidTrace;
   text.replace(text.find("\"ts\": 1000.5"), 12, "\"ts\": \"1000.5\"");
