@@ -6,6 +6,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 
 #include "cli/analysis_options.hpp"
@@ -14,6 +15,7 @@
 #include "cli/plugin_loading.hpp"
 #include "cli/trace_options.hpp"
 #include "config/run_config.hpp"
+#include "io/folder_replacement.hpp"
 #include "perf_report/gpu_timeline_sheet.hpp"
 #include "pipeline/analysis_pipeline.hpp"
 #include "report/report_writers.hpp"
@@ -95,6 +97,16 @@ int run_analyze(const AnalyzeOptions& o) {
     print_error("--capture-dir needs --mode inference (the capture merge is inference mode's).");
     return kExitUsage;
   }
+  // The output folder first: a folder in use or holding other files should not cost the
+  // minute a big trace takes to read.
+  const std::string dir = o.output_dir.empty() ? default_output_dir(o.trace) : o.output_dir;
+  std::optional<io::FolderReplacement> output;
+  try {
+    output.emplace(dir, report::is_analysis_report_file);
+  } catch (const std::exception& e) {
+    print_error(e.what());
+    return kExitOutput;
+  }
   pipeline::PipelineOptions p = pipeline_options(a, registry, cfg);
   p.trace_path = o.trace;
   // A long decode trace replays its graph thousands of times.
@@ -107,10 +119,10 @@ int run_analyze(const AnalyzeOptions& o) {
     return code;
   const pipeline::AnalysisReport& r = run->report;
 
-  const std::string dir = o.output_dir.empty() ? default_output_dir(o.trace) : o.output_dir;
   const auto write_start = std::chrono::steady_clock::now();
   try {
-    report::write_report_folder(dir, r);
+    report::write_report_folder(output->staging().string(), r);
+    output->commit();
   } catch (const std::exception& e) {
     print_error(e.what());
     return kExitOutput;

@@ -3,12 +3,14 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "cli/analysis_options.hpp"
 #include "cli/commands.hpp"
 #include "cli/platform_options.hpp"
 #include "cli/plugin_loading.hpp"
 #include "cli/trace_options.hpp"
+#include "io/folder_replacement.hpp"
 #include "pipeline/comparison_pipeline.hpp"
 #include "report/comparison_writers.hpp"
 
@@ -60,6 +62,13 @@ int run_compare(const CompareOptions& o) {
   load_plugins(registry, a.plugin_dirs);
   if (int code = check_loaded_plugins(registry, a); code != kExitOk) return code;
 
+  std::optional<io::FolderReplacement> output;
+  try {
+    output.emplace(o.output_dir, report::is_comparison_report_file);
+  } catch (const std::exception& e) {
+    print_error(e.what());
+    return kExitOutput;
+  }
   const auto start = std::chrono::steady_clock::now();
   const pipeline::ComparisonOptions c = comparison_options(o, pipeline_options(a, registry, cfg));
   std::unique_ptr<pipeline::ComparisonRun> run;
@@ -67,7 +76,8 @@ int run_compare(const CompareOptions& o) {
     return code;
   const pipeline::ComparativeReport& r = run->report;
   try {
-    report::write_comparison_folder(o.output_dir, r);
+    report::write_comparison_folder(output->staging().string(), r);
+    output->commit();
   } catch (const std::exception& e) {
     print_error(e.what());
     return kExitOutput;

@@ -9,6 +9,7 @@
 #include "cli/commands.hpp"
 #include "cli/huge_page_malloc.hpp"
 #include "io/run_inputs.hpp"
+#include "io/signal_cleanup.hpp"
 
 namespace {
 
@@ -35,6 +36,7 @@ int checked_stdout(int code) {
 
 int run(int argc, char** argv) {
   traceprism::io::protect_run_inputs();
+  traceprism::io::remove_temporaries_on_signals();
   traceprism::cli::restart_with_huge_page_malloc(argv);
   CLI::App app{
       "traceprism turns PyTorch profiler (Kineto) traces into a ranked optimization report.\n"

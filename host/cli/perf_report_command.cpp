@@ -1,16 +1,19 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "cli/commands.hpp"
 #include "cli/platform_options.hpp"
 #include "cli/plugin_loading.hpp"
 #include "cli/trace_options.hpp"
 #include "config/run_config.hpp"
+#include "io/folder_replacement.hpp"
 #include "io/input_error.hpp"
 #include "io/output_file.hpp"
 #include "perf_report/perf_report.hpp"
 #include "pipeline/analysis_pipeline.hpp"
+#include "report/report_writers.hpp"
 #include "report/sheet_csv.hpp"
 
 namespace traceprism::cli {
@@ -28,8 +31,9 @@ struct PerfReportCommandOptions {
 
 int run_perf_report(const PerfReportCommandOptions& o) {
   // The output folder first: a bad -o should not cost the minute a big trace takes to read.
+  std::optional<io::FolderReplacement> output;
   try {
-    io::create_output_folder(o.output_dir);
+    output.emplace(o.output_dir, report::is_perf_sheets_file);
   } catch (const std::exception& e) {
     print_error(e.what());
     return kExitOutput;
@@ -70,7 +74,8 @@ int run_perf_report(const PerfReportCommandOptions& o) {
   const std::vector<perf_report::PerfSheet>& sheets = run->report.perf_sheets;
 
   try {
-    report::write_perf_sheets(o.output_dir, sheets);
+    report::write_perf_sheets(output->staging(), sheets);
+    output->commit();
   } catch (const std::exception& e) {
     print_error(e.what());
     return kExitOutput;

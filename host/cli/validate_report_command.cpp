@@ -45,6 +45,8 @@ void add_validate_report_command(CLI::App& app) {
       "    Args cell equal to a rendering of perf_report_csvs/unified_perf_summary.csv\n"
       "  - fusion Impact lines `impact_score: X (perf-model coverage M/N kernels)`\n"
       "  - every image the report shows exists in DIR\n"
+      "  - every file of DIR comes from one run: report_manifest.json lists each with its\n"
+      "    size and CRC-32, and no other file is there\n"
       "A comparative report (`# ... - Comparative Analysis: P1 vs P2`, from compare) is checked\n"
       "with its own layout: 4-cell Executive Summary rows whose Difference is Trace 2 - Trace 1,\n"
       "fusion Impact lines without the coverage, Args from perf_report_trace1_csvs/, and\n"

@@ -78,6 +78,7 @@ OutputFile::OutputFile(std::string path, Compression compression, int level)
   temp_path_ = path_ + ".tmp." + std::to_string(::getpid());
   fd_ = ::open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd_ < 0) throw output_error(path_, std::strerror(errno));
+  temp_cleanup_ = SignalCleanup(temp_path_, false);
   if (compression == Compression::kGzip) encoder_ = std::make_unique<GzipEncoder>(level);
   if (compression == Compression::kZstd) encoder_ = std::make_unique<ZstdEncoder>(level);
 }
@@ -122,6 +123,7 @@ void OutputFile::commit() {
     throw output_error(path_, std::strerror(errno));
   }
   committed_ = true;
+  temp_cleanup_.release();
 }
 
 void GzipEncoder::write(const char* data, std::size_t size, bool finish, OutputFile& out) {

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "io/byte_source.hpp"
+#include "io/signal_cleanup.hpp"
 
 namespace traceprism::io {
 
@@ -38,6 +39,7 @@ class OutputFile {
   bool committed_ = false;
   std::uint64_t bytes_written_ = 0;
   std::unique_ptr<Encoder> encoder_;
+  SignalCleanup temp_cleanup_;
 };
 
 // Atomically replaces `path` with the text `contents`, written as valid UTF-8: any invalid

@@ -62,4 +62,14 @@ void write_comparison_folder(const std::string& dir, const ComparativeReport& c)
   io::write_text_file_atomically((root / "analysis.md").string(), comparative_markdown(c));
 }
 
+bool is_comparison_report_file(const std::string& relative_path) {
+  for (const char* name : {"kernel_diff.csv", "time_breakdown.csv", "findings.json",
+                           "model_info.json", kBreakdownChartFile, "analysis.md"})
+    if (relative_path == name) return true;
+  for (const char* folder :
+       {"perf_report_trace1_csvs", "perf_report_trace2_csvs", "report_diff_csvs"})
+    if (is_csv_in(relative_path, folder)) return true;
+  return false;
+}
+
 }  // namespace traceprism::report

@@ -30,4 +30,7 @@ std::string time_breakdown_csv(const ComparativeReport& report);
 // `dir`, each file atomically. Throws std::runtime_error with one sentence on failure.
 void write_comparison_folder(const std::string& dir, const ComparativeReport& report);
 
+// Whether a compare folder of an earlier version (no manifest) holds `relative_path`.
+bool is_comparison_report_file(const std::string& relative_path);
+
 }  // namespace traceprism::report

@@ -19,4 +19,20 @@ void write_report_folder(const std::string& dir, const AnalysisReport& r) {
   io::write_text_file_atomically((fs::path(dir) / "analysis.md").string(), analysis_markdown(r));
 }
 
+bool is_csv_in(const std::string& relative_path, const std::string& folder) {
+  const std::string prefix = folder.empty() ? "" : folder + "/";
+  return relative_path.starts_with(prefix) && relative_path.ends_with(".csv") &&
+         relative_path.find('/', prefix.size()) == std::string::npos;
+}
+
+bool is_analysis_report_file(const std::string& relative_path) {
+  for (const char* name : {"findings.json", "model_info.json", "analysis.md", kBreakdownChartFile})
+    if (relative_path == name) return true;
+  return is_csv_in(relative_path, "perf_report_csvs");
+}
+
+bool is_perf_sheets_file(const std::string& relative_path) {
+  return is_csv_in(relative_path, "");
+}
+
 }  // namespace traceprism::report

@@ -38,4 +38,11 @@ std::string perf_breakdown_svg(const AnalysisReport& report);
 // Throws std::runtime_error with one sentence when the folder or a file cannot be written.
 void write_report_folder(const std::string& dir, const AnalysisReport& report);
 
+// Whether an analyze (or perf-report) folder of an earlier version, one without a manifest,
+// holds `relative_path` ("analysis.md", "perf_report_csvs/GEMM.csv"): io::KnownReportFile.
+bool is_analysis_report_file(const std::string& relative_path);
+bool is_perf_sheets_file(const std::string& relative_path);
+// A "*.csv" directly in `folder` ("" for the top level).
+bool is_csv_in(const std::string& relative_path, const std::string& folder);
+
 }  // namespace traceprism::report

@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include <traceprism/shape_args.hpp>
+#include "io/report_manifest.hpp"
 #include "io/small_file.hpp"
 #include "text/csv_parse.hpp"
 #include "validate/findings_invariants.hpp"
@@ -122,6 +123,7 @@ class Validator {
     check_against_findings();
     check_images();
     if (comparative_) check_comparison_files();
+    check_manifest();
     // analysis.md first, then the other files; each in line order.
     std::stable_sort(problems_.begin(), problems_.end(), [](const auto& a, const auto& b) {
       return std::make_tuple(a.file != kReport, a.file, a.line) <
@@ -639,6 +641,13 @@ class Validator {
   }
 
   // ---- Linked files ----
+
+  // Files of several runs in one folder (a run of an earlier version killed mid-write, files
+  // copied in by hand): the manifest lists what the run that wrote analysis.md wrote.
+  void check_manifest() {
+    for (const io::ManifestProblem& p : io::check_report_manifest(dir_))
+      file_problem(p.file, p.message);
+  }
 
   void check_images() {
     static const std::regex kImage(R"(!\[[^\]]*\]\(([^)\s]+)\))");

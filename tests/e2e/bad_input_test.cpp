@@ -307,7 +307,11 @@ TEST(Cli, PerfReportIntoAFileIsAnOutputError) {
   auto blocker = dir.write("not_a_folder", "x");
   auto r = run_cli("perf-report -q " + quote(path) + " -o " + quote(blocker));
   EXPECT_EQ(r.exit_code, 3);
-  EXPECT_EQ(r.err.rfind("error: " + blocker + ": cannot create the output folder", 0), 0u) << r.err;
+  EXPECT_EQ(
+      r.err.rfind("error: " + blocker + ": cannot write the report: it exists and is not a folder",
+                  0),
+      0u)
+      << r.err;
   EXPECT_EQ(traceprism::testing::read_file(blocker), "x");  // nothing overwritten
 }
 

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <string>
 
+#include "io/report_manifest.hpp"
 #include "report/report_writers.hpp"
 #include "support/csv_rows.hpp"
 #include "support/temp_dir.hpp"
@@ -259,6 +260,7 @@ TEST(AnalysisMarkdown, WrittenFolderPassesTheValidator) {
   dir.write("findings.json", kSampleFindings);
   dir.write(kBreakdownChartFile, perf_breakdown_svg(r));
   dir.write("analysis.md", analysis_markdown(r));
+  io::write_report_manifest(dir.path());
   std::string problems;
   for (const auto& p : validate::validate_report(dir.path())) problems += p.to_string() + "\n";
   EXPECT_EQ(problems, "");

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <string>
 
+#include "io/report_manifest.hpp"
 #include "support/temp_dir.hpp"
 #include "validate/report_validator.hpp"
 
@@ -186,6 +187,7 @@ class ReportValidator : public ::testing::Test {
 
   std::vector<std::string> problems_of(const std::string& text) {
     dir_.write("analysis.md", text);
+    traceprism::io::write_report_manifest(dir_.path());
     std::vector<std::string> out;
     for (const auto& p : validate_report(dir_.path())) out.push_back(p.to_string());
     return out;
@@ -218,6 +220,22 @@ TEST_F(ReportValidator, MissingOrShortReport) {
   ASSERT_EQ(p.size(), 1u);
   EXPECT_EQ(p[0].to_string().rfind("analysis.md:0: missing", 0), 0u) << p[0].to_string();
   EXPECT_PROBLEM(problems_of("# Short\n"), "shorter than 100 characters");
+}
+
+// A folder whose files come from different runs: each file differs from, or is missing in,
+// the manifest the run that wrote analysis.md left.
+TEST_F(ReportValidator, FilesFromAnotherRunDifferFromTheManifest) {
+  ASSERT_EQ(joined(problems_of(kValidReport)), "");
+  dir_.write("findings.json", R"({"findings": []})");
+  dir_.write("perf_report_csvs/GEMM.csv", "name\n");
+  std::vector<std::string> problems;
+  for (const auto& p : validate_report(dir_.path())) problems.push_back(p.to_string());
+  EXPECT_PROBLEM(problems, "findings.json:0: differs from the manifest");
+  EXPECT_PROBLEM(problems, "perf_report_csvs/GEMM.csv:0: not listed in the manifest");
+  std::filesystem::remove(dir_.path() / "report_manifest.json");
+  problems.clear();
+  for (const auto& p : validate_report(dir_.path())) problems.push_back(p.to_string());
+  EXPECT_PROBLEM(problems, "report_manifest.json:0: missing or unreadable");
 }
 
 TEST_F(ReportValidator, HeadersPresentAndInOrder) {
