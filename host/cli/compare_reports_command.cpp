@@ -5,9 +5,11 @@
 #include "cli/commands.hpp"
 #include "cli/trace_options.hpp"
 #include "comparison/report_diff.hpp"
+#include "io/folder_replacement.hpp"
 #include "io/input_error.hpp"
 #include "io/output_file.hpp"
 #include "io/small_file.hpp"
+#include "report/report_writers.hpp"
 #include "text/csv_parse.hpp"
 
 namespace traceprism::cli {
@@ -83,12 +85,14 @@ int run_compare_reports(const CompareReportsOptions& o) {
   }
   for (const std::string& note : diff.skipped) std::cerr << "note: " << note << "\n";
   try {
-    fs::create_directories(o.output_dir);
+    // A folder of CSV sheets, like perf-report's; it may not hold a report being compared.
+    io::FolderReplacement output(o.output_dir, report::is_perf_sheets_file);
     for (const comparison::DiffSheet& sheet : diff.sheets)
-      io::write_text_file_atomically((fs::path(o.output_dir) / (sheet.name + ".csv")).string(),
+      io::write_text_file_atomically((output.staging() / (sheet.name + ".csv")).string(),
                                      comparison::write_sheet_frame(sheet.frame).to_csv());
+    output.commit();
   } catch (const std::exception& e) {
-    print_error(o.output_dir + ": " + e.what());
+    print_error(e.what());
     return kExitOutput;
   }
   if (!o.quiet)

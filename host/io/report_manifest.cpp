@@ -62,7 +62,8 @@ std::vector<std::string> files_under(const fs::path& dir) {
 }
 
 std::optional<std::map<std::string, FileDigest>> read_manifest(const fs::path& dir) {
-  const SmallFile file = read_small_file((dir / kReportManifestFile).string());
+  const SmallFile file = read_small_file((dir / kReportManifestFile).string(), kMaxSmallFileBytes,
+                                         SmallFileRole::kOwnOutput);
   if (file.status != SmallFile::Status::kOk) return std::nullopt;
   boost::json::error_code ec;
   const boost::json::value v = boost::json::parse(file.text, ec);

@@ -2,15 +2,18 @@
 
 #include <fstream>
 
+#include "io/run_inputs.hpp"
+
 namespace traceprism::io {
 
-SmallFile read_small_file(const std::string& path, std::uint64_t max_bytes) {
+SmallFile read_small_file(const std::string& path, std::uint64_t max_bytes, SmallFileRole role) {
   SmallFile file;
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     file.status = SmallFile::Status::kCannotOpen;
     return file;
   }
+  if (role == SmallFileRole::kRunInput) remember_run_input(path);
   char buffer[1 << 16];
   while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
     file.text.append(buffer, static_cast<std::size_t>(in.gcount()));

@@ -17,7 +17,12 @@ struct SmallFile {
   std::string text;  // the whole file when kOk
 };
 
-SmallFile read_small_file(const std::string& path, std::uint64_t max_bytes = kMaxSmallFileBytes);
+// What the file is to this run: an input, which no output may then replace (io/run_inputs.hpp),
+// or one of the run's own outputs read back (a previous report's manifest).
+enum class SmallFileRole { kRunInput, kOwnOutput };
+
+SmallFile read_small_file(const std::string& path, std::uint64_t max_bytes = kMaxSmallFileBytes,
+                          SmallFileRole role = SmallFileRole::kRunInput);
 
 // "<path>: is larger than <N> MiB; expected <expected>."
 std::string too_large_sentence(const std::string& path, const std::string& expected,
