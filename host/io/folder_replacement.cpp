@@ -101,7 +101,7 @@ void pause_for_tests() {
 
 }  // namespace
 
-FolderReplacement::FolderReplacement(fs::path target, KnownReportFile known)
+FolderReplacement::FolderReplacement(const fs::path& target, KnownReportFile known)
     : target_(normalized_target(target)), known_(std::move(known)) {
   const fs::path parent = target_.parent_path();
   const std::string name = target_.filename().string();

@@ -22,7 +22,7 @@ class FolderReplacement {
   // Takes the lock, removes what killed runs left beside the target, checks that the target is
   // absent, empty or a report (its manifest lists its files, or `known` accepts them all) and
   // creates the staging folder. Throws std::runtime_error with one sentence when it cannot.
-  FolderReplacement(std::filesystem::path target, KnownReportFile known);
+  FolderReplacement(const std::filesystem::path& target, KnownReportFile known);
   // Uncommitted: removes the staging folder. Always releases the lock.
   ~FolderReplacement();
   FolderReplacement(const FolderReplacement&) = delete;
