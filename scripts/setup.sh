@@ -33,7 +33,7 @@ if [ ${#packages[@]} -eq 0 ]; then
   packages=(
     build-essential cmake ninja-build pkg-config
     libboost1.81-dev libboost-json1.81-dev
-    libtbb-dev libzstd-dev zlib1g-dev
+    libtbb-dev libzstd-dev zlib1g-dev libisal-dev
     libspdlog-dev libgtest-dev libcli11-dev
     zstd gzip time
   )

@@ -6,6 +6,10 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#ifdef TRACEPRISM_HAVE_ISAL
+#include <isa-l/igzip_lib.h>
+#endif
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -165,22 +169,124 @@ class PlainSource : public ByteSource {
   std::unique_ptr<RawInput> file_;
 };
 
-class GzipSource : public ByteSource {
+// Inflates gzip members from a window of compressed bytes; one implementation per library.
+class Inflater {
  public:
-  explicit GzipSource(std::unique_ptr<RawInput> file)
-      : file_(std::move(file)), in_(kCompressedChunk) {
+  struct Step {
+    std::size_t consumed = 0;
+    std::size_t produced = 0;
+    bool member_end = false;  // the member's trailer was read and checked
+  };
+  virtual ~Inflater() = default;
+  // Throws CorruptGzip with the library's reason when the data is not valid gzip.
+  virtual Step inflate(const unsigned char* in, std::size_t in_size, char* out,
+                       std::size_t out_size) = 0;
+  // Starts the next member of a multi-member file.
+  virtual void next_member() = 0;
+};
+
+struct CorruptGzip {
+  std::string reason;
+};
+
+// zlib buffer sizes are 32-bit.
+constexpr std::size_t kMaxStep = std::size_t{1} << 30;
+
+class ZlibInflater : public Inflater {
+ public:
+  ZlibInflater() {
     std::memset(&zs_, 0, sizeof zs_);
-    if (inflateInit2(&zs_, 16 + MAX_WBITS) != Z_OK) {
-      throw InputError(file_->display() + ": cannot initialise the gzip decoder.");
+    if (inflateInit2(&zs_, 16 + MAX_WBITS) != Z_OK) throw CorruptGzip{"cannot initialise zlib"};
+  }
+  ~ZlibInflater() override { inflateEnd(&zs_); }
+  Step inflate(const unsigned char* in, std::size_t in_size, char* out,
+               std::size_t out_size) override {
+    zs_.next_in = const_cast<Bytef*>(in);
+    zs_.avail_in = static_cast<uInt>(std::min(in_size, kMaxStep));
+    zs_.next_out = reinterpret_cast<Bytef*>(out);
+    zs_.avail_out = static_cast<uInt>(std::min(out_size, kMaxStep));
+    const uInt in_before = zs_.avail_in, out_before = zs_.avail_out;
+    const int rc = ::inflate(&zs_, Z_NO_FLUSH);
+    if (rc != Z_OK && rc != Z_BUF_ERROR && rc != Z_STREAM_END)
+      throw CorruptGzip{zs_.msg ? zs_.msg : "inflate failed"};
+    return {in_before - zs_.avail_in, out_before - zs_.avail_out, rc == Z_STREAM_END};
+  }
+  void next_member() override { inflateReset(&zs_); }
+
+ private:
+  z_stream zs_;
+};
+
+#ifdef TRACEPRISM_HAVE_ISAL
+// ISA-L's inflate: about ten times zlib's speed on Kineto JSON, the same bytes out.
+class IsalInflater : public Inflater {
+ public:
+  IsalInflater() { next_member(); }
+  Step inflate(const unsigned char* in, std::size_t in_size, char* out,
+               std::size_t out_size) override {
+    state_.next_in = const_cast<std::uint8_t*>(in);
+    state_.avail_in = static_cast<std::uint32_t>(std::min(in_size, kMaxStep));
+    state_.next_out = reinterpret_cast<std::uint8_t*>(out);
+    state_.avail_out = static_cast<std::uint32_t>(std::min(out_size, kMaxStep));
+    const std::uint32_t in_before = state_.avail_in, out_before = state_.avail_out;
+    const int rc = isal_inflate(&state_);
+    if (rc < 0) throw CorruptGzip{reason(rc)};
+    return {in_before - state_.avail_in, out_before - state_.avail_out,
+            state_.block_state == ISAL_BLOCK_FINISH};
+  }
+  void next_member() override {
+    isal_inflate_init(&state_);
+    state_.crc_flag = ISAL_GZIP;  // parse the header, check the CRC-32 and size of the trailer
+  }
+
+ private:
+  static const char* reason(int rc) {
+    switch (rc) {
+      case ISAL_INVALID_BLOCK:
+        return "invalid deflate block";
+      case ISAL_INVALID_SYMBOL:
+        return "invalid deflate symbol";
+      case ISAL_INVALID_LOOKBACK:
+        return "invalid distance too far back";
+      case ISAL_INVALID_WRAPPER:
+        return "invalid gzip header";
+      case ISAL_UNSUPPORTED_METHOD:
+        return "unknown compression method";
+      case ISAL_INCORRECT_CHECKSUM:
+        return "incorrect data check";
+      default:
+        return "inflate failed";
     }
   }
-  ~GzipSource() override { inflateEnd(&zs_); }
+  inflate_state state_{};
+};
+#endif
+
+std::unique_ptr<Inflater> make_inflater(GzipDecoder decoder) {
+#ifdef TRACEPRISM_HAVE_ISAL
+  if (decoder == GzipDecoder::kFastest) return std::make_unique<IsalInflater>();
+#else
+  (void)decoder;
+#endif
+  return std::make_unique<ZlibInflater>();
+}
+
+class GzipSource : public ByteSource {
+ public:
+  GzipSource(std::unique_ptr<RawInput> file, GzipDecoder decoder)
+      : file_(std::move(file)), in_(kCompressedChunk) {
+    try {
+      inflater_ = make_inflater(decoder);
+    } catch (const CorruptGzip& e) {
+      throw InputError(file_->display() + ": cannot initialise the gzip decoder (" + e.reason +
+                       ").");
+    }
+  }
 
   std::size_t read(char* dst, std::size_t capacity) override {
-    zs_.next_out = reinterpret_cast<Bytef*>(dst);
-    zs_.avail_out = static_cast<uInt>(std::min<std::size_t>(capacity, 1u << 30));
-    while (zs_.avail_out > 0 && !finished_) {
-      if (zs_.avail_in == 0 && !refill()) {
+    std::size_t produced = 0;
+    while (produced < capacity && !finished_) {
+      if (in_pos_ == in_size_ && !refill()) {
         if (member_done_) {
           finished_ = true;
           break;
@@ -189,25 +295,26 @@ class GzipSource : public ByteSource {
                          std::to_string(file_->offset()) +
                          ": expected more compressed data before the end of the file.");
       }
-      if (member_done_ && *zs_.next_in == 0) {
+      if (member_done_ && in_[in_pos_] == 0) {
         skip_zero_padding();
         break;
       }
+      // A .gz file may hold several concatenated members; continue with the next one.
+      if (member_done_) inflater_->next_member();
       member_done_ = false;
-      int rc = inflate(&zs_, Z_NO_FLUSH);
-      if (rc == Z_STREAM_END) {
-        // A .gz file may hold several concatenated members; continue with the next one.
-        member_done_ = true;
-        inflateReset(&zs_);
-        continue;
-      }
-      if (rc != Z_OK && rc != Z_BUF_ERROR) {
+      Inflater::Step step;
+      try {
+        step = inflater_->inflate(reinterpret_cast<const unsigned char*>(in_.data()) + in_pos_,
+                                  in_size_ - in_pos_, dst + produced, capacity - produced);
+      } catch (const CorruptGzip& e) {
         throw InputError(file_->display() + ": corrupt gzip data near compressed byte " +
-                         std::to_string(consumed()) + ": " +
-                         (zs_.msg ? zs_.msg : "inflate failed") + ".");
+                         std::to_string(consumed()) + ": " + e.reason + ".");
       }
+      in_pos_ += step.consumed;
+      produced += step.produced;
+      member_done_ = step.member_end;
     }
-    return capacity - zs_.avail_out;
+    return produced;
   }
   std::uint64_t file_offset() const override { return consumed(); }
   std::uint64_t file_size() const override { return file_->size(); }
@@ -215,19 +322,18 @@ class GzipSource : public ByteSource {
 
  private:
   bool refill() {
-    std::size_t n = file_->read(in_.data(), in_.size());
-    zs_.next_in = reinterpret_cast<Bytef*>(in_.data());
-    zs_.avail_in = static_cast<uInt>(n);
-    return n > 0;
+    in_size_ = file_->read(in_.data(), in_.size());
+    in_pos_ = 0;
+    return in_size_ > 0;
   }
-  std::uint64_t consumed() const { return file_->offset() - zs_.avail_in; }
+  std::uint64_t consumed() const { return file_->offset() - (in_size_ - in_pos_); }
 
   // Zero bytes after the last member (tape and block-device padding): gzip, zcat and Python
   // ignore them, and so does this. Anything else after the zeros is not a gzip member.
   void skip_zero_padding() {
     do {
-      for (; zs_.avail_in > 0; ++zs_.next_in, --zs_.avail_in) {
-        if (*zs_.next_in != 0)
+      for (; in_pos_ < in_size_; ++in_pos_) {
+        if (in_[in_pos_] != 0)
           throw InputError(file_->display() + ": corrupt gzip data near compressed byte " +
                            std::to_string(consumed()) +
                            ": expected only zero padding after the last member.");
@@ -237,8 +343,10 @@ class GzipSource : public ByteSource {
   }
 
   std::unique_ptr<RawInput> file_;
+  std::unique_ptr<Inflater> inflater_;
   std::vector<char> in_;
-  z_stream zs_;
+  std::size_t in_pos_ = 0;
+  std::size_t in_size_ = 0;
   bool member_done_ = false;
   bool finished_ = false;
 };
@@ -290,7 +398,7 @@ class ZstdSource : public ByteSource {
   bool frame_open_ = false;
 };
 
-std::unique_ptr<ByteSource> decode(std::unique_ptr<RawInput> file) {
+std::unique_ptr<ByteSource> decode(std::unique_ptr<RawInput> file, GzipDecoder gzip) {
   std::string_view head = file->peek(4);
   auto starts_with = [&](std::initializer_list<unsigned char> magic) {
     if (head.size() < magic.size()) return false;
@@ -300,7 +408,7 @@ std::unique_ptr<ByteSource> decode(std::unique_ptr<RawInput> file) {
     }
     return true;
   };
-  if (starts_with({0x1f, 0x8b})) return std::make_unique<GzipSource>(std::move(file));
+  if (starts_with({0x1f, 0x8b})) return std::make_unique<GzipSource>(std::move(file), gzip);
   if (starts_with({0x28, 0xb5, 0x2f, 0xfd})) return std::make_unique<ZstdSource>(std::move(file));
   // A zstd skippable frame (magic 0x184D2A50..5F, little-endian) may open a .zst file.
   if (head.size() == 4 && (static_cast<unsigned char>(head[0]) & 0xF0) == 0x50 &&
@@ -311,12 +419,21 @@ std::unique_ptr<ByteSource> decode(std::unique_ptr<RawInput> file) {
 
 }  // namespace
 
-std::unique_ptr<ByteSource> open_byte_source(const std::string& path) {
-  return decode(std::make_unique<RawFile>(path));
+std::unique_ptr<ByteSource> open_byte_source(const std::string& path, GzipDecoder gzip) {
+  return decode(std::make_unique<RawFile>(path), gzip);
 }
 
-std::unique_ptr<ByteSource> open_memory_source(std::string_view bytes, const std::string& name) {
-  return decode(std::make_unique<MemoryInput>(bytes, name));
+std::unique_ptr<ByteSource> open_memory_source(std::string_view bytes, const std::string& name,
+                                               GzipDecoder gzip) {
+  return decode(std::make_unique<MemoryInput>(bytes, name), gzip);
+}
+
+bool fast_gzip_decoder_available() {
+#ifdef TRACEPRISM_HAVE_ISAL
+  return true;
+#else
+  return false;
+#endif
 }
 
 }  // namespace traceprism::io

@@ -32,12 +32,19 @@ class ByteSource {
   virtual Compression compression() const = 0;
 };
 
+// Which library inflates gzip: ISA-L where the build has it (kFastest), else zlib. Both give
+// the same bytes and accept the same files; tests and the fuzzer run both.
+enum class GzipDecoder { kFastest, kZlib };
+bool fast_gzip_decoder_available();
+
 // Opens `path` ("-" = standard input) and picks the decoder from the first bytes (gzip magic
 // 1f 8b, zstd magic 28 b5 2f fd, anything else is read as plain JSON), never from the extension.
-std::unique_ptr<ByteSource> open_byte_source(const std::string& path);
+std::unique_ptr<ByteSource> open_byte_source(const std::string& path,
+                                             GzipDecoder gzip = GzipDecoder::kFastest);
 
 // The same over bytes in memory (tests, fuzzing); `name` is used in error messages. The bytes
 // must outlive the source.
-std::unique_ptr<ByteSource> open_memory_source(std::string_view bytes, const std::string& name);
+std::unique_ptr<ByteSource> open_memory_source(std::string_view bytes, const std::string& name,
+                                               GzipDecoder gzip = GzipDecoder::kFastest);
 
 }  // namespace traceprism::io
