@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <map>
 #include <optional>
-#include <regex>
 #include <set>
 #include <unordered_map>
 #include <utility>
@@ -590,17 +589,83 @@ class Merger {
 
 }  // namespace
 
+namespace {
+
+// The name rewrites below are done by hand rather than with std::regex: libstdc++'s matcher
+// recurses once per character, and a long name overflowed the stack. Each comment gives the
+// regex whose replacement it reproduces.
+
+bool is_space(char c) {
+  return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+bool is_hex_digit(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+std::size_t digit_run(std::string_view s, std::size_t from) {
+  std::size_t end = from;
+  while (end < s.size() && s[end] >= '0' && s[end] <= '9') ++end;
+  return end - from;
+}
+
+// "0x[0-9a-fA-F]+" -> "0xXXXX"
+std::string masked_hex(std::string_view s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size();) {
+    std::size_t end = i + 2;
+    if (s.substr(i).starts_with("0x"))
+      while (end < s.size() && is_hex_digit(s[end])) ++end;
+    if (end > i + 2) {
+      out += "0xXXXX";
+      i = end;
+    } else {
+      out += s[i++];
+    }
+  }
+  return out;
+}
+
+// "\.py\(\d+\):" -> ".py:"
+std::string without_py_line_numbers(std::string_view s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t digits = s.substr(i).starts_with(".py(") ? digit_run(s, i + 4) : 0;
+    if (digits > 0 && s.substr(i + 4 + digits).starts_with("):")) {
+      out += ".py:";
+      i += 4 + digits + 2;
+    } else {
+      out += s[i++];
+    }
+  }
+  return out;
+}
+
+// Where ":\s+\S+$" starts (npos for no match): the colon whose rest is blanks then one word.
+std::size_t detail_start(std::string_view s) {
+  const std::size_t word = s.find_last_of(" \t\n\v\f\r");
+  if (word == std::string_view::npos || word + 1 == s.size()) return std::string_view::npos;
+  std::size_t blanks = word;
+  while (blanks > 0 && is_space(s[blanks - 1])) --blanks;
+  return blanks > 0 && s[blanks - 1] == ':' ? blanks - 1 : std::string_view::npos;
+}
+
+// "^.*/([^/]+\.py)$" -> "$1": the file name of a path to a .py file (no line break before it).
+std::string py_file_of_path(std::string s) {
+  const std::size_t slash = s.rfind('/');
+  if (slash == std::string::npos || s.find_first_of("\n\r") < slash) return s;
+  const std::string_view file = std::string_view(s).substr(slash + 1);
+  return file.size() > 3 && file.ends_with(".py") ? std::string(file) : s;
+}
+
+}  // namespace
+
 std::string normalized_name(std::string_view name, bool strip_details) {
-  static const std::regex kHex("0x[0-9a-fA-F]+");
-  static const std::regex kPyLine("\\.py\\(\\d+\\):");
-  static const std::regex kDetail(":\\s+\\S+$");
-  static const std::regex kPyDirs("^.*/([^/]+\\.py)$");
-  std::string s(name);
-  if (s.find("0x") != std::string::npos) s = std::regex_replace(s, kHex, "0xXXXX");
-  if (s.find(".py(") != std::string::npos) s = std::regex_replace(s, kPyLine, ".py:");
+  std::string s = name.find("0x") == std::string_view::npos ? std::string(name) : masked_hex(name);
+  if (s.find(".py(") != std::string::npos) s = without_py_line_numbers(s);
   if (strip_details) {
-    s = std::regex_replace(s, kDetail, "");
-    s = std::regex_replace(s, kPyDirs, "$1");
+    s.erase(std::min(s.size(), detail_start(s)));
+    s = py_file_of_path(std::move(s));
   }
   if (s == "hipModuleLaunchKernel" || s == "cuLaunchKernel") return "__kernel_launch__";
   return s;

@@ -5,7 +5,7 @@
 #include <charconv>
 #include <cstdio>
 #include <map>
-#include <regex>
+#include <optional>
 #include <system_error>
 
 #include "io/input_error.hpp"
@@ -16,9 +16,39 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool starts_with_pattern(std::string_view text, const std::regex& pattern, std::cmatch* m) {
-  return std::regex_search(text.data(), text.data() + text.size(), *m, pattern,
-                           std::regex_constants::match_continuous);
+std::size_t leading_digits(std::string_view text) {
+  const std::size_t n = text.find_first_not_of("0123456789");
+  return n == std::string_view::npos ? text.size() : n;
+}
+
+// The names below are read by hand, not with std::regex: libstdc++'s matcher recurses once per
+// character, and a long name overflowed the stack.
+
+// "vllm/v1/worker/gpu_model_runner.py(<line>): _dummy_run..."
+bool is_dummy_run(std::string_view name) {
+  constexpr std::string_view kFrame = "vllm/v1/worker/gpu_model_runner.py(";
+  if (!name.starts_with(kFrame)) return false;
+  name.remove_prefix(kFrame.size());
+  const std::size_t digits = leading_digits(name);
+  return digits > 0 && name.substr(digits).starts_with("): _dummy_run");
+}
+
+// "capture_<batch>_<mode>": the mode runs to the end of the first line.
+struct CaptureAnnotation {
+  std::int64_t ts_ns = 0;
+  std::string_view batch_digits;
+  std::string_view mode;
+};
+
+std::optional<CaptureAnnotation> capture_annotation(std::string_view name, std::int64_t ts_ns) {
+  constexpr std::string_view kPrefix = "capture_";
+  if (!name.starts_with(kPrefix)) return std::nullopt;
+  name.remove_prefix(kPrefix.size());
+  const std::size_t digits = leading_digits(name);
+  if (digits == 0 || !name.substr(digits).starts_with('_')) return std::nullopt;
+  const std::string_view rest = name.substr(digits + 1);
+  return CaptureAnnotation{ts_ns, name.substr(0, digits),
+                           rest.substr(0, rest.find_first_of("\n\r"))};
 }
 
 // The leading dimension of each argument of a cpu_op's `Input Dims` that is one tensor with at
@@ -60,20 +90,17 @@ std::string json_string(std::string_view s) {
 }  // namespace
 
 CaptureTrace classify_capture_trace(const index::EventIndex& capture, std::string file) {
-  static const std::regex kDummyRun(R"(vllm/v1/worker/gpu_model_runner\.py\(\d+\): _dummy_run)");
-  static const std::regex kCapture(R"(capture_(\d+)_(.*))");
   std::size_t dummy_runs = 0, begin_captures = 0;
-  std::vector<std::pair<std::int64_t, std::cmatch>> annotations;  // (ts, match)
+  std::vector<CaptureAnnotation> annotations;
   std::vector<std::int64_t> dims;
-  std::cmatch m;
   for (index::Row row = 0; row < capture.size(); ++row) {
     if (!capture.valid(row)) continue;
     const std::string_view name = capture.name(row);
     const index::EventKind kind = capture.kind(row);
-    if (name.starts_with("vllm/") && starts_with_pattern(name, kDummyRun, &m)) ++dummy_runs;
-    if (kind == index::EventKind::kUserAnnotation && name.starts_with("capture_") &&
-        starts_with_pattern(name, kCapture, &m))
-      annotations.emplace_back(capture.ts_ns(row), m);
+    if (is_dummy_run(name)) ++dummy_runs;
+    if (kind == index::EventKind::kUserAnnotation)
+      if (auto annotation = capture_annotation(name, capture.ts_ns(row)))
+        annotations.push_back(*annotation);
     if (kind == index::EventKind::kCudaRuntime &&
         name.find("StreamBeginCapture") != std::string_view::npos)
       ++begin_captures;
@@ -81,15 +108,15 @@ CaptureTrace classify_capture_trace(const index::EventIndex& capture, std::strin
       if (const index::InputShapes* shapes = capture.input_shapes(row)) leading_dims(*shapes, dims);
   }
   std::stable_sort(annotations.begin(), annotations.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
+                   [](const auto& a, const auto& b) { return a.ts_ns < b.ts_ns; });
   CaptureTrace out{std::move(file), std::nullopt, {}};
   if (!annotations.empty() && annotations.size() == dummy_runs) {
-    const std::cmatch& first = annotations.front().second;
+    const CaptureAnnotation& first = annotations.front();
+    const std::string_view digits = first.batch_digits;
     std::int64_t batch = 0;
-    const std::string digits = first[1].str();
     const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), batch);
     if (ec == std::errc() && end == digits.data() + digits.size()) out.batch_size = batch;
-    out.mode = first[2].str();
+    out.mode = std::string(first.mode);
     return out;
   }
   out.mode = begin_captures <= 1 ? "FULL" : "PIECEWISE";

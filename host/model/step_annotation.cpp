@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <map>
-#include <regex>
+#include <optional>
 
 namespace traceprism::model {
 
@@ -26,10 +26,59 @@ std::int64_t integer(std::string_view token) {
   return ec == std::errc() && end == token.data() + token.size() ? v : 0;
 }
 
-bool starts(std::string_view name, const std::regex& pattern, std::cmatch* m = nullptr) {
-  std::cmatch local;
-  return std::regex_search(name.data(), name.data() + name.size(), m ? *m : local, pattern,
-                           std::regex_constants::match_continuous);
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+bool is_word(char c) {
+  return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+// The annotation forms are read by hand rather than with std::regex: libstdc++'s matcher
+// recurses once per character, and a name of a few thousand characters overflowed the stack.
+// Each method consumes what it matches and fails (false / nullopt) otherwise.
+class Cursor {
+ public:
+  explicit Cursor(std::string_view text) : rest_(text) {}
+
+  bool literal(std::string_view s) {
+    if (!rest_.starts_with(s)) return false;
+    rest_.remove_prefix(s.size());
+    return true;
+  }
+
+  // One or more decimal digits.
+  std::optional<std::string_view> digits() {
+    std::size_t n = 0;
+    while (n < rest_.size() && is_digit(rest_[n])) ++n;
+    return n ? std::optional(take(n)) : std::nullopt;
+  }
+
+  // The text before the first `stop`, which is consumed too.
+  std::optional<std::string_view> until(char stop) {
+    const std::size_t at = rest_.find(stop);
+    if (at == std::string_view::npos) return std::nullopt;
+    const std::string_view before = take(at);
+    rest_.remove_prefix(1);
+    return before;
+  }
+
+  // The rest of the first line (a regex `.` stops at '\n' and '\r').
+  std::string_view line() const { return rest_.substr(0, rest_.find_first_of("\n\r")); }
+
+ private:
+  std::string_view take(std::size_t n) {
+    const std::string_view out = rest_.substr(0, n);
+    rest_.remove_prefix(n);
+    return out;
+  }
+
+  std::string_view rest_;
+};
+
+// "(...)" with no ')' inside.
+bool parenthesized(Cursor& c) {
+  return c.literal("(") && c.until(')');
 }
 
 // The vLLM forms' tokens: "(" and ")" and every run of the letters s, q, k become "_", then
@@ -82,12 +131,24 @@ StepAnnotation vllm_native(std::string_view name) {
   return a;
 }
 
-// key=value pairs with integer values ("bs=117/128" reads 117); keys are whole words.
+// key=value pairs with integer values ("bs=117/128" reads 117); keys are whole words, found
+// left to right without overlapping (as a regex iterator over `(?:^|\W)(\w+)=(\d+)` does).
 Fields key_values(std::string_view text) {
-  static const std::regex kPair(R"((?:^|[^\w])(\w+)=(\d+))");
   Fields out;
-  for (std::cregex_iterator it(text.data(), text.data() + text.size(), kPair), end; it != end; ++it)
-    out.try_emplace((*it)[1].str(), integer((*it)[2].str()));
+  std::size_t matched_to = 0;  // where the previous pair ended
+  for (std::size_t key = 0; key < text.size(); ++key) {
+    const bool can_start = key == 0 || (key - 1 >= matched_to && !is_word(text[key - 1]));
+    if (!can_start) continue;
+    std::size_t end = key;
+    while (end < text.size() && is_word(text[end])) ++end;
+    Cursor after(text.substr(end));
+    const std::optional<std::string_view> value =
+        after.literal("=") ? after.digits() : std::nullopt;
+    if (end == key || !value) continue;
+    out.try_emplace(std::string(text.substr(key, end - key)), integer(*value));
+    matched_to = end + 1 + value->size();
+    key = matched_to;  // the next key starts after a non-word character at matched_to or later
+  }
   return out;
 }
 
@@ -106,7 +167,7 @@ void set_generation(StepAnnotation& a, const Fields& f) {
   a.g_sqsq = field(f, "g_sqsq"), a.g_sqsk = field(f, "g_sqsk");
 }
 
-StepAnnotation sglang_detailed(const std::string& kind, std::string_view body) {
+StepAnnotation sglang_detailed(std::string_view kind, std::string_view body) {
   const Fields f = key_values(body);
   StepAnnotation a;
   a.format = AnnotationFormat::kSglangDetailed;
@@ -128,7 +189,7 @@ StepAnnotation sglang_detailed(const std::string& kind, std::string_view body) {
 }
 
 // QUIRK (spec §2.1): a native MIXED step counts as prefill only.
-StepAnnotation sglang_native(const std::string& kind, std::string_view body) {
+StepAnnotation sglang_native(std::string_view kind, std::string_view body) {
   const Fields f = key_values(body);
   StepAnnotation a;
   a.format = AnnotationFormat::kSglangNative;
@@ -194,33 +255,46 @@ StepPhase step_phase(const StepAnnotation& a) {
 }
 
 std::optional<StepAnnotation> parse_step_annotation(std::string_view name) {
-  static const std::regex kVllmDetailed(
-      R"(execute_\d+_context_\d+\([^)]*\)_generation_\d+\([^)]*\))");
-  static const std::regex kVllmNative(R"(execute_context_\d+\([^)]*\)_generation_\d+\([^)]*\))");
-  static const std::regex kSglang(R"(step\[(EXTEND|DECODE|MIXED)([^\]]*)\])");
-  static const std::regex kAtom(R"((prefill|decode)\[(.*)\])");
-  static const std::regex kDiffusion(R"(execute_diffusion_(\d+)_\d+x\d+)");
-  static const std::regex kCapture(R"(capture_(\d+)_(.*))");
-  std::cmatch m;
-  if (starts(name, kVllmDetailed)) return vllm_detailed(name);
-  if (starts(name, kVllmNative)) return vllm_native(name);
-  if (starts(name, kSglang, &m)) {
-    const std::string body = m[2].str();
-    if (body.find("sqsq=") != std::string::npos) return sglang_detailed(m[1].str(), body);
-    return sglang_native(m[1].str(), body);
+  if (Cursor c(name); c.literal("execute_") && c.digits() && c.literal("_context_") && c.digits() &&
+                      parenthesized(c) && c.literal("_generation_") && c.digits() &&
+                      parenthesized(c))
+    return vllm_detailed(name);
+  if (Cursor c(name); c.literal("execute_context_") && c.digits() && parenthesized(c) &&
+                      c.literal("_generation_") && c.digits() && parenthesized(c))
+    return vllm_native(name);
+  if (Cursor c(name); c.literal("step[")) {
+    for (const char* kind : {"EXTEND", "DECODE", "MIXED"}) {
+      if (!c.literal(kind)) continue;
+      const std::optional<std::string_view> body = c.until(']');
+      if (!body) return std::nullopt;
+      if (body->find("sqsq=") != std::string_view::npos) return sglang_detailed(kind, *body);
+      return sglang_native(kind, *body);
+    }
   }
-  if (starts(name, kAtom, &m)) return atom(m[1].str() == "prefill", m[2].str());
+  for (const bool prefill : {true, false}) {
+    Cursor c(name);
+    if (!c.literal(prefill ? "prefill[" : "decode[")) continue;
+    const std::string_view line = c.line();
+    const std::size_t close = line.rfind(']');  // the last one, as a greedy `\[(.*)\]` takes
+    if (close != std::string_view::npos) return atom(prefill, line.substr(0, close));
+  }
   StepAnnotation a;
-  if (starts(name, kDiffusion, &m)) {
-    a.format = AnnotationFormat::kDiffusionNative;
-    a.batch_size = integer(m[1].str());
-    return a;
+  if (Cursor c(name); c.literal("execute_diffusion_")) {
+    const std::optional<std::string_view> batch = c.digits();
+    if (batch && c.literal("_") && c.digits() && c.literal("x") && c.digits()) {
+      a.format = AnnotationFormat::kDiffusionNative;
+      a.batch_size = integer(*batch);
+      return a;
+    }
   }
-  if (starts(name, kCapture, &m)) {
-    a.format = AnnotationFormat::kCapture;
-    a.batch_size = integer(m[1].str());
-    a.mode = m[2].str();
-    return a;
+  if (Cursor c(name); c.literal("capture_")) {
+    const std::optional<std::string_view> batch = c.digits();
+    if (batch && c.literal("_")) {
+      a.format = AnnotationFormat::kCapture;
+      a.batch_size = integer(*batch);
+      a.mode = std::string(c.line());
+      return a;
+    }
   }
   return std::nullopt;
 }

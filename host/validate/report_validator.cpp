@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <optional>
-#include <regex>
 #include <set>
 #include <tuple>
 
@@ -15,6 +14,7 @@
 #include "text/csv_parse.hpp"
 #include "validate/findings_invariants.hpp"
 #include "validate/markdown_lines.hpp"
+#include "validate/markdown_patterns.hpp"
 
 namespace traceprism::validate {
 namespace {
@@ -83,8 +83,7 @@ bool starts_with_heading(const std::string& line, std::string_view hashes) {
 
 // A P-item heading: "### 🔴 P1: ..." (cards) or "#### 🔴 P1: ..." (detailed blocks).
 bool is_p_heading(const std::string& line, std::string_view hashes) {
-  static const std::regex kPNumber(R"(\bP\d+:)");
-  return starts_with_heading(line, hashes) && std::regex_search(line, kPNumber);
+  return starts_with_heading(line, hashes) && has_p_number(line);
 }
 
 // One finding of findings.json as the checks need it.
@@ -175,7 +174,6 @@ class Validator {
     std::set<std::string> labels;
     static const char* const kLabels[] = {"Total Time", "Compute", "Idle", "Exposed Communication",
                                           "Top Bottleneck"};
-    static const std::regex kPlaceholderCell(R"(\|\s*(X ms|Y%|Z%|W%)\s*(\||$))");
     for (std::size_t i = s->begin; i < s->end; ++i) {
       const std::string& line = md_.lines[i];
       if (!is_table_row(line)) continue;
@@ -184,7 +182,7 @@ class Validator {
       if (!cells.empty())
         for (const char* label : kLabels)
           if (cells.front().find(label) != std::string::npos) labels.insert(label);
-      if (std::regex_search(line, kPlaceholderCell))
+      if (has_placeholder_cell(line))
         problem(i, "the Executive Summary table has a placeholder cell: " + trim(line));
     }
     if (!table) {
@@ -203,11 +201,10 @@ class Validator {
 
   // analysis-rules.md §10.2: Difference = trace 2 - trace 1, within 1% of the larger value.
   void check_comparative_differences(const LineRange& s) {
-    static const std::regex kNumber(R"([-+]?\d+(\.\d+)?)");
     auto leading_number = [](const std::string& cell) -> std::optional<double> {
-      std::smatch m;
-      if (!std::regex_search(cell, m, kNumber)) return std::nullopt;
-      return parse_number(m.str());
+      const auto number = first_number(cell);
+      if (!number) return std::nullopt;
+      return parse_number(std::string(*number));
     };
     for (std::size_t i = s.begin; i < s.end; ++i) {
       if (!is_table_row(md_.lines[i]) || is_separator_row(md_.lines[i])) continue;
@@ -322,7 +319,6 @@ class Validator {
     for (std::size_t b = 1; b < blocks.size(); ++b)
       problem(blocks[b]->line, "a second kind=top_ops block; there must be exactly one");
     bool header = false;
-    static const std::regex kRowMarker(R"(<!--\s*top-ops-row\s+(.*?)-->)");
     for (std::size_t i = blocks[0]->line + 1; i < md_.size() && !is_impact_end(md_.lines[i]); ++i) {
       const std::string& line = md_.lines[i];
       if (!is_table_row(line) || is_separator_row(line)) continue;
@@ -330,12 +326,13 @@ class Validator {
         header = true;
         continue;
       }
-      std::smatch m;
-      if (!std::regex_search(line, m, kRowMarker)) {
+      const auto row_attributes = top_ops_row_attributes(line);
+      if (!row_attributes) {
         problem(i, "Top Operations row has no `<!-- top-ops-row low=... high=... -->` marker");
         continue;
       }
-      const ImpactMarker attrs = parse_impact_begin("<!-- impact-begin " + m[1].str() + "-->", i);
+      const ImpactMarker attrs =
+          parse_impact_begin("<!-- impact-begin " + std::string(*row_attributes) + "-->", i);
       for (const char* k : {"low", "high"}) {
         const std::string v = attrs.attribute(k);
         if (v.empty() || (v != "null" && !parse_number(v)))
@@ -347,21 +344,17 @@ class Validator {
   // ---- Tiers: cards, detailed blocks, links (R1, R5, marker evals 2-4) ----
 
   void check_anchors() {
-    static const std::regex kAnchor(R"re(<a id="([^"]+)")re");
     for (const std::string& line : md_.lines)
-      for (std::sregex_iterator it(line.begin(), line.end(), kAnchor), end; it != end; ++it)
-        anchors_.insert((*it)[1].str());
+      for (std::string_view id : anchor_ids(line)) anchors_.emplace(id);
   }
 
   void check_links(const LineRange& cards) {
-    static const std::regex kLink(R"(\]\(#([^)\s]+)\))");
-    for (std::size_t i = cards.begin; i < cards.end; ++i) {
-      const std::string& line = md_.lines[i];
-      for (std::sregex_iterator it(line.begin(), line.end(), kLink), end; it != end; ++it)
-        if (!anchors_.contains((*it)[1].str()))
-          problem(i, "link to #" + (*it)[1].str() + " has no `<a id=\"" + (*it)[1].str() +
-                         "\">` target");
-    }
+    for (std::size_t i = cards.begin; i < cards.end; ++i)
+      for (std::string_view view : anchor_link_targets(md_.lines[i])) {
+        const std::string target(view);
+        if (!anchors_.contains(target))
+          problem(i, "link to #" + target + " has no `<a id=\"" + target + "\">` target");
+      }
   }
 
   // The lines of one detailed block: from its reasoning-candidate marker to the next block's
@@ -472,15 +465,12 @@ class Validator {
   }
 
   void check_fusion_impact_lines(const LineRange& cards) {
-    static const std::regex kStandalone(
-        R"(impact_score:\s*[\d.]+\s*\(perf-model coverage \d+/\d+ kernels\))");
-    static const std::regex kComparative(R"(impact_score:\s*[\d.]+\s*$)");
     for (std::size_t i = cards.begin; i < cards.end; ++i) {
       const std::string& line = md_.lines[i];
       if (!line.starts_with("**Impact**")) continue;
-      if (comparative_ && !std::regex_search(line, kComparative))
+      if (comparative_ && !has_comparative_fusion_impact(line))
         problem(i, "comparative fusion Impact line must read `impact_score: X` (no coverage)");
-      else if (!comparative_ && !std::regex_search(line, kStandalone))
+      else if (!comparative_ && !has_standalone_fusion_impact(line))
         problem(i,
                 "fusion Impact line must read `impact_score: X (perf-model coverage M/N "
                 "kernels)`");
@@ -650,13 +640,12 @@ class Validator {
   }
 
   void check_images() {
-    static const std::regex kImage(R"(!\[[^\]]*\]\(([^)\s]+)\))");
     for (std::size_t i = 0; i < md_.size(); ++i) {
-      const std::string& line = md_.lines[i];
-      for (std::sregex_iterator it(line.begin(), line.end(), kImage), end; it != end; ++it) {
-        const std::string target = (*it)[1].str();
+      for (std::string_view view : image_targets(md_.lines[i])) {
+        const std::string target(view);
         if (target.starts_with("data:") || target.find("://") != std::string::npos) continue;
-        if (!fs::is_regular_file(dir_ / target))
+        std::error_code ec;  // a path the file system refuses (too long, ...) exists no more
+        if (!fs::is_regular_file(dir_ / target, ec))
           problem(i, "image `" + target + "` does not exist in the report folder");
       }
     }

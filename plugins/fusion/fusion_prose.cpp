@@ -1,17 +1,71 @@
 #include "fusion_prose.hpp"
 
-#include <regex>
-
 #include <traceprism/support.hpp>
 
+#include <algorithm>
 #include <map>
+#include <string_view>
 
+#include "name_text.hpp"
 #include "reject_rule.hpp"
 
 namespace traceprism::plugins::fusion {
 namespace {
 
 using support::fixed;
+
+// The tokens of kernel_label are found by hand rather than with std::regex: libstdc++'s matcher
+// recurses once per character, and a kernel name can be any length. Each comment gives the
+// regex whose std::sregex_iterator matches it reproduces.
+
+bool is_word(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+// Calls visit(run) on each maximal run of word characters ([A-Za-z0-9_]), in order, until it
+// returns true.
+template <typename Visit>
+void word_runs(std::string_view s, Visit visit) {
+  for (std::size_t i = 0; i < s.size();) {
+    if (!is_word(s[i])) {
+      ++i;
+      continue;
+    }
+    std::size_t end = i;
+    while (end < s.size() && is_word(s[end])) ++end;
+    if (visit(s.substr(i, end - i))) return;
+    i = end;
+  }
+}
+
+// The last match of `[A-Za-z0-9_]*(?:Functor|Ops)[A-Za-z0-9_]*`: a match is a whole word run
+// holding "Functor" or "Ops" (both greedy stars take the run's every character).
+std::string_view last_functor_token(std::string_view s) {
+  std::string_view token;
+  word_runs(s, [&](std::string_view run) {
+    if (contains_any(run, {"Functor", "Ops"})) token = run;
+    return false;
+  });
+  return token;
+}
+
+// The first match of `[A-Za-z0-9_]+_kernel_(?:cuda|impl)` not starting with "gpu_kernel"
+// (empty when none). A match starts where a word run starts and, `[A-Za-z0-9_]+` being
+// greedy, ends after the run's last "_kernel_cuda" or "_kernel_impl" that has a character
+// before it in the run; no other match ends in that run.
+std::string first_kernel_token(std::string_view s) {
+  std::string token;
+  word_runs(s, [&](std::string_view run) {
+    std::size_t end = 0;
+    for (std::string_view suffix : {"_kernel_cuda", "_kernel_impl"})
+      if (const std::size_t at = run.rfind(suffix); at != std::string_view::npos && at > 0)
+        end = std::max(end, at + suffix.size());
+    if (end == 0 || starts_with(run, "gpu_kernel")) return false;
+    token = run.substr(0, end);
+    return true;
+  });
+  return token;
+}
 
 // How a confidence signal reads in a sentence.
 std::string signal_words(const std::string& signal) {
@@ -199,20 +253,12 @@ std::string kernel_label(const std::string& name) {
   // inside its template arguments; a plain 60-character cut shows only the wrapper
   // ("void at::native::elementwise_kernel<128, 4, at::native::gpu_..."), the same for every op.
   // The innermost functor is the most specific (BinaryFunctor<..., MulFunctor>).
-  static const std::regex kFunctor(R"([A-Za-z0-9_]*(?:Functor|Ops)[A-Za-z0-9_]*)");
-  static const std::regex kKernel(R"([A-Za-z0-9_]+_kernel_(?:cuda|impl))");
   std::string head = name.rfind("void ", 0) == 0 ? name.substr(5) : name;
   const std::size_t open = head.find('<');
   if (open == std::string::npos) return head.substr(0, 60) + "...";
-  const std::string args = head.substr(open);
-  std::string token;
-  for (auto it = std::sregex_iterator(args.begin(), args.end(), kFunctor);
-       it != std::sregex_iterator(); ++it)
-    token = it->str();
-  if (token.empty())
-    for (auto it = std::sregex_iterator(args.begin(), args.end(), kKernel);
-         it != std::sregex_iterator() && token.empty(); ++it)
-      if (it->str().rfind("gpu_kernel", 0) != 0) token = it->str();
+  const std::string_view args = std::string_view(head).substr(open);
+  std::string token(last_functor_token(args));
+  if (token.empty()) token = first_kernel_token(args);
   if (token.empty()) return head.substr(0, 60) + "...";
   std::string wrapper = head.substr(0, open);
   if (wrapper.size() > 45) wrapper = wrapper.substr(wrapper.rfind("::") + 2);

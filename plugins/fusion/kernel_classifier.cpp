@@ -183,8 +183,15 @@ const std::vector<CompiledRule>& compiled_rules() {
   return kCompiledRules;
 }
 
+// The rules are data, applied with std::regex, whose libstdc++ matcher recurses once per
+// character it matches (`.*` in "bmm_Bfloat16.*MxE2m1"): a long enough name overflows the
+// stack. Real kernel names, even long CUTLASS templates, are far shorter than this, so names
+// are classified on their first kMaxClassifiedBytes bytes only; a trace can name a kernel with
+// any number of characters.
+constexpr std::size_t kMaxClassifiedBytes = 4096;
+
 std::string classify_uncached(std::string_view name) {
-  const std::string text(name);
+  const std::string text(name.substr(0, kMaxClassifiedBytes));
   const CompiledRule* best = nullptr;
   for (const CompiledRule& rule : compiled_rules()) {
     // Strictly greater: the earliest rule keeps a tie (Python's stable sort on -priority).

@@ -1,7 +1,7 @@
 #include "reject_rule.hpp"
 
 #include <algorithm>
-#include <regex>
+#include <string_view>
 
 #include "name_text.hpp"
 
@@ -15,12 +15,18 @@ bool is_generic_function(std::string_view f) {
 }
 
 // The spec's container names: whole models, layers, blocks and module lists, and the
-// script-level entry points whose frames wrap everything below them.
-bool is_container_name(const std::string& name) {
-  static const std::regex kContainer(
-      "Sequential|ModuleList|ModuleDict|DecoderLayer|EncoderLayer|TransformerBlock|Block$|"
-      "Layer$|Model$|ForCausalLM|main|forward$");
-  return std::regex_search(name, kContainer);
+// script-level entry points whose frames wrap everything below them. Matched by hand rather than
+// with std::regex (libstdc++'s matcher recurses once per character, and a trace's names can be
+// any length); the same answer as std::regex_search of
+// "Sequential|ModuleList|ModuleDict|DecoderLayer|EncoderLayer|TransformerBlock|Block$|"
+// "Layer$|Model$|ForCausalLM|main|forward$" ($: the end of the name).
+bool is_container_name(std::string_view name) {
+  auto ends_with = [name](std::string_view suffix) {
+    return name.size() >= suffix.size() && name.substr(name.size() - suffix.size()) == suffix;
+  };
+  return contains_any(name, {"Sequential", "ModuleList", "ModuleDict", "DecoderLayer",
+                             "EncoderLayer", "TransformerBlock", "ForCausalLM", "main"}) ||
+         ends_with("Block") || ends_with("Layer") || ends_with("Model") || ends_with("forward");
 }
 
 }  // namespace

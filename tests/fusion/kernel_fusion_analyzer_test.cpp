@@ -7,9 +7,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <random>
+#include <regex>
 
 #include "fusion/fusion_candidate.hpp"
 #include "fusion/fusion_prose.hpp"
+#include "fusion/kernel_classifier.hpp"
 #include "fusion/reject_rule.hpp"
 #include "fusion_case.hpp"
 
@@ -155,6 +158,103 @@ TEST(KernelLabel, KeepsTheTokenThatSaysWhatTheKernelComputes) {
       "at::native::vectorized_elementwise_kernel<…pow_tensor_scalar_kernel_impl…>");
   const std::string opaque(80, 'x');
   EXPECT_EQ(kernel_label(opaque), std::string(60, 'x') + "...");
+}
+
+// The container names and kernel labels were read with std::regex, whose libstdc++ matcher
+// recurses once per character; the hand-written matchers must answer as the regexes did (the
+// oracles below) on random names made of the pieces the patterns look for, and must not
+// overflow the stack on a name of a million characters.
+
+std::string random_name(std::mt19937& random, const std::vector<std::string>& pieces,
+                        int min_pieces, int max_pieces) {
+  std::string out;
+  const int n = std::uniform_int_distribution<int>(min_pieces, max_pieces)(random);
+  std::uniform_int_distribution<std::size_t> pick(0, pieces.size() - 1);
+  for (int i = 0; i < n; ++i) out += pieces[pick(random)];
+  return out;
+}
+
+TEST(RejectRule, ContainerNamesAsTheRegexReadThem) {
+  const std::regex container(
+      "Sequential|ModuleList|ModuleDict|DecoderLayer|EncoderLayer|TransformerBlock|Block$|"
+      "Layer$|Model$|ForCausalLM|main|forward$");
+  const std::vector<std::string> pieces = {
+      "Sequential", "Sequent",     "Module", "List",    "Dict", "Decoder", "Encoder",
+      "Layer",      "Transformer", "Block",  "Model",   "For",  "Causal",  "LM",
+      "main",       "ma",          "in",     "forward", "for",  "ward",    "Qwen2",
+      "x",          "\n",          "/",      " "};
+  std::mt19937 random(11);
+  const RejectSettings on;
+  int containers = 0;
+  for (int n = 0; n < 20000; ++n) {
+    const std::string name = random_name(random, pieces, 0, 5);
+    const bool expected = std::regex_search(name, container);
+    containers += expected;
+    ASSERT_EQ(!reject_reason(candidate(name, {"a", "b"}), on).empty(), expected)
+        << "name: [" << name << "]";
+  }
+  EXPECT_GT(containers, 2000);
+  EXPECT_LT(containers, 18000);
+  EXPECT_FALSE(
+      reject_reason(candidate(std::string(1000000, 'x') + "Layer", {"a", "b"}), on).empty());
+  EXPECT_TRUE(
+      reject_reason(candidate("Layer" + std::string(1000000, 'x'), {"a", "b"}), on).empty());
+}
+
+// kernel_label as it was, with the regexes.
+std::string regex_kernel_label(const std::string& name) {
+  if (name.size() <= 60) return name;
+  static const std::regex kFunctor(R"([A-Za-z0-9_]*(?:Functor|Ops)[A-Za-z0-9_]*)");
+  static const std::regex kKernel(R"([A-Za-z0-9_]+_kernel_(?:cuda|impl))");
+  std::string head = name.rfind("void ", 0) == 0 ? name.substr(5) : name;
+  const std::size_t open = head.find('<');
+  if (open == std::string::npos) return head.substr(0, 60) + "...";
+  const std::string args = head.substr(open);
+  std::string token;
+  for (auto it = std::sregex_iterator(args.begin(), args.end(), kFunctor);
+       it != std::sregex_iterator(); ++it)
+    token = it->str();
+  if (token.empty())
+    for (auto it = std::sregex_iterator(args.begin(), args.end(), kKernel);
+         it != std::sregex_iterator() && token.empty(); ++it)
+      if (it->str().rfind("gpu_kernel", 0) != 0) token = it->str();
+  if (token.empty()) return head.substr(0, 60) + "...";
+  std::string wrapper = head.substr(0, open);
+  if (wrapper.size() > 45) wrapper = wrapper.substr(wrapper.rfind("::") + 2);
+  return wrapper + "<…" + token + "…>";
+}
+
+TEST(KernelLabel, AsTheRegexesReadIt) {
+  const std::vector<std::string> pieces = {
+      "void ", "at::", "native::", "elementwise", "<",       ">",    ", ",   "Functor",    "Ops",
+      "Mul",   "Func", "_kernel_", "_kernel",     "kernel_", "cuda", "impl", "gpu_kernel", "gpu_",
+      "_",     "x",    "4",        "(",           ")",       "::",   " ",    "<4, "};
+  std::mt19937 random(12);
+  int tokens = 0;
+  for (int n = 0; n < 20000; ++n) {
+    const std::string name = random_name(random, pieces, 8, 30);
+    const std::string expected = regex_kernel_label(name);
+    tokens += expected.find("<…") != std::string::npos;
+    ASSERT_EQ(kernel_label(name), expected) << "name: [" << name << "]";
+  }
+  EXPECT_GT(tokens, 2000);
+  const std::string op(1000000, 'o');
+  EXPECT_EQ(kernel_label("void at::native::elementwise_kernel<4, " + op + "Functor<float> >"),
+            "at::native::elementwise_kernel<…" + op + "Functor…>");
+  EXPECT_EQ(
+      kernel_label("void at::native::elementwise_kernel<4, " + op + "_kernel_cuda" + op + ">"),
+      "at::native::elementwise_kernel<…" + op + "_kernel_cuda…>");
+}
+
+// The rules are regexes (data), applied to a name's first 4096 bytes only.
+TEST(KernelClassifier, LongNamesAreClassifiedOnTheirFirst4096Bytes) {
+  const std::string tail(1000000, 'a');
+  // Whole, these names would run `.*` over a million characters.
+  EXPECT_EQ(classify_kernel("rsqrt_" + tail + "_mean_pow"), "Unknown");
+  EXPECT_EQ(classify_kernel("triton_red_fused_rsqrt_" + tail + "_mean_pow"), "Elementwise");
+  EXPECT_EQ(classify_kernel("cutlass_gemm_" + tail), "GEMM");
+  EXPECT_EQ(classify_kernel(std::string(4096 - 4, 'a') + "gemm" + tail), "GEMM");
+  EXPECT_EQ(classify_kernel(std::string(4096 - 3, 'a') + "gemm" + tail), "Unknown");
 }
 
 }  // namespace

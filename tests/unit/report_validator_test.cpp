@@ -349,5 +349,12 @@ TEST_F(ReportValidator, LinkedImagesExist) {
                  "analysis.md:15: image `perf_breakdown.svg` does not exist");
 }
 
+// Regression (issue 19): a target longer than a file name may be threw out of the validator.
+TEST_F(ReportValidator, AnImagePathTheFileSystemRefusesDoesNotExist) {
+  const std::string target(5000, 'x');
+  EXPECT_PROBLEM(problems_after("perf_breakdown.svg", target + ".svg"),
+                 "image `" + target + ".svg` does not exist");
+}
+
 }  // namespace
 }  // namespace traceprism::validate

@@ -148,6 +148,40 @@ TEST(StepAnnotation, DiffusionCaptureAndNonMatching) {
     EXPECT_FALSE(parse_step_annotation(other).has_value()) << other;
 }
 
+TEST(StepAnnotation, KeyValuePairsAreWholeWordsLeftToRight) {
+  // A key starts at the body's start or after a non-word character; "x1b=9" is one word.
+  const StepAnnotation a = parsed("step[DECODE,bs=7 x1b=9 bs=8]");
+  EXPECT_EQ(a.generation_requests, 7);  // the first bs wins
+  // "g=1" right after a value is not a key of its own (no separator before it).
+  const StepAnnotation b = parsed("step[MIXED c=2g=1 toks=5 c_sq=1 sqsq=0]");
+  EXPECT_EQ(b.context_requests, 2);
+  EXPECT_EQ(b.generation_requests, 0);
+  // A key with no digits after '=' is skipped, the next one read.
+  EXPECT_EQ(parsed("decode[bs=x tok=4 bs=3]").generation_requests, 3);
+  EXPECT_EQ(parsed("step[EXTEND=5 bs=6]").context_requests, 6);  // "=5" follows the kind
+}
+
+TEST(StepAnnotation, AtomBodyEndsAtTheLineLastBracket) {
+  EXPECT_EQ(parsed("prefill[bs=2 tok=3] tail] more").c_sq, 3);
+  EXPECT_FALSE(parse_step_annotation("prefill[bs=2\n]").has_value());
+  EXPECT_EQ(parsed("capture_4_FULL\nsecond line").mode, "FULL");
+}
+
+// Regression (fuzzing, issue 19): std::regex recursed once per character and a long name
+// overflowed the stack. Every form is read in linear time and constant stack.
+TEST(StepAnnotation, NamesOfAMillionCharactersAreReadWithoutRecursion) {
+  const std::string filler(1'000'000, 'a');
+  EXPECT_EQ(parsed("prefill[bs=2 tok=9 " + filler + "]").c_sq, 9);
+  EXPECT_EQ(parsed("step[DECODE bs=4 " + filler + "]").generation_requests, 4);
+  EXPECT_EQ(parsed("execute_context_1(" + filler + ")_generation_2(3)").generation_requests, 2);
+  EXPECT_EQ(parsed("capture_8_" + filler).mode.size(), filler.size());
+  for (const std::string& other :
+       {"step[DECODE " + filler, "prefill[" + filler, "execute_context_1(" + filler,
+        "execute_diffusion_" + std::string(1'000'000, '7'), "decode[" + std::string(200'000, '=')})
+    EXPECT_FALSE(parse_step_annotation(other).has_value()) << other.substr(0, 20);
+  EXPECT_EQ(parsed("decode[" + std::string(300'000, ' ') + "bs=5]").generation_requests, 5);
+}
+
 TEST(ServingSteps, DetailedAnnotationsWinAndComeInTimeOrder) {
   testing::TraceText t;
   t.x("user_annotation", "step[DECODE bs=32]", "150", "500");
