@@ -1,6 +1,7 @@
 #include "ingest/index_builder.hpp"
 
 #include "ingest/time_text.hpp"
+#include "io/utf8_text.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -298,14 +299,15 @@ void IndexBuilder::record_metadata(const RawEvent& e) {
   std::string_view what = index_.strings_.view(e.name);
   const index::IdRef pid = id_ref(e.pid);
   auto& meta = index_.metadata_;
+  // Metadata names bypass the string pool, so they get its U+FFFD replacement here.
   if (what == "process_name" && e.has_meta_name)
-    meta.processes[pid].name = e.meta_name;
+    meta.processes[pid].name = io::valid_utf8(e.meta_name);
   else if (what == "process_labels" && e.has_meta_labels)
-    meta.processes[pid].labels = e.meta_labels;
+    meta.processes[pid].labels = io::valid_utf8(e.meta_labels);
   else if (what == "process_sort_index" && e.sort_index != index::kNoId)
     meta.processes[pid].sort_index = e.sort_index;
   else if (what == "thread_name" && e.has_meta_name) {
-    meta.thread_names[{pid, id_ref(e.tid)}] = e.meta_name;
+    meta.thread_names[{pid, id_ref(e.tid)}] = io::valid_utf8(e.meta_name);
   } else if (what == "thread_sort_index" && e.sort_index != index::kNoId) {
     meta.thread_sort_indices[{pid, id_ref(e.tid)}] = e.sort_index;
   }

@@ -51,9 +51,11 @@ function(traceprism_add_plugin name)
      AND NOT "${CMAKE_CXX_FLAGS} ${CMAKE_C_FLAGS}" MATCHES "-fsanitize")
     target_link_options(${name} PRIVATE "LINKER:--no-undefined")
   endif()
+  # Where traceprism looks: <its prefix>/lib/traceprism/plugins. Not CMAKE_INSTALL_LIBDIR, which
+  # is lib/<multiarch> for a /usr prefix on Debian, a folder the binary never searches.
   if(ARG_INSTALL)
     install(TARGETS ${name}
-      LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/traceprism/plugins COMPONENT plugins
-      RUNTIME DESTINATION ${CMAKE_INSTALL_LIBDIR}/traceprism/plugins COMPONENT plugins)
+      LIBRARY DESTINATION lib/traceprism/plugins COMPONENT plugins
+      RUNTIME DESTINATION lib/traceprism/plugins COMPONENT plugins)
   endif()
 endfunction()

@@ -7,8 +7,10 @@
 #     the hello finding and analysis.md its title
 # <work> is removed at the start and at the end, also on failure.
 cmake_minimum_required(VERSION 3.20)
+# SDK_CMAKE_DIR: where the build installs the CMake package, relative to the prefix
+# (lib/cmake/traceprismSDK, or lib/<multiarch>/... in a build configured for /usr).
 foreach(var BUILD_DIR SOURCE_DIR TRACEPRISM WORK_DIR GENERATOR CXX_COMPILER SDK_VERSION
-    MODULE_SUFFIX)
+    MODULE_SUFFIX SDK_CMAKE_DIR)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "sdk_consumer_test.cmake: -D${var}=... is required")
   endif()
@@ -36,9 +38,9 @@ endfunction()
 # 1. The SDK alone, as a third party gets it.
 step("install the SDK" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix} --component sdk)
 foreach(f include/traceprism/abi.h include/traceprism/sdk.hpp include/traceprism/testing.hpp
-    lib/cmake/traceprismSDK/traceprismSDKConfig.cmake
-    lib/cmake/traceprismSDK/traceprismSDKConfigVersion.cmake
-    lib/cmake/traceprismSDK/traceprism_add_plugin.cmake)
+    ${SDK_CMAKE_DIR}/traceprismSDKConfig.cmake
+    ${SDK_CMAKE_DIR}/traceprismSDKConfigVersion.cmake
+    ${SDK_CMAKE_DIR}/traceprism_add_plugin.cmake)
   if(NOT EXISTS ${prefix}/${f})
     fail("the sdk component did not install ${f}")
   endif()
@@ -80,9 +82,11 @@ if(NOT at EQUAL 0)
   fail("find_package found the SDK in ${found_dir}, not in ${prefix}")
 endif()
 
-# 3. The example, built and unit-tested against the installed SDK only.
+# 3. The example, built and unit-tested against the installed SDK only. Configured for /usr, as a
+# distribution builds it (GNUInstallDirs' libdir is then lib/<multiarch> on Debian).
 step("configure hello_plugin" ${CMAKE_COMMAND} -S ${SOURCE_DIR}/sdk/examples/hello_plugin
-  -B ${hello_build} ${common} -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}")
+  -B ${hello_build} ${common} -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}"
+  -DCMAKE_INSTALL_PREFIX=/usr)
 step("build hello_plugin" ${CMAKE_COMMAND} --build ${hello_build})
 step("unit-test hello_plugin" ${CMAKE_CTEST_COMMAND} --test-dir ${hello_build}
   --output-on-failure)
@@ -91,7 +95,8 @@ if(NOT EXISTS ${module})
   fail("hello_plugin did not produce ${module}")
 endif()
 
-# 4. traceprism_add_plugin(... INSTALL) installs the module where the host looks.
+# 4. traceprism_add_plugin(... INSTALL) installs the module where the host looks, whatever
+# the libdir.
 step("install hello_plugin" ${CMAKE_COMMAND} --install ${hello_build} --prefix ${prefix})
 if(NOT EXISTS ${prefix}/lib/traceprism/plugins/libtraceprism_hello${MODULE_SUFFIX})
   fail("cmake --install did not put the plugin in ${prefix}/lib/traceprism/plugins")
