@@ -167,7 +167,8 @@ constexpr Rule kRules[] = {
 constexpr int kMinConfidence = 5;
 
 struct CompiledRule {
-  std::regex regex;
+  std::regex regex;           // libstdc++'s depth-first matcher: fast, recursive per character
+  std::regex regex_for_long;  // its breadth-first matcher (__polynomial): no recursion
   std::string kernel_type;
   int priority;
 };
@@ -177,17 +178,23 @@ const std::vector<CompiledRule>& compiled_rules() {
     std::vector<CompiledRule> out;
     for (const Rule& r : kRules)
       out.push_back({std::regex(r.pattern, std::regex::ECMAScript | std::regex::icase),
+                     std::regex(r.pattern, std::regex::ECMAScript | std::regex::icase |
+                                               std::regex_constants::__polynomial),
                      r.kernel_type, r.priority});
     return out;
   }();
   return kCompiledRules;
 }
 
-// The rules are data, applied with std::regex, whose libstdc++ matcher recurses once per
-// character it matches (`.*` in "bmm_Bfloat16.*MxE2m1"): a long enough name overflows the
-// stack. Real kernel names, even long CUTLASS templates, are far shorter than this, so names
-// are classified on their first kMaxClassifiedBytes bytes only; a trace can name a kernel with
-// any number of characters.
+// The rules are data, applied with std::regex. libstdc++'s default (depth-first) matcher
+// recurses once per character it matches (`.*` in "bmm_Bfloat16.*MxE2m1"), which overflowed the
+// stack on a 4 KB name under AddressSanitizer. Names longer than kMaxDepthFirstBytes go to its
+// breadth-first matcher (the __polynomial flag: no recursion per character, the same yes/no
+// answer since no rule uses a back-reference, but several times slower). A search still costs
+// up to the square of the name's length, and a trace can name a kernel with any number of
+// characters, so names are classified on their first kMaxClassifiedBytes bytes; the longest
+// real names seen (HTA's CUTLASS templates) have about 5,100.
+constexpr std::size_t kMaxDepthFirstBytes = 1024;
 constexpr std::size_t kMaxClassifiedBytes = 4096;
 
 std::string classify_uncached(std::string_view name) {
@@ -196,7 +203,8 @@ std::string classify_uncached(std::string_view name) {
   for (const CompiledRule& rule : compiled_rules()) {
     // Strictly greater: the earliest rule keeps a tie (Python's stable sort on -priority).
     if (best && rule.priority <= best->priority) continue;
-    if (std::regex_search(text, rule.regex)) best = &rule;
+    const std::regex& regex = text.size() > kMaxDepthFirstBytes ? rule.regex_for_long : rule.regex;
+    if (std::regex_search(text, regex)) best = &rule;
   }
   if (!best || best->priority < kMinConfidence) return "Unknown";
   return best->kernel_type;

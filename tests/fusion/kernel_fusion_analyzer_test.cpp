@@ -255,6 +255,12 @@ TEST(KernelClassifier, LongNamesAreClassifiedOnTheirFirst4096Bytes) {
   EXPECT_EQ(classify_kernel("cutlass_gemm_" + tail), "GEMM");
   EXPECT_EQ(classify_kernel(std::string(4096 - 4, 'a') + "gemm" + tail), "GEMM");
   EXPECT_EQ(classify_kernel(std::string(4096 - 3, 'a') + "gemm" + tail), "Unknown");
+  // Either side of the switch to the breadth-first matcher (1024 bytes), the same answers.
+  for (std::size_t length : {1000, 1024, 1025, 1100}) {
+    EXPECT_EQ(classify_kernel("fused__to_copy_add_" + std::string(length, 'x') + "mean_pow_rsqrt"),
+              "RMSNorm (fused triton)");
+    EXPECT_EQ(classify_kernel("void " + std::string(length, 'x') + "_silu_kernel"), "Unknown");
+  }
 }
 
 }  // namespace
