@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "index/event_index.hpp"
+#include "ingest/event_sink.hpp"
 #include "ingest/raw_event.hpp"
 
 namespace traceprism::ingest {
@@ -20,7 +21,7 @@ struct MalformedEvent {
 
 // Receives events in file order, validates and normalizes them (legacy vocabulary, B/E pairs)
 // and appends them to the columns; freeze() builds the side structures and hands the index out.
-class IndexBuilder {
+class IndexBuilder final : public EventSink {
  public:
   explicit IndexBuilder(bool strict);
 
@@ -29,12 +30,11 @@ class IndexBuilder {
   // and page faults of growing the columns.
   void reserve_for(std::uint64_t json_bytes);
 
-  index::StringId intern(std::string_view text) { return index_.strings_.intern(text); }
-  index::TraceMetadata& metadata() { return index_.metadata_; }
+  index::StringId intern(std::string_view text) override { return index_.strings_.intern(text); }
+  index::TraceMetadata& metadata() override { return index_.metadata_; }
 
-  void add_event(RawEvent& event);
-  // An element of traceEvents that is not an object.
-  void add_non_object(std::uint64_t event_index, std::uint64_t byte_offset);
+  void add_event(RawEvent& event) override;
+  void add_non_object(std::uint64_t event_index, std::uint64_t byte_offset) override;
   std::uint64_t events() const { return index_.size(); }
 
   index::EventIndex freeze();

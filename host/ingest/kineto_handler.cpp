@@ -79,7 +79,7 @@ bool KinetoHandler::begin_container(bool is_object, error_code& ec) {
     if (is_object) {
       stack_.push_back({Slot::kTop});
     } else {
-      builder_.metadata().bare_event_array = true;
+      sink_.metadata().bare_event_array = true;
       saw_trace_events_ = true;
       stack_.push_back({Slot::kEvents});
     }
@@ -94,7 +94,7 @@ bool KinetoHandler::begin_container(bool is_object, error_code& ec) {
         if (is_object)
           return fail(ec, "expected \"traceEvents\" to be an array of events, got an object");
         saw_trace_events_ = true;
-        ++builder_.metadata().trace_events_arrays;
+        ++sink_.metadata().trace_events_arrays;
         stack_.push_back({Slot::kEvents});
       } else if (field == Field::kDeviceProperties || field == Field::kDistributedInfo) {
         std::string* target = capture_target(field);
@@ -107,11 +107,11 @@ bool KinetoHandler::begin_container(bool is_object, error_code& ec) {
       return true;
     case Slot::kEvents:
       if (is_object) {
-        event_.reset(next_event_index_++, chunk_offset_);
+        event_.reset(next_event_index_++, approximate_offset_);
         event_first_key_ = true;
         stack_.push_back({Slot::kEvent});
       } else {
-        builder_.add_non_object(next_event_index_++, chunk_offset_);
+        sink_.add_non_object(next_event_index_++, approximate_offset_);
         stack_.push_back({Slot::kSkip});
       }
       return true;
@@ -151,7 +151,7 @@ bool KinetoHandler::end_container(error_code&) {
       break;
     }
     case Slot::kEvent:
-      builder_.add_event(event_);
+      sink_.add_event(event_);
       break;
     default:
       break;
@@ -339,10 +339,10 @@ bool KinetoHandler::on_scalar(ScalarType type, std::string_view text, error_code
         return fail(ec, std::string("expected \"traceEvents\" to be an array of events, got ") +
                             type_phrase(static_cast<int>(type)));
       }
-      if (field == Field::kTopScalar) builder_.metadata().keys[top_key_] = std::string(text);
+      if (field == Field::kTopScalar) sink_.metadata().keys[top_key_] = std::string(text);
       break;
     case Slot::kEvents:
-      builder_.add_non_object(next_event_index_++, chunk_offset_);
+      sink_.add_non_object(next_event_index_++, approximate_offset_);
       break;
     case Slot::kEvent:
       assign_event_field(field, type, text);
@@ -372,16 +372,16 @@ void KinetoHandler::assign_event_field(Field field, ScalarType type, std::string
       event_.phase = is_string && text.size() == 1 ? text[0] : '?';
       break;
     case Field::kCat:
-      if (is_string) event_.category = builder_.intern(text);
+      if (is_string) event_.category = sink_.intern(text);
       break;
     case Field::kName:
-      if (is_string) event_.name = builder_.intern(text);
+      if (is_string) event_.name = sink_.intern(text);
       break;
     case Field::kPid:
     case Field::kTid: {
       IdField& id = field == Field::kPid ? event_.pid : event_.tid;
       if (is_string) {
-        id = {IdField::State::kString, 0, builder_.intern(text)};
+        id = {IdField::State::kString, 0, sink_.intern(text)};
       } else if (type == ScalarType::kNumber && parse_int64(text, id.number)) {
         id.state = IdField::State::kNumber;
       } else {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "ingest/index_builder.hpp"
+#include "ingest/event_sink.hpp"
 #include "ingest/raw_event.hpp"
 
 namespace traceprism::ingest {
@@ -34,14 +34,25 @@ class KinetoHandler {
   static constexpr std::size_t max_string_size = std::size_t(1) << 26;  // 64 MiB
   // NOLINTEND(readability-identifier-naming)
 
-  explicit KinetoHandler(IndexBuilder& builder) : builder_(builder) {}
+  explicit KinetoHandler(EventSink& sink) : sink_(sink) {}
 
   // Tells the handler where the buffer being parsed sits in the JSON text (for byte offsets).
+  // `approximate_offset` is what an event whose own position is unknown (no key, or a key the
+  // parser unescaped elsewhere) is reported at: the offset of the one-thread reader's chunk,
+  // which a parallel worker passes too so that both report the same.
   void set_chunk(const char* base, std::size_t size, std::uint64_t offset) {
+    set_chunk(base, size, offset, offset);
+  }
+  void set_chunk(const char* base, std::size_t size, std::uint64_t offset,
+                 std::uint64_t approximate_offset) {
     chunk_base_ = base;
     chunk_size_ = size;
     chunk_offset_ = offset;
+    approximate_offset_ = approximate_offset;
   }
+  // The event index of the next element of traceEvents (a worker reading a later part of it).
+  void start_events_at(std::uint64_t event_index) { next_event_index_ = event_index; }
+  std::uint64_t next_event_index() const { return next_event_index_; }
   bool saw_trace_events() const { return saw_trace_events_; }
   const std::string& device_properties_json() const { return device_properties_; }
   const std::string& distributed_info_json() const { return distributed_info_; }
@@ -150,10 +161,10 @@ class KinetoHandler {
   bool wants_text() const;
   std::uint64_t offset_of(const char* p) const {
     if (p >= chunk_base_ && p < chunk_base_ + chunk_size_) return chunk_offset_ + (p - chunk_base_);
-    return chunk_offset_;
+    return approximate_offset_;
   }
 
-  IndexBuilder& builder_;
+  EventSink& sink_;
   std::vector<Frame> stack_;
   Field pending_ = Field::kNone;  // set by the last key in an event/args/top object
   std::string key_;               // key accumulated across parts
@@ -173,6 +184,7 @@ class KinetoHandler {
   const char* chunk_base_ = nullptr;
   std::size_t chunk_size_ = 0;
   std::uint64_t chunk_offset_ = 0;
+  std::uint64_t approximate_offset_ = 0;
 };
 
 }  // namespace traceprism::ingest

@@ -74,6 +74,7 @@ struct RawEvent {
     pid = tid = IdField{};
     ts = dur = TimeField{};
     has_flow_id = binding_enclosing = false;
+    flow_id = 0;
     correlation = external_id = device = stream = registers_per_thread = shared_memory = bytes =
         sequence_number = fwd_thread_id = sort_index = in_msg_nelems = out_msg_nelems = group_size =
             index::kNoId;

@@ -3,119 +3,21 @@
 #include <boost/json/basic_parser_impl.hpp>
 
 #include <algorithm>
-#include <atomic>
 #include <cctype>
-#include <condition_variable>
-#include <deque>
 #include <exception>
+#include <functional>
 #include <memory>
-#include <mutex>
-#include <thread>
-#include <vector>
 
+#include "ingest/chunk_pipeline.hpp"
 #include "ingest/index_builder.hpp"
 #include "ingest/kineto_handler.hpp"
+#include "ingest/parallel_reader.hpp"
 #include "ingest/top_level_metadata.hpp"
 #include "io/input_error.hpp"
 
 namespace traceprism::ingest {
 
 namespace {
-
-constexpr std::size_t kChunksInFlight = 3;
-
-// A buffer of decompressed bytes; deliberately not zero-initialised (it is always overwritten).
-struct Chunk {
-  std::unique_ptr<char[]> data;
-  std::size_t size = 0;
-};
-
-// Decompresses on its own thread into a small ring of buffers so that inflate and JSON parsing
-// overlap on two cores. An exception on the producer side is handed over and rethrown by next().
-class ChunkPipeline {
- public:
-  ChunkPipeline(io::ByteSource& source, std::size_t chunk_bytes)
-      : source_(source), chunk_bytes_(chunk_bytes) {
-    for (std::size_t i = 0; i < kChunksInFlight; ++i)
-      free_.push_back({std::make_unique_for_overwrite<char[]>(chunk_bytes_), 0});
-    producer_ = std::thread([this] { produce(); });
-  }
-  ~ChunkPipeline() {
-    {
-      std::lock_guard lock(mutex_);
-      stopping_ = true;
-    }
-    changed_.notify_all();
-    producer_.join();
-  }
-
-  // Bytes of the file consumed by the decompression thread so far (for progress).
-  std::uint64_t file_offset() const { return file_offset_.load(std::memory_order_relaxed); }
-
-  // Returns the next chunk (size 0 at the end). The previous chunk returned is recycled.
-  const Chunk& next() {
-    std::unique_lock lock(mutex_);
-    if (current_.data) {
-      free_.push_back(std::move(current_));
-      current_ = {};
-      changed_.notify_all();
-    }
-    changed_.wait(lock, [&] { return !full_.empty() || done_; });
-    if (!full_.empty()) {
-      current_ = std::move(full_.front());
-      full_.pop_front();
-      return current_;
-    }
-    if (error_) std::rethrow_exception(error_);
-    return current_;
-  }
-
- private:
-  void produce() {
-    try {
-      for (;;) {
-        Chunk chunk;
-        {
-          std::unique_lock lock(mutex_);
-          changed_.wait(lock, [&] { return !free_.empty() || stopping_; });
-          if (stopping_) break;
-          chunk = std::move(free_.back());
-          free_.pop_back();
-        }
-        chunk.size = 0;
-        while (chunk.size < chunk_bytes_) {
-          std::size_t n = source_.read(chunk.data.get() + chunk.size, chunk_bytes_ - chunk.size);
-          if (n == 0) break;
-          chunk.size += n;
-        }
-        file_offset_.store(source_.file_offset(), std::memory_order_relaxed);
-        std::lock_guard lock(mutex_);
-        if (chunk.size == 0) break;
-        full_.push_back(std::move(chunk));
-        changed_.notify_all();
-      }
-    } catch (...) {
-      std::lock_guard lock(mutex_);
-      error_ = std::current_exception();
-    }
-    std::lock_guard lock(mutex_);
-    done_ = true;
-    changed_.notify_all();
-  }
-
-  io::ByteSource& source_;
-  const std::size_t chunk_bytes_;
-  std::atomic<std::uint64_t> file_offset_{0};
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  std::deque<Chunk> free_;
-  std::deque<Chunk> full_;
-  Chunk current_;
-  std::exception_ptr error_;
-  bool done_ = false;
-  bool stopping_ = false;
-  std::thread producer_;
-};
 
 std::string describe_parse_error(const boost::json::error_code& ec, std::size_t max_depth) {
   namespace je = boost::json;
@@ -152,13 +54,38 @@ std::string describe_syntax_error(const boost::json::error_code& ec, std::string
   return describe_parse_error(ec, max_depth);
 }
 
+// Opens the input afresh each time it is called.
+using SourceOpener = std::function<std::unique_ptr<io::ByteSource>()>;
+
+TraceFile read_with_threads(const SourceOpener& open, const std::string& name,
+                            const ReadOptions& options) {
+  std::unique_ptr<io::ByteSource> source = open();
+  if (options.threads > 1 && source->size_hint() >= options.parallel_min_bytes) {
+    try {
+      return read_trace_parallel(*source, name, options);
+    } catch (...) {
+      // Read again below: one thread gives the same index, or says what is wrong.
+    }
+    source = open();
+  }
+  return read_trace(*source, name, options);
+}
+
 }  // namespace
 
 TraceFile read_trace(const std::string& path, const ReadOptions& options) {
-  auto source = io::open_byte_source(path);
-  TraceFile file = read_trace(*source, path == "-" ? std::string("<stdin>") : path, options);
-  file.path = path;
-  return file;
+  if (path == "-") {  // standard input cannot be read twice
+    auto source = io::open_byte_source(path);
+    TraceFile file = read_trace(*source, "<stdin>", options);
+    file.path = path;
+    return file;
+  }
+  return read_with_threads([&] { return io::open_byte_source(path); }, path, options);
+}
+
+TraceFile read_trace_bytes(std::string_view bytes, const std::string& name,
+                           const ReadOptions& options) {
+  return read_with_threads([&] { return io::open_memory_source(bytes, name); }, name, options);
 }
 
 TraceFile read_trace(io::ByteSource& source, const std::string& name, const ReadOptions& options) {

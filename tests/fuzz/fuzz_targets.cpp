@@ -63,6 +63,7 @@
 #include "report/comparison_writers.hpp"
 #include "report/report_writers.hpp"
 #include "report/sheet_csv.hpp"
+#include "support/index_fingerprint.hpp"
 #include "text/csv_parse.hpp"
 
 namespace traceprism::fuzz {
@@ -212,6 +213,26 @@ void build_models(const index::EventIndex& index) {
 }
 
 // Gzip bytes: ISA-L and zlib must give the same bytes and refuse the same streams.
+// The parallel reader (two workers, batches of a few bytes cut all over the elements' text)
+// must give the one-thread reader's index, or its error, for any input.
+void compare_parallel_reader(std::string_view bytes, std::size_t chunk_bytes) {
+  ingest::ReadOptions one;
+  one.chunk_bytes = chunk_bytes;
+  ingest::ReadOptions parallel = one;
+  parallel.threads = 2;
+  parallel.parallel_min_bytes = 0;
+  parallel.batch_bytes = 1 + bytes.size() % 97;
+  auto outcome = [&](const ingest::ReadOptions& options) -> std::string {
+    try {
+      return testing::index_fingerprint(ingest::read_trace_bytes(bytes, kTraceName, options).index);
+    } catch (const io::InputError& e) {
+      return std::string("error: ") + e.what();
+    }
+  };
+  if (outcome(one) != outcome(parallel))
+    fail("the parallel reader gives another index or another error than one thread");
+}
+
 void compare_gzip_decoders(std::string_view bytes) {
   if (!io::fast_gzip_decoder_available() || bytes.size() < 2 ||
       static_cast<unsigned char>(bytes[0]) != 0x1f || static_cast<unsigned char>(bytes[1]) != 0x8b)
@@ -529,6 +550,7 @@ void add_trace_diff(Analysis& one, perf_report::UnifiedPerfTable& unified, const
 
 void fuzz_trace_reader(std::string_view bytes) {
   compare_gzip_decoders(bytes);
+  compare_parallel_reader(bytes, chunk_bytes_for(bytes));
   std::optional<ingest::TraceFile> file = read(bytes, kTraceName, chunk_bytes_for(bytes), false);
   if (!file) return;
   check_index(file->index);

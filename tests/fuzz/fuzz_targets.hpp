@@ -23,7 +23,8 @@ class InvariantError : public std::logic_error {
 
 // The reader: the bytes (plain JSON, or gzip / zstd by their magic) read with tiny chunks, then
 // the three models every command builds (call tree, launch links, GPU timeline). Gzip input is
-// also inflated by both decoders (ISA-L and zlib), which must agree.
+// also inflated by both decoders (ISA-L and zlib), which must agree, and the bytes are read
+// again by the parallel reader, which must give the same index or the same error.
 void fuzz_trace_reader(std::string_view bytes);
 
 // Everything derived in memory from the index that needs no files or plugins: the reader as

@@ -6,8 +6,13 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
 
+#include "ingest/trace_reader.hpp"
 #include "pipeline/trace_load.hpp"
+#include "support/index_fingerprint.hpp"
 #include "support/shared_traces.hpp"
 
 namespace fs = std::filesystem;
@@ -60,6 +65,28 @@ TEST_P(AllTraces, ReadCleanlyAndModelsAreConsistent) {
   EXPECT_LE(t.exposed_comm_us, t.total_comm_us + 1e-9);
   EXPECT_LE(t.exposed_memcpy_us, t.total_memcpy_us + 1e-9);
   EXPECT_EQ(t.events, s.links.linked_count());
+}
+
+// The parallel reader (worker threads parsing batches of traceEvents) builds the index the
+// one-thread reader builds: every string id, row, byte offset and metadata entry. Small chunks
+// and batches put their boundaries inside names and numbers.
+TEST_P(AllTraces, ParallelReaderGivesTheOneThreadIndex) {
+  const TraceCase& c = GetParam();
+  if (c.path.empty()) GTEST_SKIP() << kTraces << " is absent";
+  std::ifstream in(c.path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  traceprism::ingest::ReadOptions one;
+  one.chunk_bytes = 64 << 10;
+  const auto expected = traceprism::ingest::read_trace_bytes(bytes, c.name, one);
+  traceprism::ingest::ReadOptions parallel = one;
+  parallel.threads = 3;
+  parallel.parallel_min_bytes = 0;
+  parallel.batch_bytes = 20 << 10;
+  const auto got = traceprism::ingest::read_trace_bytes(bytes, c.name, parallel);
+  EXPECT_EQ(got.parse_threads, 3u) << "the parallel reader fell back to one thread";
+  EXPECT_EQ(got.json_bytes, expected.json_bytes);
+  EXPECT_TRUE(traceprism::testing::index_fingerprint(got.index) ==
+              traceprism::testing::index_fingerprint(expected.index));
 }
 
 INSTANTIATE_TEST_SUITE_P(Shared, AllTraces,
