@@ -231,24 +231,24 @@ HostSyncAnalyzer::Tally HostSyncAnalyzer::tally(const EventView& ev, const Waits
   Tally t;
   for (const Wait& w : waits.list) {
     const std::int64_t dur = std::max<std::int64_t>(0, ev.dur_ns(w.row));
-    t.total_ns += dur;
+    support::add_ns(t.total_ns, dur);
     t.max_ns = std::max(t.max_ns, dur);
     const std::int64_t lo = std::max(ev.ts_ns(w.row), span.begin_ns);
     const std::int64_t hi = std::min(ev.ts_ns(w.row) + dur, span.end_ns);
     std::int64_t stall = 0;
     if (hi > lo) {
-      t.in_span_ns += hi - lo;
+      support::add_ns(t.in_span_ns, hi - lo);
       if (span.gpu) stall = (hi - lo) - covered(span.busy, lo, hi);
     }
-    t.stall_ns += stall;
+    support::add_ns(t.stall_ns, stall);
     ++t.kind_calls[w.kind];
-    t.kind_ns[w.kind] += dur;
-    t.kind_stall_ns[w.kind] += stall;
+    support::add_ns(t.kind_ns[w.kind], dur);
+    support::add_ns(t.kind_stall_ns[w.kind], stall);
     std::string trigger = w.trigger != kNoRow ? std::string(ev.name(w.trigger)) : "(none)";
     Group& g = t.groups[{std::string(ev.name(w.row)), std::move(trigger)}];
     ++g.calls;
-    g.total_ns += dur;
-    g.stall_ns += stall;
+    support::add_ns(g.total_ns, dur);
+    support::add_ns(g.stall_ns, stall);
     if (dur > g.max_ns || (dur == g.max_ns && w.row < g.example)) {
       g.max_ns = dur;
       g.example = w.row;

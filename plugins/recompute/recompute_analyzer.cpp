@@ -125,8 +125,8 @@ std::vector<RecomputeAnalyzer::OpGroup> RecomputeAnalyzer::group_by_op(const Con
     OpGroup& g = groups[{name, args, rerun}];
     if (g.name.empty()) g.name = name, g.args = args, g.rerun = rerun;
     g.calls.insert(k.op != kNoRow ? k.op : ev.launcher(k.kernel));
-    g.time_ns += ev.dur_ns(k.kernel);
-    g.kernel_ns[std::string(ev.name(k.kernel))] += ev.dur_ns(k.kernel);
+    support::add_ns(g.time_ns, ev.dur_ns(k.kernel));
+    support::add_ns(g.kernel_ns[std::string(ev.name(k.kernel))], ev.dur_ns(k.kernel));
   }
   std::vector<OpGroup> out;
   for (auto& entry : groups) out.push_back(std::move(entry.second));
@@ -227,7 +227,7 @@ std::string RecomputeAnalyzer::insight(const RecomputeScan& scan, const Measure&
   std::map<std::string, std::int64_t> by_name;  // every shape of an op together
   for (const OpGroup& g : groups) {
     calls += g.calls.size();
-    by_name[g.name] += g.time_ns;
+    support::add_ns(by_name[g.name], g.time_ns);
   }
   std::vector<std::pair<std::string, std::int64_t>> ops(by_name.begin(), by_name.end());
   std::stable_sort(ops.begin(), ops.end(),
@@ -252,8 +252,9 @@ std::string RecomputeAnalyzer::insight(const RecomputeScan& scan, const Measure&
 double RecomputeAnalyzer::matrix_attention_percent(const std::vector<OpGroup>& groups) {
   std::int64_t all = 0, matrix = 0;
   for (const OpGroup& g : groups) {
-    all += g.time_ns;
-    if (matrix_or_attention(g.name) || matrix_or_attention(g.rerun)) matrix += g.time_ns;
+    support::add_ns(all, g.time_ns);
+    if (matrix_or_attention(g.name) || matrix_or_attention(g.rerun))
+      support::add_ns(matrix, g.time_ns);
   }
   return all > 0 ? static_cast<double>(matrix) / static_cast<double>(all) * 100.0 : 0.0;
 }

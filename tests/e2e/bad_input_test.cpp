@@ -336,3 +336,33 @@ TEST(Cli, ReadsStandardInput) {
 }
 
 }  // namespace
+
+// Every duration within the reader's ±2^62 ns, but sums over overlapping kernels and waits that
+// pass 2^63: signed overflow in an analyzer (host-sync summed its waits in int64) is undefined
+// behaviour, which the sanitizer build turns into a crashed analyzer. Sums now saturate
+// (support::add_ns).
+TEST(HugeDurations, SumsPast2To63LeaveEveryAnalyzerRunning) {
+  traceprism::testing::TempDir dir;
+  const std::string big = "4.5e15";  // µs: 4.5e18 ns
+  std::string events =
+      R"({"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":0,"dur":)" + big + "}";
+  for (int i = 1; i <= 4; ++i) {
+    const std::string id = std::to_string(i), stream = std::to_string(6 + i);
+    events += R"(,{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":)" +
+              id + R"(,"dur":1,"args":{"correlation":)" + id + "}}";
+    events += R"(,{"ph":"X","cat":"kernel","name":"gemm_kernel","pid":0,"tid":)" + stream +
+              R"(,"ts":)" + std::to_string(9 + i) + R"(,"dur":)" + big +
+              R"(,"args":{"correlation":)" + id + R"(,"stream":)" + stream + R"(,"device":0}})";
+  }
+  for (int i = 0; i < 3; ++i)
+    events += R"(,{"ph":"X","cat":"cuda_runtime","name":"cudaDeviceSynchronize","pid":1,"tid":1,)"
+              R"("ts":)" +
+              std::to_string(100 + i) + R"(,"dur":)" + big + "}";
+  const std::string trace = dir.write("huge.json", R"({"traceEvents":[)" + events + "]}");
+  const RunResult r = run_cli("analyze -q " + quote(trace) + " -o " + quote(dir.file("out")));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("failed"), std::string::npos) << r.err;
+  const std::string findings = traceprism::testing::read_file(dir.file("out/findings.json"));
+  EXPECT_NE(findings.find(R"("name": "host-sync")"), std::string::npos);
+  EXPECT_EQ(findings.find(R"("status": "failed")"), std::string::npos);
+}

@@ -17,12 +17,25 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 namespace traceprism::support {
+
+// ---- Sums of durations --------------------------------------------------------------------------
+
+// Adds `ns` to `total`, stopping at the largest (or smallest) int64 instead of overflowing. Each
+// event's time lies within ±2^62 ns (the reader refuses others), but a sum over events that
+// overlap (kernels on many streams, nested waits) can pass 2^63 on a crafted trace, and signed
+// overflow is undefined behaviour.
+inline void add_ns(std::int64_t& total, std::int64_t ns) {
+  if (__builtin_add_overflow(total, ns, &total))
+    total = ns > 0 ? std::numeric_limits<std::int64_t>::max()
+                   : std::numeric_limits<std::int64_t>::min();
+}
 
 // ---- Numbers as text --------------------------------------------------------------------------
 
