@@ -213,15 +213,18 @@ void build_models(const index::EventIndex& index) {
 }
 
 // Gzip bytes: ISA-L and zlib must give the same bytes and refuse the same streams.
-// The parallel reader (two workers, batches of a few bytes cut all over the elements' text)
-// must give the one-thread reader's index, or its error, for any input.
+// The parallel reader (two workers, batches of a few bytes to 1 KB cut all over the elements'
+// text) must give the one-thread reader's index, or its error. Every hand-over between its
+// threads costs a wake-up, so half of the inputs (by length) are checked: the reader fuzzer
+// otherwise runs five times fewer inputs a minute.
 void compare_parallel_reader(std::string_view bytes, std::size_t chunk_bytes) {
+  if (bytes.size() % 2 != 0) return;
   ingest::ReadOptions one;
   one.chunk_bytes = chunk_bytes;
   ingest::ReadOptions parallel = one;
   parallel.threads = 2;
   parallel.parallel_min_bytes = 0;
-  parallel.batch_bytes = 1 + bytes.size() % 97;
+  parallel.batch_bytes = 1 + bytes.size() % 1021;
   auto outcome = [&](const ingest::ReadOptions& options) -> std::string {
     try {
       return testing::index_fingerprint(ingest::read_trace_bytes(bytes, kTraceName, options).index);
