@@ -1,7 +1,6 @@
 #include "io/folder_replacement.hpp"
 
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -36,18 +35,28 @@ fs::path normalized_target(const fs::path& path) {
   return target;
 }
 
-// flock on a lock file beside the target. A run that finds it held refuses at once rather
-// than wait behind a run that may take minutes.
+// A POSIX record lock on a file beside the target. A run that finds it held refuses at once
+// rather than wait behind a run that may take minutes. Not flock: a flock is shared with every
+// forked child, so the isolated analyzers of a run killed by SIGKILL held it until they ended
+// (seen under AddressSanitizer, where they outlived their parent); a record lock belongs to
+// the process alone and goes with it.
+bool try_lock_whole_file(int fd) {
+  struct flock whole {};
+  whole.l_type = F_WRLCK;
+  whole.l_whence = SEEK_SET;
+  return ::fcntl(fd, F_SETLK, &whole) == 0;
+}
+
 int acquire_lock(const fs::path& lock_path, const fs::path& target) {
   for (int attempt = 0; attempt < 16; ++attempt) {
     const int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0)
       throw folder_error(target,
                          "cannot create " + lock_path.string() + ": " + std::strerror(errno));
-    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (!try_lock_whole_file(fd)) {
       const int error = errno;
       ::close(fd);
-      if (error == EWOULDBLOCK)
+      if (error == EACCES || error == EAGAIN)
         throw std::runtime_error(
             target.string() + ": another traceprism run is writing this folder (it holds " +
             lock_path.string() + "); wait for it to finish or choose another output folder.");

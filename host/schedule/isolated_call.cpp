@@ -17,6 +17,9 @@
 #include <unistd.h>
 #define TRACEPRISM_HAVE_FORK 1
 #endif
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 namespace traceprism::schedule {
 
@@ -34,6 +37,18 @@ bool write_all(int fd, const char* data, std::size_t size) {
     size -= static_cast<std::size_t>(n);
   }
   return true;
+}
+
+// A run killed by SIGKILL cannot stop its children: they would go on analysing for nobody.
+// The signal follows the forking thread, which is safe here: run_isolated reaps every child
+// before that thread can return.
+void die_with_parent(pid_t parent) {
+#ifdef __linux__
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(3);  // it died before the line above
+#else
+  (void)parent;
+#endif
 }
 
 [[noreturn]] void child_main(int fd, const IsolatedTask& task) {
@@ -66,6 +81,7 @@ class Child {
     if (::pipe(fds) != 0) return false;
     ::fcntl(fds[0], F_SETFD, FD_CLOEXEC);
     ::fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+    const pid_t parent = ::getpid();
     pid_ = ::fork();
     if (pid_ < 0) {
       ::close(fds[0]);
@@ -73,6 +89,7 @@ class Child {
       return false;
     }
     if (pid_ == 0) {
+      die_with_parent(parent);
       ::close(fds[0]);
       child_main(fds[1], task);
     }

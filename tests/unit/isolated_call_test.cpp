@@ -4,11 +4,15 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "support/temp_dir.hpp"
 
 namespace traceprism::schedule {
 namespace {
@@ -75,6 +79,43 @@ TEST(IsolatedCall, AHangIsStoppedAtTheTimeoutWhileTheOthersFinish) {
   EXPECT_EQ(out[0].status, AnalyzerStatus::kFailed);
   EXPECT_EQ(out[0].error, "did not finish within 0.5 s and was stopped");
   EXPECT_EQ(out[1].error, "fine");
+}
+
+// A run killed by SIGKILL takes its analyzers with it rather than leave them running for
+// nobody. The run here is a forked process whose one task reports its pid and sleeps.
+TEST(IsolatedCall, TheChildrenOfAKilledRunEndWithIt) {
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe(pipe_fds), 0);
+  const pid_t run = ::fork();
+  ASSERT_GE(run, 0);
+  if (run == 0) {
+    AnalyzerOutcome out;
+    std::vector<IsolatedTask> tasks(1);
+    tasks[0].outcome = &out;
+    tasks[0].body = [&](AnalyzerOutcome&) {
+      const pid_t self = ::getpid();
+      if (::write(pipe_fds[1], &self, sizeof self) == sizeof self)
+        std::this_thread::sleep_for(std::chrono::seconds(60));
+    };
+    run_isolated(tasks, 1, 0);
+    ::_exit(0);
+  }
+  ::close(pipe_fds[1]);
+  pid_t analyzer = -1;
+  ASSERT_EQ(::read(pipe_fds[0], &analyzer, sizeof analyzer), static_cast<ssize_t>(sizeof analyzer));
+  ::close(pipe_fds[0]);
+  ::kill(run, SIGKILL);
+  ::waitpid(run, nullptr, 0);
+  // Gone, or a zombie waiting for whoever adopted it: /proc/PID/stat's state after the ")".
+  const auto alive = [analyzer] {
+    const std::string stat = testing::read_file("/proc/" + std::to_string(analyzer) + "/stat");
+    const auto paren = stat.rfind(')');
+    return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] != 'Z';
+  };
+  for (int waited_ms = 0; alive() && waited_ms < 20000; waited_ms += 10)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_FALSE(alive()) << "the analyzer of the killed run still runs";
+  ::kill(analyzer, SIGKILL);
 }
 
 }  // namespace
