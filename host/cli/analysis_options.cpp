@@ -27,12 +27,12 @@ void add_analysis_options(CLI::App& cmd, AnalysisOptions& o) {
   cmd.add_option("--disable", o.disable, "Disable analyzers matching this glob (repeatable)");
   add_plugin_dir_option(cmd, o.plugin_dirs);
   add_jobs_option(cmd, o.jobs,
-                  "Threads for op models, and analyzers run at once (child processes, or\n"
+                  "Threads for op models, and analyzers run at once (worker processes, or\n"
                   "threads with --no-isolate); default: all cores. Output is identical for any\n"
                   "value");
   cmd.add_flag("--no-isolate", o.no_isolate,
                "Run analyzers inside this process, in parallel on --jobs threads, instead of\n"
-               "one child process each (also to debug a plugin); a crashing plugin then takes\n"
+               "in forked worker processes (also to debug a plugin); a crashing plugin then takes\n"
                "the whole run down");
   cmd.add_option("--analyzer-timeout", o.analyzer_timeout,
                  "Stop an analyzer that runs longer than this many seconds and report it as\n"

@@ -144,7 +144,7 @@ void resolve_dependencies(std::vector<AnalyzerSlot>& slots) {
   }
 }
 
-// Each analyzer in its own child process, `threads` at a time (isolated_call.hpp).
+// The analyzers in forked worker processes, `threads` at a time (isolated_call.hpp).
 void run_in_children(const GraphInputs& in, plugins::RunProducts& products,
                      std::vector<AnalyzerSlot>& slots, int threads) {
   // Built here once rather than in every child that asks for it.

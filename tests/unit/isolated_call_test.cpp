@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -79,6 +80,48 @@ TEST(IsolatedCall, AHangIsStoppedAtTheTimeoutWhileTheOthersFinish) {
   EXPECT_EQ(out[0].status, AnalyzerStatus::kFailed);
   EXPECT_EQ(out[0].error, "did not finish within 0.5 s and was stopped");
   EXPECT_EQ(out[1].error, "fine");
+}
+
+// A worker process serves several tasks in turn (one fork per worker, not per analyzer), and
+// never the parent's: each task reports the process it ran in.
+TEST(IsolatedCall, ParallelWorkersServeAllTheTasks) {
+  for (int parallel : {1, 2, 3}) {
+    SCOPED_TRACE("parallel " + std::to_string(parallel));
+    std::vector<AnalyzerOutcome> out(9);
+    std::vector<IsolatedTask> tasks(9);
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+      tasks[i].outcome = &out[i];
+      tasks[i].body = [](AnalyzerOutcome& o) { o.figures = {{"pid", double(::getpid())}}; };
+    }
+    tasks[8].after = {0, 1, 2, 3};  // started once they finished, in any worker
+    run_isolated(tasks, parallel, 0);
+    std::set<double> pids;
+    for (const AnalyzerOutcome& o : out) {
+      ASSERT_EQ(o.figures.size(), 1u) << o.error;
+      pids.insert(o.figures[0].second);
+    }
+    EXPECT_EQ(pids.count(double(::getpid())), 0u);
+    EXPECT_LE(pids.size(), static_cast<std::size_t>(parallel));
+  }
+}
+
+// After a crash the worker is replaced; the tasks after it, and those that read the failed
+// task's outcome, still run.
+TEST(IsolatedCall, ACrashedWorkerIsReplaced) {
+  std::vector<AnalyzerOutcome> out(4);
+  std::vector<IsolatedTask> tasks(4);
+  for (std::size_t i = 0; i < tasks.size(); ++i) tasks[i].outcome = &out[i];
+  tasks[0].body = [](AnalyzerOutcome& o) { o.error = "first"; };
+  tasks[1].body = [](AnalyzerOutcome&) { ::kill(::getpid(), SIGKILL); };
+  tasks[1].after = {0};
+  tasks[2].body = [&](AnalyzerOutcome& o) { o.error = out[0].error + " then " + out[1].error; };
+  tasks[2].after = {1};
+  tasks[3].body = [](AnalyzerOutcome& o) { o.error = "last"; };
+  run_isolated(tasks, 1, 0);
+  EXPECT_EQ(out[0].error, "first");
+  EXPECT_EQ(out[1].error, "crashed (signal 9: Killed)");
+  EXPECT_EQ(out[2].error, "first then crashed (signal 9: Killed)");
+  EXPECT_EQ(out[3].error, "last");
 }
 
 // A run killed by SIGKILL takes its analyzers with it rather than leave them running for
