@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -36,8 +37,23 @@ std::optional<std::string> huge_page_tunables(const char* opt_out, const char* t
   return value;
 }
 
-void restart_with_huge_page_malloc(char** argv) {
+bool reads_large_input(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "-") return true;
+    std::error_code ec;
+    const auto status = std::filesystem::status(argv[i], ec);
+    if (ec) continue;
+    if (std::filesystem::is_regular_file(status) &&
+        std::filesystem::file_size(argv[i], ec) >= kHugePageMinInputBytes && !ec)
+      return true;
+  }
+  return false;
+}
+
+void restart_with_huge_page_malloc(int argc, char** argv) {
 #if defined(__linux__) && defined(__GLIBC__)
+  if (!reads_large_input(argc, argv)) return;
   std::ifstream mode_file("/sys/kernel/mm/transparent_hugepage/enabled");
   std::stringstream mode;
   mode << mode_file.rdbuf();
@@ -55,6 +71,7 @@ void restart_with_huge_page_malloc(char** argv) {
   else
     ::unsetenv("GLIBC_TUNABLES");
 #else
+  (void)argc;
   (void)argv;
 #endif
 }

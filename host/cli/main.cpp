@@ -37,7 +37,7 @@ int checked_stdout(int code) {
 int run(int argc, char** argv) {
   traceprism::io::protect_run_inputs();
   traceprism::io::remove_temporaries_on_signals();
-  traceprism::cli::restart_with_huge_page_malloc(argv);
+  traceprism::cli::restart_with_huge_page_malloc(argc, argv);
   CLI::App app{
       "traceprism turns PyTorch profiler (Kineto) traces into a ranked optimization report.\n"
       "Traces may be .json, .json.gz or .json.zst (detected from the first bytes), or - for stdin.",

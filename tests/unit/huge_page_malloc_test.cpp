@@ -3,6 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
+#include "support/temp_dir.hpp"
+
 using traceprism::cli::huge_page_tunables;
 
 namespace {
@@ -40,4 +45,28 @@ TEST(HugePageMalloc, NothingToGainOrNoWayToAsk) {
   EXPECT_EQ(huge_page_tunables(nullptr, nullptr, kMadvise, "2.34"), std::nullopt);
   EXPECT_EQ(huge_page_tunables(nullptr, nullptr, kMadvise, "1.99"), std::nullopt);
   EXPECT_EQ(huge_page_tunables(nullptr, nullptr, kMadvise, "unknown"), std::nullopt);
+}
+
+// Only a run that reads a large input restarts: a file of at least the threshold, or stdin.
+TEST(HugePageMalloc, RestartsOnlyForALargeInput) {
+  using traceprism::cli::kHugePageMinInputBytes;
+  using traceprism::cli::reads_large_input;
+  traceprism::testing::TempDir dir;
+  const std::string small = dir.write("small.json", "{\"traceEvents\":[]}");
+  const std::string large = dir.write("large.json", std::string(kHugePageMinInputBytes, ' '));
+  const std::string just_below =
+      dir.write("below.json", std::string(kHugePageMinInputBytes - 1, ' '));
+  const auto reads = [](std::vector<std::string> args) {
+    args.insert(args.begin(), "traceprism");
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    return reads_large_input(static_cast<int>(argv.size()), argv.data());
+  };
+  EXPECT_FALSE(reads({"analyze", small, "-o", dir.path().string()}));
+  EXPECT_FALSE(reads({"analyze", just_below}));
+  EXPECT_FALSE(reads({"--help"}));
+  EXPECT_FALSE(reads({"analyze", "missing.json"}));
+  EXPECT_TRUE(reads({"analyze", large, "-o", dir.path().string()}));
+  EXPECT_TRUE(reads({"compare", small, large}));
+  EXPECT_TRUE(reads({"inspect", "-"}));
 }
