@@ -14,4 +14,8 @@ namespace traceprism::plugins::fusion {
 // Thread-safe; answers are cached per name (traces repeat a few hundred names many times).
 const std::string& classify_kernel(std::string_view kernel_name);
 
+// The same answer with every rule through std::regex, uncached: what classify_kernel's substring
+// matching of the literal rules is tested against.
+std::string classify_kernel_by_regex(std::string_view kernel_name);
+
 }  // namespace traceprism::plugins::fusion

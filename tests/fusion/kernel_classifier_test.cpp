@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "fusion_case.hpp"
 
 namespace traceprism::plugins::fusion {
@@ -69,6 +72,73 @@ TEST(KernelClassifier, EveryKernelOfEveryGoldenCandidate) {
     }
   }
   EXPECT_GT(checked, 100u);
+}
+
+// The literal rules are matched by substring search, the others by std::regex: on names built
+// from the rules' own words (in and out of order, in other cases, split by a line break, which
+// `.*` does not cross) both ways give the same type.
+TEST(KernelClassifier, SubstringMatchingAgreesWithTheRegexes) {
+  const std::vector<std::string> words = {"rsqrt",
+                                          "mean",
+                                          "pow",
+                                          "mul",
+                                          "fused__to_copy_add",
+                                          "_to_copy_add",
+                                          "RmsNorm",
+                                          "LAYER_NORM",
+                                          "gemm",
+                                          "MatMul",
+                                          "bmm_Bfloat16",
+                                          "MxE2m1",
+                                          "cublasLt",
+                                          "triton_poi_fused",
+                                          "quant",
+                                          "swiglu",
+                                          "fmoe",
+                                          "g1u1",
+                                          "silu",
+                                          "softmax",
+                                          "rotary",
+                                          "embedding",
+                                          "flash_fwd",
+                                          "attention_2d",
+                                          "fmhaSm90",
+                                          "merge_16x16_to_64x64_inverse",
+                                          "norm",
+                                          "GELU",
+                                          "swish",
+                                          "direct_copy_kernel",
+                                          "_to_copy",
+                                          "gemm_a8w8",
+                                          "fmhaSm100f",
+                                          "attention_3d",
+                                          "merge_2x",
+                                          "unified_attention",
+                                          "fmhasm",
+                                          "elementwise",
+                                          "Memcpy",
+                                          "cat",
+                                          "x"};
+  std::vector<std::string> names;
+  for (const std::string& a : words)
+    for (const std::string& b : words) {
+      names.push_back(a + "_" + b);
+      names.push_back(b + "<" + a + ">");
+      names.push_back(a + "\n" + b);
+    }
+  names.push_back("fused__to_copy_add_mean_xyz_pow_rsqrt");
+  names.push_back("fused__to_copy_add_mean\n_pow_rsqrt");
+  names.push_back("RSQRT then MEAN then POW");
+  std::size_t differ = 0;
+  for (const std::string& name : names)
+    if (classify_kernel(name) != classify_kernel_by_regex(name)) {
+      ADD_FAILURE() << name << ": " << classify_kernel(name) << " vs "
+                    << classify_kernel_by_regex(name);
+      if (++differ > 10) break;
+    }
+  EXPECT_EQ(classify_kernel("fused__to_copy_add_mean\n_pow_rsqrt"),
+            classify_kernel_by_regex("fused__to_copy_add_mean\n_pow_rsqrt"));
+  EXPECT_NE(classify_kernel("RSQRT then MEAN then POW"), "Unknown");
 }
 
 }  // namespace
