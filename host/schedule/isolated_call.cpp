@@ -11,7 +11,6 @@
 #include "schedule/outcome_codec.hpp"
 
 #if defined(__unix__) || defined(__APPLE__)
-#include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -33,9 +32,8 @@ using findings::AnalyzerOutcome;
 bool write_all(int fd, const void* data, std::size_t size) {
   const char* p = static_cast<const char*>(data);
   while (size > 0) {
-    // send() on the socket: MSG_NOSIGNAL turns a dead reader into EPIPE rather than SIGPIPE.
-    ssize_t n = ::send(fd, p, size, MSG_NOSIGNAL);
-    if (n < 0 && errno == ENOTSOCK) n = ::write(fd, p, size);
+    // Sockets, not pipes: MSG_NOSIGNAL turns a dead reader into EPIPE rather than SIGPIPE.
+    const ssize_t n = ::send(fd, p, size, MSG_NOSIGNAL);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
     p += n;
@@ -129,7 +127,7 @@ void fail(AnalyzerOutcome& outcome, std::string why) {
   outcome.findings.clear();
 }
 
-// One worker process seen from the parent: the socket it reads requests from, the pipe it
+// One worker process seen from the parent: the socket it reads requests from, the one it
 // answers on, and the task it runs. A worker serves several tasks in turn, which saves a fork
 // per analyzer (about 0.1 s each on a 650 MB process, docs/performance.md); one that crashes,
 // hangs or exits ends with the task it was running, and the next tasks go to a new worker.
@@ -137,14 +135,14 @@ class Worker {
  public:
   static constexpr std::size_t kIdle = static_cast<std::size_t>(-1);
 
-  // Forks the worker; false when no socket, pipe or process could be had.
+  // Forks the worker; false when no socket or process could be had.
   // `others` holds the parent's ends of the other workers' channels: the new worker closes its
   // copies, or an older worker would never see the end of its requests.
   bool start(std::vector<IsolatedTask>& tasks, std::uint64_t completed_so_far,
              const std::vector<int>& others) {
     int request_fds[2], result_fds[2];
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, request_fds) != 0) return false;
-    if (::pipe2(result_fds, O_CLOEXEC) != 0) {
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, result_fds) != 0) {
       ::close(request_fds[0]);
       ::close(request_fds[1]);
       return false;
@@ -200,7 +198,7 @@ class Worker {
     if (!write_message(requests_, message)) lost_ = true;  // it died: step() reaps it
   }
 
-  // Reads what the pipe holds; true once the running task is done (its result complete, or
+  // Reads what the socket holds; true once the running task is done (its result complete, or
   // the worker gone or timed out).
   bool step(bool readable, double timeout_seconds) {
     if (readable && read_available()) return true;
@@ -266,7 +264,7 @@ class Worker {
            received_.size() - sizeof(std::uint64_t) >= expected();
   }
 
-  // Reads without blocking; true when the result is complete or the pipe is closed.
+  // Reads without blocking; true when the result is complete or the socket is closed.
   bool read_available() {
     char buffer[1 << 16];
     while (true) {

@@ -181,24 +181,6 @@ constexpr int kMinConfidence = 5;
 // requires.
 using LiteralPieces = std::vector<std::vector<std::string>>;  // alternatives, each in order
 
-std::optional<LiteralPieces> literal_pieces(std::string_view pattern) {
-  LiteralPieces out(1, std::vector<std::string>(1));
-  for (std::size_t i = 0; i < pattern.size(); ++i) {
-    const char c = pattern[i];
-    if (c == '|') {
-      out.emplace_back(1);
-    } else if (c == '.' && i + 1 < pattern.size() && pattern[i + 1] == '*') {
-      out.back().emplace_back();
-      ++i;
-    } else if (std::string_view("\\^$.|?*+()[]{}").find(c) != std::string_view::npos) {
-      return std::nullopt;
-    } else {
-      out.back().back() += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
-  }
-  return out;
-}
-
 bool matches_pieces(const LiteralPieces& alternatives, std::string_view lowered) {
   for (const auto& pieces : alternatives) {
     std::size_t at = 0;
@@ -216,9 +198,9 @@ bool matches_pieces(const LiteralPieces& alternatives, std::string_view lowered)
   return false;
 }
 
-// For a pattern only std::regex can match: per alternative, the runs of plain characters that
-// every match of it contains (a character made optional by `?`, `*` or `{` is left out), so that
-// a name holding none of them is not searched. Nullopt when the pattern has groups.
+// Per alternative, the runs of plain characters that every match of it contains, in pattern
+// order (a character made optional by `?`, `*` or `{` is left out): a name that does not hold
+// them in that order is not searched. Nullopt when the pattern has groups.
 std::optional<LiteralPieces> required_words(std::string_view pattern) {
   if (pattern.find_first_of("()") != std::string_view::npos) return std::nullopt;
   LiteralPieces out(1, std::vector<std::string>(1));
@@ -247,12 +229,16 @@ std::optional<LiteralPieces> required_words(std::string_view pattern) {
   return out;
 }
 
-bool holds_every_piece_of_one(const LiteralPieces& alternatives, std::string_view lowered) {
-  return std::any_of(alternatives.begin(), alternatives.end(), [&](const auto& pieces) {
-    return std::all_of(pieces.begin(), pieces.end(), [&](const std::string& piece) {
-      return lowered.find(piece) != std::string_view::npos;
-    });
-  });
+// Whether a pattern is only words, `|` and `.*`: then its required words, in order, are the
+// whole rule.
+bool is_words_only(std::string_view pattern) {
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] == '.' && i + 1 < pattern.size() && pattern[i + 1] == '*')
+      ++i;
+    else if (std::string_view("\\^$.?*+()[]{}").find(pattern[i]) != std::string_view::npos)
+      return false;
+  }
+  return true;
 }
 
 struct CompiledRule {
@@ -269,9 +255,11 @@ struct CompiledRule {
 std::vector<CompiledRule>& compiled_rules() {
   static std::vector<CompiledRule> rules = [] {
     std::vector<CompiledRule> out;
-    for (const Rule& r : kRules)
-      out.push_back({r.pattern, literal_pieces(r.pattern), required_words(r.pattern), r.kernel_type,
-                     r.priority, nullptr, nullptr});
+    for (const Rule& r : kRules) {
+      std::optional<LiteralPieces> words = required_words(r.pattern);
+      out.push_back({r.pattern, is_words_only(r.pattern) ? words : std::nullopt, words,
+                     r.kernel_type, r.priority, nullptr, nullptr});
+    }
     return out;
   }();
   return rules;
@@ -305,7 +293,7 @@ bool rule_matches(CompiledRule& rule, const std::string& text, std::string_view 
   if (!regex_only) {
     const bool line_terminators = text.find_first_of("\r\n") != std::string::npos;
     if (rule.literal && !line_terminators) return matches_pieces(*rule.literal, lowered);
-    if (rule.required && !holds_every_piece_of_one(*rule.required, lowered)) return false;
+    if (rule.required && !matches_pieces(*rule.required, lowered)) return false;
   }
   return std::regex_search(text, regex_for(rule, text.size()));
 }
