@@ -112,7 +112,7 @@ int run_analyze(const AnalyzeOptions& o) {
   // A long decode trace replays its graph thousands of times.
   p.load.capture_prune_when_large = true;
   p.inference_mode = o.mode == "inference" || (o.mode.empty() && !a.load.capture_dir.empty());
-  p.load.normalize_op_names = p.inference_mode;
+  p.load.pseudo_ops = p.inference_mode;
   p.platform = o.platform;
   std::unique_ptr<pipeline::PipelineRun> run;
   if (int code = exit_code_of_pipeline([&] { run = pipeline::run_pipeline(p); }); code != kExitOk)

@@ -40,7 +40,7 @@ pipeline::ComparisonOptions comparison_options(const CompareOptions& o,
   for (pipeline::PipelineOptions* t : {&c.trace1, &c.trace2}) {
     t->inference_mode = !o.capture_dir.empty() || !o.reference_capture_dir.empty();
     t->load.capture_prune_when_large = true;
-    t->load.normalize_op_names = t->inference_mode;
+    t->load.pseudo_ops = t->inference_mode;
   }
   return c;
 }

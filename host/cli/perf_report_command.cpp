@@ -47,7 +47,7 @@ int run_perf_report(const PerfReportCommandOptions& o) {
   pipeline::PipelineOptions p;
   p.trace_path = o.trace;
   p.load = o.load;
-  p.load.normalize_op_names = !o.load.capture_dir.empty();  // inference mode's pseudo-op pass
+  p.load.pseudo_ops = !o.load.capture_dir.empty();  // inference mode's pseudo-op pass
   p.platform = o.platform;
   p.registry = &registry;
   p.config = &config;

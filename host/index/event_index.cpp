@@ -52,6 +52,14 @@ const EventIndex::PreciseTime* EventIndex::precise_time(Row r) const {
   return it != precise_times_.end() && it->row == r ? &*it : nullptr;
 }
 
+std::optional<std::string_view> EventIndex::pseudo_op_args(Row r) const {
+  if (pseudo_op_args_.empty() || r < pseudo_op_args_.front().first) return std::nullopt;
+  auto it = std::lower_bound(pseudo_op_args_.begin(), pseudo_op_args_.end(), r,
+                             [](const auto& entry, Row row) { return entry.first < row; });
+  if (it == pseudo_op_args_.end() || it->first != r) return std::nullopt;
+  return strings_.view(it->second);
+}
+
 std::optional<std::string_view> EventIndex::launch_kernel(Row r) const {
   auto it =
       std::lower_bound(launch_kernels_.begin(), launch_kernels_.end(), r,

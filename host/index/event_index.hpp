@@ -96,6 +96,11 @@ class EventIndex {
   std::optional<std::string_view> launch_kernel(Row r) const;
   // Parsed Input Dims of a cpu_op (nullptr when absent or unparsable).
   const InputShapes* input_shapes(Row r) const;
+  // The own args (compact JSON) of a pseudo op the host inserted (append_pseudo_ops in
+  // row_copies.hpp); nullopt for every event of the trace.
+  std::optional<std::string_view> pseudo_op_args(Row r) const;
+  // False for a pseudo op: it has no time of its own (its ts is its parent's, its dur 0).
+  bool has_time(Row r) const { return !pseudo_op_args(r); }
 
   // Whole columns, for the plugin ABI's zero-copy views (abi.h traceprism_event_columns_v1).
   const std::vector<std::int64_t>& ts_column() const { return ts_ns_; }
@@ -208,6 +213,7 @@ class EventIndex {
   };
   std::vector<RowCommArgs> comm_args_;  // sorted by row; the few events that carry them
   std::vector<std::pair<Row, StringId>> launch_kernels_;  // sorted by row: runtime args.kernel
+  std::vector<std::pair<Row, StringId>> pseudo_op_args_;  // sorted by row
   std::vector<InputShapes> shapes_;                       // parsed distinct Input Dims texts
   std::vector<std::int32_t> shapes_of_string_;            // StringId -> index in shapes_, -1 none
 

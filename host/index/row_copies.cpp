@@ -23,6 +23,22 @@ class RowCopier {
 
   explicit RowCopier(EventIndex base) : x_(std::move(base)) {}
 
+  EventIndex append_pseudo_ops(std::span<const PseudoOpRow> ops) {
+    const StringId category = x_.strings_.intern("cpu_op");
+    for (const PseudoOpRow& op : ops) {
+      const std::int32_t args =
+          x_.kind_[op.args_from] == EventKind::kCpuOp ? x_.detail_[op.args_from] : kNoDetail;
+      const Row row = x_.push_row({x_.ts_ns_[op.placed_at], 0, EventKind::kCpuOp, 'X', false,
+                                   x_.strings_.intern(op.name), category, x_.track_[op.placed_at],
+                                   kNoId, kNoId, args});
+      if (const EventIndex::PreciseTime* p = x_.precise_time(op.placed_at))
+        x_.precise_times_.push_back({row, p->ts_us, 0.0});
+      x_.pseudo_op_args_.emplace_back(row, x_.strings_.intern(op.own_args));
+    }
+    x_.build_secondary_indices();
+    return std::move(x_);
+  }
+
   EventIndex append(std::span<const EventIndex* const> sources, std::span<const RowCopy> copies,
                     std::string_view root_name) {
     string_maps_.resize(sources.size());
@@ -102,6 +118,10 @@ class RowCopier {
 EventIndex append_row_copies(EventIndex base, std::span<const EventIndex* const> sources,
                              std::span<const RowCopy> copies, std::string_view root_name) {
   return RowCopier(std::move(base)).append(sources, copies, root_name);
+}
+
+EventIndex append_pseudo_ops(EventIndex base, std::span<const PseudoOpRow> ops) {
+  return RowCopier(std::move(base)).append_pseudo_ops(ops);
 }
 
 EventIndex rename_cpu_ops(

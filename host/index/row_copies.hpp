@@ -31,6 +31,20 @@ struct RowCopy {
 EventIndex append_row_copies(EventIndex base, std::span<const EventIndex* const> sources,
                              std::span<const RowCopy> copies, std::string_view root_name);
 
+// A pseudo op (inference-mode spec §4.2): a cpu_op the host inserts between an op and one of
+// its launches, so that a GPU kernel of a composite op gets a perf model of its own.
+struct PseudoOpRow {
+  Row args_from = 0;     // the cpu_op whose shape args (Input Dims, ...) it carries
+  Row placed_at = 0;     // the event whose thread and start it takes
+  std::string name;      // "pseudo_op::moe_triton_unfused_up"
+  std::string own_args;  // its other args as one compact JSON object
+};
+
+// `base` with `ops` appended in order as cpu_op rows of duration 0 and no ids, each marked as
+// having no time of its own (EventIndex::has_time) and carrying its own args
+// (EventIndex::pseudo_op_args).
+EventIndex append_pseudo_ops(EventIndex base, std::span<const PseudoOpRow> ops);
+
 // `index` with its cpu_ops renamed where `rename` returns a name (asked once per distinct name):
 // inference mode's pseudo-op pass drops the call counter SGLang appends to its profiler ops.
 EventIndex rename_cpu_ops(

@@ -115,6 +115,38 @@ void place_grafts(const index::EventIndex& index, const CallTreeOptions& options
   }
 }
 
+// Moves each adopted launch's edge from its parent to its pseudo op, which the edges list
+// has last among that parent's children (the reference appends it there).
+void adopt_launches(std::span<const std::pair<Row, Row>> adoptions,
+                    const std::vector<std::int32_t>& parent,
+                    std::vector<std::pair<Row, Row>>& edges) {
+  if (adoptions.empty()) return;
+  std::unordered_map<Row, Row> adopter;
+  for (const auto& [pseudo_op, launch] : adoptions) adopter.emplace(launch, pseudo_op);
+  std::erase_if(edges, [&](const std::pair<Row, Row>& e) {
+    auto it = adopter.find(e.second);
+    return it != adopter.end() && e.first != it->second &&
+           static_cast<std::int32_t>(e.first) == parent[e.second];
+  });
+  for (const auto& [pseudo_op, launch] : adoptions) edges.emplace_back(pseudo_op, launch);
+}
+
+// Places each adopting pseudo op under its launch's parent (Grafts::adoptions).
+template <class Decided>
+void place_adoptions(const index::EventIndex& index, const CallTreeOptions& options,
+                     const std::vector<std::int32_t>& parent, Decided decided) {
+  if (!options.grafts) return;
+  auto has_cpu_op_above = [&](std::int32_t p) {
+    for (; p != kNoParent; p = parent[static_cast<Row>(p)])
+      if (index.kind(static_cast<Row>(p)) == EventKind::kCpuOp) return true;
+    return false;
+  };
+  for (const auto& [pseudo_op, launch] : options.grafts->adoptions) {
+    const std::int32_t above = parent[launch];
+    decided(Placement{pseudo_op, false, above, !has_cpu_op_above(above)});
+  }
+}
+
 }  // namespace
 
 CallTree CallTree::build(const index::EventIndex& index, const CallTreeOptions& options) {
@@ -142,6 +174,8 @@ CallTree CallTree::build(const index::EventIndex& index, const CallTreeOptions& 
   walk_stacks(index, order, place);
   std::vector<std::pair<double, Row>>().swap(order);
   place_grafts(index, options, tree.parent_, place);
+  place_adoptions(index, options, tree.parent_, place);
+  adopt_launches(tree.adoptions(), tree.parent_, edges);
 
   // Children lists in processing order (counting sort by parent keeps that order).
   auto& c = tree.children_;
@@ -160,6 +194,7 @@ std::vector<std::int32_t> CallTree::parents(const index::EventIndex& index,
   auto place = [&](const Placement& p) { parent[p.row] = p.parent; };
   walk_stacks(index, processing_order(index, options), place);
   place_grafts(index, options, parent, place);
+  place_adoptions(index, options, parent, place);
   return parent;
 }
 

@@ -18,6 +18,11 @@ inline constexpr std::int32_t kNoParent = -1;
 struct Grafts {
   Row first_row = 0;
   std::vector<std::int32_t> parent;
+  // Pseudo ops (inference-mode spec §4.2) as (pseudo op, launch): the pseudo op replaces the
+  // launch among the children of the launch's parent and has the launch as its one child, while
+  // the launch's parent() stays that parent, as in the reference (its QUIRK: upward walks skip
+  // the pseudo op, downward walks find it). Their parent[] entries are kNoParent.
+  std::vector<std::pair<Row, Row>> adoptions;
 };
 
 struct CallTreeOptions {
@@ -53,6 +58,12 @@ class CallTree {
   std::size_t node_count() const { return node_count_; }
   // The grafts the tree was built with (another tree of the same index needs them too).
   const std::shared_ptr<const Grafts>& grafts() const { return grafts_; }
+  // Grafts::adoptions (pseudo op, launch): walks that mark ancestors through parent() mark the
+  // pseudo op from its launch with these.
+  std::span<const std::pair<Row, Row>> adoptions() const {
+    if (!grafts_) return {};
+    return grafts_->adoptions;
+  }
 
  private:
   enum class State : std::uint8_t { kNotInTree, kPlaced, kDropped };

@@ -117,13 +117,13 @@ std::string_view KernelCallStacks::frame(index::Row row) {
 
 void KernelCallStacks::frames_up(index::Row row, std::int32_t stop,
                                  std::vector<std::string_view>& out) {
-  const std::size_t start = out.size();
-  std::int32_t at = static_cast<std::int32_t>(row);
-  for (; at >= 0 && at != stop; at = parent(static_cast<index::Row>(at))) {
+  // A kernel's launch adopted by a pseudo op does not have it as an ancestor (CallTree's
+  // adoptions): its frames go up to the root, as the reference's walk does.
+  for (std::int32_t at = static_cast<std::int32_t>(row); at >= 0 && at != stop;
+       at = parent(static_cast<index::Row>(at))) {
     const std::string_view name = frame(static_cast<index::Row>(at));
     if (!name.empty()) out.push_back(name);
   }
-  if (at != stop) out.resize(start);  // `stop` is not above `row`: no frames between them
 }
 
 void KernelCallStacks::annotate(index::Row collected, std::span<const index::Row> gpu_events,

@@ -51,6 +51,12 @@ void GpuSubtrees::mark_gpu_events() {
         mark_up(runtime, communication_);
     }
   }
+  // A pseudo op is above its launch only through the children lists (gpu_events is a
+  // downward walk, so it finds the launch's events).
+  for (const auto& [pseudo_op, launch] : tree_.adoptions()) {
+    has_gpu_[pseudo_op] = has_gpu_[launch];
+    communication_[pseudo_op] = communication_[launch];
+  }
 }
 
 // forward_below_: the event is a forward op with backward nodes, or has one below it.

@@ -175,9 +175,10 @@ double numpy_max(std::span<const double> values) {
 }
 
 double pandas_sum(std::span<const double> values) {
-  // pandas' group_sum: Kahan summation in group order.
+  // pandas' group_sum: Kahan summation in group order, NaN skipped (0.0 when all are).
   double sum = 0.0, compensation = 0.0;
   for (double v : values) {
+    if (std::isnan(v)) continue;
     const double y = v - compensation;
     const double t = sum + y;
     compensation = (t - sum) - y;

@@ -23,7 +23,7 @@ double numpy_median(std::span<const double> values);
 double numpy_min(std::span<const double> values);
 double numpy_max(std::span<const double> values);
 
-// pandas groupby sum: Kahan-compensated left-to-right sum (0 for an empty group).
+// pandas groupby sum: Kahan-compensated left-to-right sum of the non-NaN values (0 for none).
 double pandas_sum(std::span<const double> values);
 // pandas groupby mean: the compensated sum / n (NaN for an empty group).
 double pandas_mean(std::span<const double> values);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -163,6 +164,8 @@ const HostNames& HostNamesCache::of(index::Row row) {
 double raw_dur_us(const index::EventIndex& index, index::Row row) {
   // The index keeps exact nanoseconds; dividing once reproduces the double Python parses from
   // the 3-decimal text. (Durations written with sub-ns digits are rare and not kept raw.)
+  // A pseudo op has none (pandas NaN: the duration stats skip it).
+  if (!index.has_time(row)) return std::numeric_limits<double>::quiet_NaN();
   return reference_us(index.dur_ns(row));
 }
 

@@ -80,6 +80,20 @@ merge_captures(TraceSession& session, const LoadOptions& options) {
   return {std::make_shared<const model::Grafts>(std::move(plan.grafts)), std::move(plan.relinks)};
 }
 
+// Appends the unfused MoE pseudo ops (model/pseudo_ops.hpp) and rebuilds the tree and links
+// over them; the pseudo ops are found on the tree without them.
+void add_pseudo_ops(TraceSession& session, model::CallTreeOptions& tree_options,
+                    const std::vector<std::pair<index::Row, index::Row>>& relinks) {
+  const model::PseudoOpPlan plan =
+      model::plan_moe_unfused_pseudo_ops(session.file.index, session.tree, session.links);
+  if (plan.rows.empty()) return;
+  tree_options.grafts = std::make_shared<const model::Grafts>(model::pseudo_op_grafts(
+      tree_options.grafts.get(), static_cast<index::Row>(session.file.index.size()), plan));
+  session.file.index = index::append_pseudo_ops(std::move(session.file.index), plan.rows);
+  session.tree = model::CallTree::build(session.file.index, tree_options);
+  session.links = model::LaunchLinks::build(session.file.index, relinks);
+}
+
 // What the reader accepted but a user should know: JSON with duplicate keys is legal, and
 // Python's json keeps only the last "traceEvents", where we keep the events of every one.
 void warn_about_the_document(const ingest::TraceFile& file) {
@@ -110,14 +124,15 @@ TraceSession load_trace(const std::string& path, const LoadOptions& options) {
   std::shared_ptr<const model::Grafts> grafts;
   std::vector<std::pair<index::Row, index::Row>> relinks;
   if (!options.capture_dir.empty()) std::tie(grafts, relinks) = merge_captures(session, options);
-  if (options.normalize_op_names)
+  if (options.pseudo_ops)
     session.file.index =
         index::rename_cpu_ops(std::move(session.file.index), model::normalized_op_name);
-  const auto& index = session.file.index;
   model::CallTreeOptions tree_options;
   tree_options.grafts = grafts;
-  session.tree = model::CallTree::build(index, tree_options);
-  session.links = model::LaunchLinks::build(index, relinks);
+  session.tree = model::CallTree::build(session.file.index, tree_options);
+  session.links = model::LaunchLinks::build(session.file.index, relinks);
+  if (options.pseudo_ops) add_pseudo_ops(session, tree_options, relinks);
+  const auto& index = session.file.index;
   model::GpuTimelineOptions timeline;
   timeline.include_unlinked = options.include_unlinked;
   timeline.micro_idle_threshold_us = options.micro_idle_threshold_us;

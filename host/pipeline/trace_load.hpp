@@ -26,8 +26,9 @@ struct LoadOptions {
   // count them and the call stacks walk them)
   // (analyze does; the perf report keeps the reference's full copies). model/capture_merge.hpp.
   bool capture_prune_when_large = false;
-  // Inference mode: SGLang profiler ops lose their call counter (model/pseudo_ops.hpp).
-  bool normalize_op_names = false;
+  // Inference mode's pseudo-op pass (model/pseudo_ops.hpp): SGLang profiler ops lose their
+  // call counter, and vLLM's unfused MoE GEMM kernels get pseudo ops.
+  bool pseudo_ops = false;
 };
 
 // What the capture merge did, for the report.

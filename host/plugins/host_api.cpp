@@ -134,10 +134,15 @@ std::int32_t api_op_call(const traceprism_run_ctx* ctx, std::uint32_t row,
   }
   out->kernel_rows = kernels.data();
   out->kernel_count = static_cast<std::uint32_t>(kernels.size());
-  if (out->struct_size >= sizeof(traceprism_op_call_v1)) {
+  // Plugins built for 1.9 or 1.10 pass a struct that ends after the step stats.
+  if (out->struct_size >= offsetof(traceprism_op_call_v1, pseudo_op_args)) {
     const std::optional<model::StepStats> stats = ctx->products->step_stats(row);
     out->has_step_stats = stats ? 1 : 0;
     for (std::size_t i = 0; i < 8; ++i) out->step_stats[i] = stats ? (*stats)[i] : 0;
+  }
+  if (out->struct_size >= sizeof(traceprism_op_call_v1)) {
+    const std::optional<std::string_view> args = index.pseudo_op_args(row);
+    out->pseudo_op_args = args ? str(*args) : traceprism_str{nullptr, 0};
   }
   return TRACEPRISM_OK;
 }

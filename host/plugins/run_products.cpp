@@ -84,6 +84,9 @@ RunProducts::RunProducts(const index::EventIndex& index, const model::CallTree& 
            cur = tree.parent(static_cast<index::Row>(cur)))
         launches_below_[cur] = true;
     }
+  // A pseudo op is above its launch only through the children lists.
+  for (const auto& [pseudo_op, launch] : tree.adoptions())
+    launches_below_[pseudo_op] = launches_below_[launch];
 
   for (const model::KernelLauncher& op : launchers.all()) {
     op_row_.push_back(op.row);

@@ -101,6 +101,9 @@ Efficiency efficiency_of(const OpRow& row, const Peaks& peaks, Scope scope) {
   e.compute_spec = row.compute_spec;
   const std::optional<double> maf = peaks.tflops_for(e.compute_spec);
   if (maf && *maf != 0) e.resolved_peak_maf = py_round(*maf, 2);
+  // The host's roofline falls back to matrix_bf16 for a matrix spec the platform lacks.
+  e.fallback_peak = !e.compute_spec.empty() && peaks.tflops.count(e.compute_spec) == 0 &&
+                    e.compute_spec.rfind("matrix_", 0) == 0;
   if (peaks.hbm_tbs && *peaks.hbm_tbs != 0) e.resolved_peak_hbm_bw = py_round(*peaks.hbm_tbs, 2);
   const std::string_view bound = row.roofline_bound;
   if (bound == "COMPUTE_BOUND") e.bound_type = "compute";

@@ -73,6 +73,8 @@ struct Efficiency {
   std::string bound_type;    // "compute", "memory", or "" (null)
   std::string compute_spec;  // "" when absent
   std::string warning;       // "" when none
+  // A matrix spec the platform has no peak for: the host's roofline used matrix_bf16's.
+  bool fallback_peak = false;
   bool is_anomaly = false;
 };
 

@@ -55,14 +55,27 @@ std::string plural(std::int64_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
-// The first tensor argument's dtype of an op, mapped (bf16, fp32, ...).
+// The weights' dtype a model names apart from the inputs' ("FP4" for the unfused MoE GEMMs), or
+// "" when it names none.
+std::string weight_dtype(const Operation& op) {
+  std::optional<PyValue> params = parse_python_literal(op.perf_params);
+  if (!params || params->type != PyValue::Type::kDict) return {};
+  const PyValue* weights = params->get("weight_dtype");
+  return weights && weights->is_string() ? weights->text : std::string();
+}
+
+// The first tensor argument's dtype of an op, mapped (bf16, fp32, ...), with the weights' dtype
+// where the model names a different one ("bf16×fp4").
 std::string first_dtype(const Operation& op) {
   std::optional<PyValue> types = parse_python_literal(op.input_type);
   if (!types || !types->is_sequence()) return {};
   for (const PyValue& t : types->items) {
     // Only tensor dtypes count: TensorList, Scalar and unmapped tokens are skipped.
     if (t.is_string()) {
-      if (std::optional<std::string> d = short_dtype(t.text)) return *d;
+      if (std::optional<std::string> d = short_dtype(t.text)) {
+        const std::string weights = weight_dtype(op);
+        return weights.empty() || upper(weights) == upper(*d) ? *d : *d + "×" + weights;
+      }
     }
   }
   return {};
@@ -276,6 +289,9 @@ std::string title_of(const View& v) {
 
 std::string peak_phrase(const View& v) {
   const Efficiency& e = v.lead().efficiency;
+  if (v.compute_bound() && e.resolved_peak_maf && e.fallback_peak)
+    return " (compute roofline " + py_number(*e.resolved_peak_maf, true) +
+           " TFLOPS matrix_bf16: the platform gives no " + e.compute_spec + " peak)";
   if (v.compute_bound() && e.resolved_peak_maf)
     return " (compute roofline " + py_number(*e.resolved_peak_maf, true) + " TFLOPS" +
            (e.compute_spec.empty() ? "" : " " + e.compute_spec) + ")";
@@ -408,6 +424,10 @@ std::string conv_action(const View& v) {
 }
 
 std::string moe_action(const View& v) {
+  if (v.m.category == "moe_unfused" && v.memory_bound())
+    return "Use a fused MoE kernel instead of separate gate/up/down expert GEMM stages, and tune "
+           "the expert GEMMs for few tokens per expert (tile shape, split-K) so that they stream "
+           "the expert weights at HBM bandwidth.";
   if (v.m.category == "moe_unfused")
     return "Use a fused MoE kernel instead of separate gate/up/down expert GEMM stages.";
   if (v.memory_bound())

@@ -1,10 +1,14 @@
 // MoE op models: perf-model spec §9.1 (MoEComm) and the category-only names of §4.4.
 #include "moe_models.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace traceprism::plugins::moe {
 namespace {
@@ -59,7 +63,128 @@ double token_bytes(const TokenVolume& v) {
   return static_cast<double>(*v.num_tokens * *v.hidden_dim) * *v.bpe;
 }
 
+// The extension's own dtype table (DTYPE_TO_BYTES; keys compared as written).
+std::optional<double> moe_bytes_per_element(std::string_view dtype) {
+  static const std::map<std::string_view, double> kBytes = {{"Float8_e4m3fn", 1},
+                                                            {"Float8_e4m3fnuz", 1},
+                                                            {"Float8_e5m2", 1},
+                                                            {"Float8_e5m2fnuz", 1},
+                                                            {"FP8", 1},
+                                                            {"FP4", 0.5},
+                                                            {"BFloat16", 2},
+                                                            {"Float16", 2},
+                                                            {"Half", 2},
+                                                            {"Float32", 4},
+                                                            {"Float", 4},
+                                                            {"c10::BFloat16", 2},
+                                                            {"c10::Float8_e4m3fn", 1},
+                                                            {"c10::Float8_e4m3fnuz", 1},
+                                                            {"c10::Half", 2},
+                                                            {"c10::Float", 4}};
+  auto it = kBytes.find(dtype);
+  if (it == kBytes.end()) return std::nullopt;
+  return it->second;
+}
+
+struct UnfusedMoeGemm {
+  std::int64_t tokens = 0, hidden = 0, inter = 0, experts = 0, topk = 0;
+  bool gated = false;
+  std::string input_dtype;
+  std::optional<std::string> weight_dtype;
+  std::optional<double> bpe_in, bpe_w;
+  // Expected distinct experts the tokens reach under uniform routing.
+  double active_experts() const {
+    const double e = static_cast<double>(experts);
+    return e * (1 - std::pow((e - static_cast<double>(topk)) / e, static_cast<double>(tokens)));
+  }
+};
+
+std::string pseudo_arg(const OpCall& c, std::string_view key) {
+  std::optional<std::string> value = c.pseudo_op_arg(key);
+  if (!value) throw BadArgs(c.name() + ": the pseudo op has no '" + std::string(key) + "' arg");
+  return *value;
+}
+
+std::optional<std::string> weight_dtype_of_kernel(std::string_view kernel) {
+  const std::string name = lower_ascii(kernel);
+  if (name.find("fp4") != std::string::npos) return "FP4";  // mxfp4 included
+  if (name.find("fp8") != std::string::npos || name.find("e4m3") != std::string::npos) return "FP8";
+  return std::nullopt;
+}
+
+UnfusedMoeGemm read_unfused_moe_gemm(const OpCall& c) {
+  UnfusedMoeGemm g;
+  if (c.arg_count() < 2) throw BadArgs(c.name() + ": expected at least 2 Input Dims");
+  const std::vector<std::int64_t> input = c.shape(0), router = c.shape(1);
+  if (input.size() < 2 || router.size() < 2)
+    throw BadArgs(c.name() + ": expected 2-d input and router tensors");
+  g.tokens = input[0];
+  g.hidden = input[1];
+  g.inter = g.hidden;
+  g.experts = router[1];
+  const std::string topk = pseudo_arg(c, "MoE topk");
+  const auto [end, error] = std::from_chars(topk.data(), topk.data() + topk.size(), g.topk);
+  if (error != std::errc() || end != topk.data() + topk.size())
+    throw BadArgs(c.name() + ": 'MoE topk' is not an integer");
+  g.gated = pseudo_arg(c, "MoE GEMM gated") == "true";
+  if (c.kernel_names().empty()) throw BadArgs(c.name() + ": no kernel below the pseudo op");
+  g.weight_dtype = weight_dtype_of_kernel(c.kernel_names().front());
+  if (c.type_count() < 2) throw BadArgs(c.name() + ": expected at least 2 Input types");
+  g.input_dtype = c.type(0);
+  g.bpe_in = moe_bytes_per_element(g.input_dtype);
+  if (g.weight_dtype) g.bpe_w = moe_bytes_per_element(*g.weight_dtype);
+  if (g.experts <= 0) throw BadArgs(c.name() + ": no experts");
+  return g;
+}
+
+void put_unfused_moe_gemm(const UnfusedMoeGemm& g, OpModelResult& r) {
+  r.category = "MoE_unfused";
+  r.sheet = "MoE_unfused";
+  r.param("num_tokens", g.tokens);
+  r.param("hidden_dim", g.hidden);
+  r.param("inter_dim", g.inter);
+  r.param("num_experts", g.experts);
+  r.param("topk", g.topk);
+  r.param("gated", g.gated);
+  r.param_str("input_dtype", g.input_dtype);
+  if (g.weight_dtype) {
+    r.param_str("weight_dtype", *g.weight_dtype);
+  } else {
+    r.param_repr("weight_dtype", py::none());
+  }
+  // The GEMMs compute in the weights' precision.
+  r.compute_spec = compute_spec("matrix", g.weight_dtype ? compute_precision(*g.weight_dtype) : "");
+}
+
 }  // namespace
+
+// Spec formulas, each term in the reference's order of operations (bit-equal doubles). The
+// bytes are unknown (None) where a dtype is not in the extension's table, where the reference
+// raises.
+void model_moe_triton_unfused_up(const OpCall& c, OpModelResult& r) {
+  const UnfusedMoeGemm g = read_unfused_moe_gemm(c);
+  put_unfused_moe_gemm(g, r);
+  const std::int64_t gating = g.gated ? 2 : 1;
+  r.flops = static_cast<double>(2 * g.tokens * g.hidden * g.inter * g.topk * gating);
+  if (!g.bpe_in || !g.bpe_w) return;
+  const double input = static_cast<double>(g.tokens * g.hidden) * *g.bpe_in;
+  const double weights = g.active_experts() * static_cast<double>(gating) *
+                         static_cast<double>(g.hidden) * static_cast<double>(g.inter) * *g.bpe_w;
+  const double output = static_cast<double>(g.tokens * g.inter * g.topk) * *g.bpe_in;
+  r.bytes = input + weights + output;
+}
+
+void model_moe_triton_unfused_down(const OpCall& c, OpModelResult& r) {
+  const UnfusedMoeGemm g = read_unfused_moe_gemm(c);
+  put_unfused_moe_gemm(g, r);
+  r.flops = static_cast<double>(2 * g.tokens * g.inter * g.hidden * g.topk);
+  if (!g.bpe_in || !g.bpe_w) return;
+  const double input = static_cast<double>(g.tokens * g.inter * g.topk) * *g.bpe_in;
+  const double weights =
+      g.active_experts() * static_cast<double>(g.inter) * static_cast<double>(g.hidden) * *g.bpe_w;
+  const double output = static_cast<double>(g.tokens * g.hidden) * *g.bpe_in;
+  r.bytes = input + weights + output;
+}
 
 void model_moe_comm(const OpCall& c, OpModelResult& r) {
   r.category = "MoE_comm_fwd";
@@ -102,6 +227,9 @@ void model_moe_unfused_category_only(const OpCall&, OpModelResult& r) {
 // extensions call them MoE_unfused; their argument layout is not in the spec, so no FLOPs.
 const char* const kMoeUnfusedCategoryOnlyNames[] = {"aiter::ck_moe_stage1", "aiter::ck_moe_stage2",
                                                     nullptr};
+
+const char* const kMoeTritonUnfusedUpNames[] = {"pseudo_op::moe_triton_unfused_up", nullptr};
+const char* const kMoeTritonUnfusedDownNames[] = {"pseudo_op::moe_triton_unfused_down", nullptr};
 
 const char* const kMoeCommNames[] = {"MoEDispatch", "MoECombine", nullptr};
 const char* const kMoeCommFwdCategoryOnlyNames[] = {"TokenPermuteMaskMap",

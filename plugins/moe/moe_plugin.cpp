@@ -1,5 +1,5 @@
-// The "moe" plugin: MoE communication op models (perf-model spec §9.1) and the category-only
-// MoE names (§4.4).
+// The "moe" plugin: MoE communication op models (perf-model spec §9.1), the unfused MoE GEMM
+// pseudo ops' models (§10) and the category-only MoE names (§4.4).
 // Its analyzer, moe-efficiency, is the compute-tier analysis of these categories (plugins/common).
 #include <traceprism/sdk.hpp>
 
@@ -24,7 +24,13 @@ TRACEPRISM_OP_MODELS(
                                            kMoeAuxCategoryOnlyNames),
     op_model<&model_moe_unfused_category_only>(
         "moe-unfused-category-only", "AITER CK two-stage MoE expert GEMMs (category only)",
-        kMoeUnfusedCategoryOnlyNames));
+        kMoeUnfusedCategoryOnlyNames),
+    op_model<&model_moe_triton_unfused_up>(
+        "moe-triton-unfused-up", "vLLM GPT-OSS unfused MoE up-projection GEMM (pseudo op)",
+        kMoeTritonUnfusedUpNames),
+    op_model<&model_moe_triton_unfused_down>(
+        "moe-triton-unfused-down", "vLLM GPT-OSS unfused MoE down-projection GEMM (pseudo op)",
+        kMoeTritonUnfusedDownNames));
 
 }  // namespace
 

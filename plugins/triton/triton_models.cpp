@@ -285,11 +285,18 @@ std::string fused_ops_param(const std::vector<std::string>& ops) {
 
 void model_triton_kernel(const OpCall& c, OpModelResult& r) {
   r.category = "triton";
-  if (!c.has_dims() || !c.has_types() || !c.has_concrete())
-    throw NotModelled("Triton kernel without shape args");
+  // The reference's can_model: without shape or numel args the op has no model (category
+  // only, so the unified table keeps it as a leaf op with its kernel time).
+  if (!c.has_dims() || !c.has_types() || !c.has_concrete()) {
+    r.has_model = false;
+    return;
+  }
   const bool pointwise = is_pointwise(c.name());
   const std::vector<int64_t> ints = concrete_ints(c);
-  if (ints.size() < (pointwise ? 1u : 2u)) throw NotModelled("Triton kernel without numel args");
+  if (ints.size() < (pointwise ? 1u : 2u)) {
+    r.has_model = false;
+    return;
+  }
   // Pointwise: xnumel is the last integer; reductions: (xnumel, rnumel) are the last two.
   const int64_t xnumel = pointwise ? ints.back() : ints[ints.size() - 2];
   const int64_t rnumel = pointwise ? 1 : ints.back();

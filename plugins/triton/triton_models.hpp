@@ -13,8 +13,8 @@
 namespace traceprism::plugins::triton {
 
 // FLOPs = (Σ flops per element of the fused aten ops) · xnumel · rnumel; bytes = the tensor
-// args (+ the pointwise output write). NotModelled when the call lacks its shape args or its
-// numel arguments (the reference's can_model).
+// args (+ the pointwise output write). Category only (has_model false) when the call lacks its
+// shape args or its numel arguments (the reference's can_model).
 void model_triton_kernel(const OpCall& call, OpModelResult& r);
 
 // The aten ops fused into a kernel, read from its name `triton_<kind>_fused_<ops>_<index>`

@@ -358,7 +358,7 @@ static_assert(offsetof(traceprism_op_metrics_v1, gpu_count) == 568);
 static_assert(offsetof(traceprism_op_metrics_v1, gpu_rows) == 576);
 
 // traceprism_op_call_v1 (minor 1)
-static_assert(sizeof(traceprism_op_call_v1) == 176);
+static_assert(sizeof(traceprism_op_call_v1) == 192);
 static_assert(offsetof(traceprism_op_call_v1, struct_size) == 0);
 static_assert(offsetof(traceprism_op_call_v1, kernel_count) == 4);
 static_assert(offsetof(traceprism_op_call_v1, name) == 8);
@@ -370,6 +370,7 @@ static_assert(offsetof(traceprism_op_call_v1, sequence_number) == 88);
 static_assert(offsetof(traceprism_op_call_v1, kernel_rows) == 96);
 static_assert(offsetof(traceprism_op_call_v1, has_step_stats) == 104);  // minor 9
 static_assert(offsetof(traceprism_op_call_v1, step_stats) == 112);
+static_assert(offsetof(traceprism_op_call_v1, pseudo_op_args) == 176);  // minor 11
 
 // traceprism_option_v1
 static_assert(sizeof(traceprism_option_v1) == 24);

@@ -371,9 +371,22 @@ void analyze(Analysis& a, const Variant& v, const CaptureMerge* merge, const Enr
   const index::EventIndex& index = a.file.index;
   model::CallTreeOptions tree_options;
   if (merge) tree_options.grafts = merge->grafts;
-  a.tree = model::CallTree::build(index, tree_options);
-  a.links =
-      merge ? model::LaunchLinks::build(index, merge->relinks) : model::LaunchLinks::build(index);
+  auto build_tree_and_links = [&] {
+    a.tree = model::CallTree::build(index, tree_options);
+    a.links =
+        merge ? model::LaunchLinks::build(index, merge->relinks) : model::LaunchLinks::build(index);
+  };
+  build_tree_and_links();
+  if (v.inference) {  // the pseudo-op pass (pipeline/trace_load.cpp)
+    const model::PseudoOpPlan plan = model::plan_moe_unfused_pseudo_ops(index, a.tree, a.links);
+    if (!plan.rows.empty()) {
+      tree_options.grafts = std::make_shared<const model::Grafts>(model::pseudo_op_grafts(
+          tree_options.grafts.get(), static_cast<index::Row>(index.size()), plan));
+      a.file.index = index::append_pseudo_ops(std::move(a.file.index), plan.rows);
+      check_index(index);
+      build_tree_and_links();
+    }
+  }
   model::GpuTimelineOptions timeline_options;
   timeline_options.include_unlinked = v.include_unlinked;
   timeline_options.micro_idle_threshold_us = v.by_kernels ? 2.5 : 0;

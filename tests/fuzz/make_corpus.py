@@ -441,6 +441,20 @@ def transformer_inference():
     return t.text()
 
 
+def vllm_unfused_moe():
+    """vLLM GPT-OSS's eager MoE layer: the up / down matmul_ogs GEMMs and the finalize kernel
+    that inference mode's pseudo-op pass splits into pseudo ops (model/pseudo_ops.hpp)."""
+    t = Trace(launch="hipModuleLaunchKernel")
+    t.op("vllm::moe_forward", 0, 1000, [[32, 3072], [32, 32], [], []],
+         ["c10::BFloat16", "c10::BFloat16", "", ""], concrete=["", "", "", ""])
+    t.op("TopK", 10, 50, [[32, 32], []], ["c10::BFloat16", "Scalar"], concrete=["", "4"])
+    t.launch(20, "topk_kernel", 1000, 20)
+    t.launch(100, "_matmul_ogs_NNT_bf16xbf16xmxfp4_16x128x256x1_swiglu", 2000, 50)
+    t.launch(200, "_matmul_ogs_NNT_bf16xbf16xmxfp4_16x128x256x1", 2100, 50)
+    t.launch(300, "_finalize_matmul_scatter_bf16", 2200, 5)
+    return t.text()
+
+
 def xpu():
     t = Trace(launch="zeCommandListAppendLaunchKernel")
     t.op("aten::matmul", 10, 100, [[64, 64], [64, 64]], ["float", "float"])
@@ -520,6 +534,7 @@ SEEDS = {
     "flowless_external_id.json": lambda: flowless("external"),
     "resnet_convolutions.json": resnet,
     "transformer_inference.json": transformer_inference,
+    "vllm_unfused_moe.json": vllm_unfused_moe,
     "xpu_bare_array.json": xpu,
     "multi_thread_streams.json": multi_thread_streams,
     "no_events.json": lambda: empty_ish("no_events"),

@@ -1,5 +1,6 @@
-// The MoE op models (plugins/moe) against the perf-model spec (§9.1, §4.4). The reference's
-// perf reports in ../shared/traces have no MoE_comm sheet, so there are no golden rows here.
+// The MoE op models (plugins/moe) against the perf-model spec (§9.1, §4.4, §10). The reference's
+// perf reports in ../shared/traces have no MoE_comm sheet, so those are checked by hand; the
+// unfused MoE GEMMs against the vLLM inference golden's MoE_unfused_fwd rows.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -118,3 +119,82 @@ TEST(MoeModels, NoGoldenMoeSheets) {
 }
 
 }  // namespace
+
+// ---- vLLM GPT-OSS unfused MoE GEMM pseudo ops (perf-model spec §10) -----------------------
+
+namespace unfused {
+
+// moe_forward's args in the vllm_decode_full golden: hidden states (32, 3072), router logits
+// (32, 32); the pseudo op's own args as the host writes them.
+OpCall gemm(const std::string& name, const std::string& kernel, const std::string& own_args) {
+  OpCall call(name, "[[32,3072],[32,32],[],[]]", R"(["c10::BFloat16","c10::BFloat16","",""])",
+              "[[3072,1],[32,1],[],[]]", R"(["","","",""])", {kernel});
+  call.set_pseudo_op_args(own_args);
+  return call;
+}
+
+TEST(MoeModels, UnfusedTritonGemmsMatchTheGoldenRows) {
+  // vllm_decode_full/perf_csvs/MoE_unfused_fwd.csv: up 4.831838208 GFLOPS,
+  // 284.9228269331473 MB; down 2.415919104 GFLOPS, 142.93016346657365 MB; matrix_fp4.
+  const OpCall up = gemm(
+      "pseudo_op::moe_triton_unfused_up", "_matmul_ogs_NNT_bf16xbf16xmxfp4_16x128x256x1_swiglu",
+      R"({"MoE GEMM type":"up","MoE GEMM index":0,"MoE GEMM gated":true,"MoE topk":4})");
+  OpModelResult r;
+  ASSERT_EQ(traceprism::run_op_model_guarded(moe::model_moe_triton_unfused_up, up, r),
+            OpStatus::kOk);
+  EXPECT_EQ(r.category, "MoE_unfused");
+  EXPECT_EQ(r.sheet, "MoE_unfused");
+  EXPECT_EQ(r.compute_spec, "matrix_fp4");
+  EXPECT_EQ(r.flops / 1e9, 4.831838208);
+  EXPECT_EQ(r.bytes / 1048576.0, 284.9228269331473);
+  std::string keys;
+  for (const auto& p : r.params) keys += p.key + "=" + p.repr + " ";
+  EXPECT_EQ(keys,
+            "num_tokens=32 hidden_dim=3072 inter_dim=3072 num_experts=32 topk=4 gated=True "
+            "input_dtype='c10::BFloat16' weight_dtype='FP4' ");
+
+  const OpCall down =
+      gemm("pseudo_op::moe_triton_unfused_down", "_matmul_ogs_NNT_bf16xbf16xmxfp4_16x128x256x1",
+           R"({"MoE GEMM type":"down","MoE GEMM index":1,"MoE GEMM gated":false,"MoE topk":4})");
+  OpModelResult d;
+  ASSERT_EQ(traceprism::run_op_model_guarded(moe::model_moe_triton_unfused_down, down, d),
+            OpStatus::kOk);
+  EXPECT_EQ(d.flops / 1e9, 2.415919104);
+  EXPECT_EQ(d.bytes / 1048576.0, 142.93016346657365);
+  EXPECT_EQ(param(d, "gated"), "False");
+}
+
+TEST(MoeModels, UnfusedGemmWeightDtypeComesFromTheKernelName) {
+  const std::string args =
+      R"({"MoE GEMM type":"up","MoE GEMM index":0,"MoE GEMM gated":false,"MoE topk":2})";
+  OpModelResult fp8;
+  ASSERT_EQ(
+      traceprism::run_op_model_guarded(
+          moe::model_moe_triton_unfused_up,
+          gemm("pseudo_op::moe_triton_unfused_up", "_matmul_ogs_NNT_bf16xfp8_e4m3", args), fp8),
+      OpStatus::kOk);
+  EXPECT_EQ(param(fp8, "weight_dtype"), "'FP8'");
+  EXPECT_EQ(fp8.compute_spec, "matrix_fp8");
+  // A kernel name that names no weight dtype: None, no compute spec and unknown bytes (the
+  // reference raises on the dtype); FLOPs stay: 2·32·3072·3072·2.
+  OpModelResult plain;
+  ASSERT_EQ(traceprism::run_op_model_guarded(
+                moe::model_moe_triton_unfused_up,
+                gemm("pseudo_op::moe_triton_unfused_up", "_matmul_ogs_NNT_bf16xbf16", args), plain),
+            OpStatus::kOk);
+  EXPECT_EQ(param(plain, "weight_dtype"), "None");
+  EXPECT_EQ(plain.compute_spec, "");
+  EXPECT_EQ(plain.bytes, -1.0);
+  EXPECT_EQ(plain.flops, 2.0 * 32 * 3072 * 3072 * 2);
+}
+
+TEST(MoeModels, UnfusedGemmWithoutItsPseudoOpArgsFails) {
+  // Not a pseudo op the host inserted (no top-k, no gating): the reference's KeyError.
+  OpModelResult r;
+  EXPECT_EQ(traceprism::run_op_model_guarded(
+                moe::model_moe_triton_unfused_up,
+                gemm("pseudo_op::moe_triton_unfused_up", "_matmul_ogs_x_mxfp4", ""), r),
+            OpStatus::kFailed);
+}
+
+}  // namespace unfused

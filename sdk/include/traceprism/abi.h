@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #define TRACEPRISM_ABI_MAJOR 1
-#define TRACEPRISM_ABI_MINOR 10
+#define TRACEPRISM_ABI_MINOR 11
 
 #if defined(_WIN32)
 #define TRACEPRISM_EXPORT __declspec(dllexport)
@@ -293,6 +293,13 @@ typedef struct traceprism_op_call_v1 {
   uint32_t has_step_stats;
   uint32_t reserved;
   int64_t step_stats[8];
+  /* ---- minor 11+ ---- */
+  /* The args the host gave a pseudo op it inserted (inference-mode spec §4.2, e.g.
+   * pseudo_op::moe_triton_unfused_up) beyond the shape args it copied from the real op, as one
+   * compact JSON object: {"MoE GEMM type":"up","MoE GEMM index":0,"MoE GEMM gated":true,
+   * "MoE topk":4}. data == NULL for every event of the trace itself (and on hosts before 1.11,
+   * which leave the field as the caller set it). */
+  traceprism_str pseudo_op_args;
 } traceprism_op_call_v1;
 
 /* Minor 5: the perf report's unified_perf_summary as typed columns (host API op_metrics): one

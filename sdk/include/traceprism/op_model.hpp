@@ -264,6 +264,23 @@ inline std::vector<std::string> parse_string_list(std::string_view s) {
   return out;
 }
 
+// The JSON text of `key`'s value in a flat JSON object whose values are numbers, booleans or
+// strings without escaped quotes (what the host writes for pseudo ops); nullopt when absent.
+inline std::optional<std::string> flat_json_value(std::string_view object, std::string_view key) {
+  const std::string quoted = "\"" + std::string(key) + "\":";
+  const std::size_t at = object.find(quoted);
+  if (at == std::string_view::npos) return std::nullopt;
+  std::size_t begin = at + quoted.size(), end = begin;
+  if (end < object.size() && object[end] == '"') {
+    end = object.find('"', end + 1);
+    if (end == std::string_view::npos) return std::nullopt;
+    ++end;
+  } else {
+    while (end < object.size() && object[end] != ',' && object[end] != '}') ++end;
+  }
+  return std::string(object.substr(begin, end - begin));
+}
+
 }  // namespace detail
 
 // The shape args of one op call (perf-model spec §2), indexed like the reference: D = Input
@@ -322,6 +339,14 @@ class OpCall {
   const std::optional<StepStats>& step_stats() const { return step_stats_; }
   void set_step_stats(const std::optional<StepStats>& stats) { step_stats_ = stats; }
 
+  // A pseudo op's own args (host ABI 1.11; inference-mode spec §4.2), as the host's compact
+  // JSON object. pseudo_op_arg("MoE topk") is the value's JSON text ("4", "true", "\"up\"");
+  // nullopt when the op is no pseudo op or lacks the key.
+  void set_pseudo_op_args(std::string_view json) { pseudo_op_args_ = std::string(json); }
+  std::optional<std::string> pseudo_op_arg(std::string_view key) const {
+    return detail::flat_json_value(pseudo_op_args_, key);
+  }
+
  private:
   static ArgValue parse_list(std::string_view text) {
     std::size_t i = 0;
@@ -345,6 +370,7 @@ class OpCall {
   std::vector<std::string> kernel_names_;
   std::int64_t sequence_number_ = INT64_MIN;
   std::optional<StepStats> step_stats_;
+  std::string pseudo_op_args_;
 };
 
 // ---- Concrete Inputs text (Python literals) ---------------------------------------------------

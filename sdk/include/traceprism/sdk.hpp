@@ -1042,6 +1042,9 @@ inline OpCall read_op_call(const traceprism_run_ctx* ctx, const traceprism_host_
     const int64_t* v = call.step_stats;
     op.set_step_stats(OpCall::StepStats{v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]});
   }
+  // Hosts before 1.11 leave the zero-initialized field as it is.
+  if (const std::optional<std::string_view> args = optional_view(call.pseudo_op_args))
+    op.set_pseudo_op_args(*args);
   return op;
 }
 
