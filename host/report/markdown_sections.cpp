@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 
 #include "report/category_figures.hpp"
 #include "text/python_format.hpp"
@@ -349,6 +350,28 @@ void write_graph_replay_warning(std::ostringstream& md, const AnalysisReport& r)
         "`--disable-cuda-graph`), whose kernels can differ from the replayed ones.\n\n";
 }
 
+// The pseudo ops inference mode inserted (model/pseudo_ops.hpp), appended as the index's last
+// rows: the report names them, and a reader's trace does not.
+std::map<std::string_view, std::size_t> pseudo_op_counts(const index::EventIndex& index) {
+  std::map<std::string_view, std::size_t> counts;
+  for (index::Row r = static_cast<index::Row>(index.size()); r-- > 0 && !index.has_time(r);)
+    ++counts[index.name(r)];
+  return counts;
+}
+
+void write_pseudo_op_note(std::ostringstream& md, const AnalysisReport& r) {
+  if (!r.index) return;
+  const std::map<std::string_view, std::size_t> counts = pseudo_op_counts(*r.index);
+  if (counts.empty()) return;
+  md << "Pseudo ops (inference-mode spec §4.2, as the reference): the GPU kernels of vLLM's "
+        "unfused MoE (`vllm::moe_forward`: its `matmul_ogs` expert GEMMs and its finalize "
+        "kernel) are reported as";
+  std::size_t i = 0;
+  for (const auto& [name, count] : counts)
+    md << (i++ == 0 ? " " : i == counts.size() ? " and " : ", ") << count << " `" << name << "`";
+  md << ", each with moe_forward's shapes, so that each expert GEMM has a MoE perf model.\n\n";
+}
+
 }  // namespace
 
 void write_capture_merge_note(std::ostringstream& md, const AnalysisReport& r,
@@ -395,12 +418,15 @@ void write_warnings(std::ostringstream& md, const AnalysisReport& r,
     if (a.status == findings::AnalyzerStatus::kOk || a.status == findings::AnalyzerStatus::kSkipped)
       ++ran;
   const std::vector<HighVarianceOp> noisy = high_variance(r);
+  const bool pseudo_ops = r.index && r.index->size() > 0 && !r.index->has_time(r.index->size() - 1);
   if (notes.empty() && failed.empty() && r.refused_plugins.empty() && skipped == 0 && ran > 0 &&
-      noisy.empty() && r.graph_replay.launches == 0 && !(capture_merge && r.capture_merge))
+      noisy.empty() && r.graph_replay.launches == 0 && !(capture_merge && r.capture_merge) &&
+      !pseudo_ops)
     return;
   md << "## Warnings\n\n";
   for (const std::string& note : notes) md << note << "\n\n";
   if (capture_merge) write_capture_merge_note(md, r);
+  write_pseudo_op_note(md, r);
   write_graph_replay_warning(md, r);
   if (ran == 0)
     md << "No analyzer ran (none was loaded, or all were disabled), so the sections below report "
