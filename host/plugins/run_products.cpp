@@ -65,12 +65,18 @@ RunProducts::RunProducts(const index::EventIndex& index, const model::CallTree& 
       return index.ts_ns(a) != index.ts_ns(b) ? index.ts_ns(a) < index.ts_ns(b) : a < b;
     };
     // Profilers mostly write events in time order: then the index's list is shown as it is,
-    // and only a list out of order is copied and sorted.
+    // and only a list out of order is copied and sorted. The capture merge appends its copies
+    // in launch order after the trace's rows: two sorted runs, merged in linear time.
     rows_by_kind_[k] = rows;
-    if (!std::is_sorted(rows.begin(), rows.end(), before)) {
+    const auto first_unsorted = std::is_sorted_until(rows.begin(), rows.end(), before);
+    if (first_unsorted != rows.end()) {
       auto& sorted = sorted_copies_[k];
       sorted.assign(rows.begin(), rows.end());
-      std::sort(sorted.begin(), sorted.end(), before);
+      const auto middle = sorted.begin() + (first_unsorted - rows.begin());
+      if (std::is_sorted(middle, sorted.end(), before))
+        std::inplace_merge(sorted.begin(), middle, sorted.end(), before);
+      else
+        std::sort(sorted.begin(), sorted.end(), before);
       rows_by_kind_[k] = sorted;
     }
   }

@@ -4,9 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "support/analyzer_run.hpp"
 #include "support/temp_dir.hpp"
@@ -133,6 +136,41 @@ TEST_F(HostApi, OpCallFillsWhatTheCallersStructHolds) {
   EXPECT_EQ(call.has_step_stats, 0u);
   call.struct_size = offsetof(traceprism_op_call_v1, has_step_stats) - 8;
   EXPECT_EQ(api->op_call(ctx_, 0, &call), TRACEPRISM_ABSENT);
+  // 1.11 appended pseudo_op_args: a 1.9/1.10 caller gets the step stats, not the new field; a
+  // 1.11 caller gets NULL for an event of the trace itself (not a pseudo op).
+  call.struct_size = offsetof(traceprism_op_call_v1, pseudo_op_args);
+  call.has_step_stats = 7;
+  call.pseudo_op_args = str("marker");
+  ASSERT_EQ(api->op_call(ctx_, 0, &call), TRACEPRISM_OK);
+  EXPECT_EQ(call.has_step_stats, 0u);
+  EXPECT_EQ(std::string_view(call.pseudo_op_args.data, call.pseudo_op_args.size), "marker");
+  call.struct_size = sizeof(call);
+  ASSERT_EQ(api->op_call(ctx_, 0, &call), TRACEPRISM_OK);
+  EXPECT_EQ(call.pseudo_op_args.data, nullptr);
+}
+
+// rows_of_kind is in start-time order whatever the file's order: one sorted run (shown as the
+// index holds it), two sorted runs (the capture merge appends its copies after the trace's
+// rows: merged), or any order (sorted).
+TEST(HostApiRowsOfKind, InStartOrderForAnyFileOrder) {
+  for (const std::vector<int>& starts :
+       {std::vector<int>{10, 20, 30}, {10, 30, 50, 20, 40}, {40, 10, 30, 5, 20, 50}}) {
+    testing::TraceText t;
+    for (int ts : starts) t.x("cpu_op", "op" + std::to_string(ts), std::to_string(ts), "1");
+    testing::TempDir dir;
+    traceprism_analyzer_v1 analyzer{
+        sizeof(traceprism_analyzer_v1), 1, "test-analyzer", "", nullptr, nullptr, nullptr, nullptr};
+    testing::AnalyzerRun run(dir.write("t.json", t.str()), analyzer, "test", "{}");
+    std::uint64_t n = 0;
+    const std::uint32_t* rows = host_api()->rows_of_kind(run.ctx(), TRACEPRISM_KIND_CPU_OP, &n);
+    ASSERT_EQ(n, starts.size());
+    std::vector<int> seen;
+    for (std::uint64_t i = 0; i < n; ++i)
+      seen.push_back(static_cast<int>(run.file().index.ts_ns(rows[i]) / 1000));
+    std::vector<int> expected = starts;
+    std::sort(expected.begin(), expected.end());
+    EXPECT_EQ(seen, expected);
+  }
 }
 
 TEST_F(HostApi, TimelineAndOpInstances) {
