@@ -23,16 +23,14 @@ bool name_has(const index::EventIndex& index, Row r, std::string_view part) {
   return io::ascii_lower(index.name(r)).find(part) != std::string::npos;
 }
 
-bool has_cpu_op_named(const index::EventIndex& index, std::string_view name) {
-  for (Row r : index.rows_of_kind(EventKind::kCpuOp))
-    if (index.name(r) == name) return true;
-  return false;
-}
-
 // The reference's auto-detection (apply_pseudo_op_extensions).
 bool runs_unfused_triton_moe(const index::EventIndex& index) {
-  if (!has_cpu_op_named(index, kMoeForward) || has_cpu_op_named(index, kAiterFusedMoe))
-    return false;
+  bool moe_forward = false;
+  for (Row r : index.rows_of_kind(EventKind::kCpuOp)) {
+    if (index.name(r) == kAiterFusedMoe) return false;
+    moe_forward = moe_forward || index.name(r) == kMoeForward;
+  }
+  if (!moe_forward) return false;
   const auto kernels = index.rows_of_kind(EventKind::kKernel);
   return std::any_of(kernels.begin(), kernels.end(),
                      [&](Row k) { return name_has(index, k, "matmul_ogs"); });

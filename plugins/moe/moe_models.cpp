@@ -1,7 +1,6 @@
 // MoE op models: perf-model spec §9.1 (MoEComm) and the category-only names of §4.4.
 #include "moe_models.hpp"
 
-#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -122,10 +121,7 @@ UnfusedMoeGemm read_unfused_moe_gemm(const OpCall& c) {
   g.hidden = input[1];
   g.inter = g.hidden;
   g.experts = router[1];
-  const std::string topk = pseudo_arg(c, "MoE topk");
-  const auto [end, error] = std::from_chars(topk.data(), topk.data() + topk.size(), g.topk);
-  if (error != std::errc() || end != topk.data() + topk.size())
-    throw BadArgs(c.name() + ": 'MoE topk' is not an integer");
+  g.topk = parse_int(pseudo_arg(c, "MoE topk"));
   g.gated = pseudo_arg(c, "MoE GEMM gated") == "true";
   if (c.kernel_names().empty()) throw BadArgs(c.name() + ": no kernel below the pseudo op");
   g.weight_dtype = weight_dtype_of_kernel(c.kernel_names().front());
