@@ -9,7 +9,7 @@ set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-layers=(config io index text ingest platform synth model perf_report findings comparison plugins schedule
+layers=(config io index text ingest platform synth model perf_report findings multirank comparison plugins schedule
         pipeline report validate cli)
 
 declare -A rank

@@ -26,13 +26,28 @@ struct OpArgs {
 
 // The message of a collective, where the trace gives it (PyTorch's record_param_comms and c10d
 // ops, and NCCL kernels from PyTorch 2.x): args "In msg nelems", "Out msg nelems", "Group size",
-// "dtype" ("Float", "BFloat16", ...) and "Collective name" ("allreduce", ...).
+// "dtype" ("Float", "BFloat16", ...) and "Collective name" ("allreduce", ...), and the identity
+// that multi-rank matching needs (multi-rank.md §1.1): the process group, "Seq", "Comms Id",
+// the rank in the group and the peers of point-to-point calls.
 struct CommArgs {
   std::int64_t in_nelems = kNoId;
   std::int64_t out_nelems = kNoId;
   std::int64_t group_size = kNoId;
   StringId dtype = kNoString;
   StringId collective = kNoString;
+  StringId pg_name = kNoString;         // "Process Group Name"
+  StringId pg_description = kNoString;  // "Process Group Description"
+  StringId pg_ranks = kNoString;        // "Process Group Ranks", as written ("[0, 1]")
+  StringId in_split_sizes = kNoString;  // "In split size", as written ("[]")
+  StringId out_split_sizes = kNoString;
+  std::int64_t seq = kNoId;         // "Seq"
+  std::int64_t group_rank = kNoId;  // "Rank"
+  std::int64_t src_rank = kNoId;
+  std::int64_t dst_rank = kNoId;
+  std::int64_t global_rank_start = kNoId;
+  std::int64_t global_rank_stride = kNoId;
+  std::uint64_t comms_id = 0;  // "Comms Id" (a hash, unsigned); 0 = absent
+  std::int8_t async = -1;      // "Is asynchronized op": 1, 0, or -1 when absent
 };
 
 // Launch configuration and placement of a GPU event (kernel, memcpy, memset).

@@ -103,8 +103,10 @@ class RowCopier {
     if (const std::optional<std::string_view> kernel = source.launch_kernel(r))
       x_.launch_kernels_.emplace_back(row, x_.strings_.intern(*kernel));
     if (std::optional<CommArgs> comm = source.comm_args(r)) {
-      comm->dtype = intern(source, source_id, comm->dtype);
-      comm->collective = intern(source, source_id, comm->collective);
+      // Every text field is an id into the source's string pool.
+      for (StringId* text : {&comm->dtype, &comm->collective, &comm->pg_name, &comm->pg_description,
+                             &comm->pg_ranks, &comm->in_split_sizes, &comm->out_split_sizes})
+        *text = intern(source, source_id, *text);
       x_.comm_args_.push_back({row, *comm});
     }
   }

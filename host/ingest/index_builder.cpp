@@ -288,11 +288,32 @@ void IndexBuilder::attach_details(Row row, const RawEvent& e) {
   if (index::is_runtime_kind(kind) && !e.launch_kernel.empty())
     x.launch_kernels_.emplace_back(row, intern(e.launch_kernel));
   if (e.in_msg_nelems != index::kNoId || e.out_msg_nelems != index::kNoId ||
-      !e.collective_name.empty()) {
-    x.comm_args_.push_back({row,
-                            {e.in_msg_nelems, e.out_msg_nelems, e.group_size,
-                             intern_if(e.comm_dtype), intern_if(e.collective_name)}});
-  }
+      !e.collective_name.empty() || !e.pg_name.empty() || e.seq != index::kNoId)
+    x.comm_args_.push_back({row, comm_args(e)});
+}
+
+index::CommArgs IndexBuilder::comm_args(const RawEvent& e) {
+  auto intern_if = [&](const std::string& s) { return s.empty() ? index::kNoString : intern(s); };
+  index::CommArgs c;
+  c.in_nelems = e.in_msg_nelems;
+  c.out_nelems = e.out_msg_nelems;
+  c.group_size = e.group_size;
+  c.dtype = intern_if(e.comm_dtype);
+  c.collective = intern_if(e.collective_name);
+  c.pg_name = intern_if(e.pg_name);
+  c.pg_description = intern_if(e.pg_description);
+  c.pg_ranks = intern_if(e.pg_ranks);
+  c.in_split_sizes = intern_if(e.in_split_sizes);
+  c.out_split_sizes = intern_if(e.out_split_sizes);
+  c.seq = e.seq;
+  c.group_rank = e.group_rank;
+  c.src_rank = e.src_rank;
+  c.dst_rank = e.dst_rank;
+  c.global_rank_start = e.global_rank_start;
+  c.global_rank_stride = e.global_rank_stride;
+  c.comms_id = e.comms_id;
+  c.async = e.async_op;
+  return c;
 }
 
 void IndexBuilder::record_metadata(const RawEvent& e) {

@@ -52,6 +52,7 @@ class IndexBuilder final : public EventSink {
   std::uint32_t track_ref(index::EventIndex::Thread track);
   void record_metadata(const RawEvent& e);
   void attach_details(index::Row row, const RawEvent& e);
+  index::CommArgs comm_args(const RawEvent& e);
   void unify_numeric_string_ids();
 
   bool strict_;

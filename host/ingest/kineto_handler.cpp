@@ -280,6 +280,19 @@ KinetoHandler::Field KinetoHandler::arg_field(std::string_view key) {
       {"Group size", Field::kGroupSize},
       {"dtype", Field::kCommDtype},
       {"Collective name", Field::kCollectiveName},
+      {"Process Group Name", Field::kPgName},
+      {"Process Group Description", Field::kPgDescription},
+      {"Process Group Ranks", Field::kPgRanks},
+      {"In split size", Field::kInSplitSizes},
+      {"Out split size", Field::kOutSplitSizes},
+      {"Seq", Field::kSeq},
+      {"Rank", Field::kGroupRank},
+      {"Src Rank", Field::kSrcRank},
+      {"Dst Rank", Field::kDstRank},
+      {"Global rank start", Field::kGlobalRankStart},
+      {"Global rank stride", Field::kGlobalRankStride},
+      {"Comms Id", Field::kCommsId},
+      {"Is asynchronized op", Field::kAsyncOp},
       {"kernel", Field::kLaunchKernel},
   };
   for (const Entry& e : kArgs) {
@@ -447,12 +460,32 @@ void KinetoHandler::assign_arg(Field field, ScalarType type, std::string_view te
       event_.comm_dtype.assign(text);
     } else if (field == Field::kCollectiveName) {
       event_.collective_name.assign(text);
+    } else if (field == Field::kPgName) {
+      event_.pg_name.assign(text);
+    } else if (field == Field::kPgDescription) {
+      event_.pg_description.assign(text);
+    } else if (field == Field::kPgRanks) {
+      event_.pg_ranks.assign(text);
+    } else if (field == Field::kInSplitSizes) {
+      event_.in_split_sizes.assign(text);
+    } else if (field == Field::kOutSplitSizes) {
+      event_.out_split_sizes.assign(text);
     } else if (field == Field::kLaunchKernel) {
       event_.launch_kernel.assign(text);
     }
     return;
   }
+  if (field == Field::kAsyncOp && type != ScalarType::kNull) {
+    event_.async_op = (text == "true" || text == "1") ? 1 : 0;
+    return;
+  }
   if (type != ScalarType::kNumber) return;
+  if (field == Field::kCommsId) {
+    // A 64-bit hash PyTorch prints unsigned; it may not fit int64.
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), event_.comms_id);
+    if (ec != std::errc() || ptr != text.data() + text.size()) event_.comms_id = 0;
+    return;
+  }
   // Integer args and the RawEvent member each one fills.
   struct IntegerArg {
     Field field;
@@ -472,6 +505,12 @@ void KinetoHandler::assign_arg(Field field, ScalarType type, std::string_view te
       {Field::kInMsgNelems, &RawEvent::in_msg_nelems},
       {Field::kOutMsgNelems, &RawEvent::out_msg_nelems},
       {Field::kGroupSize, &RawEvent::group_size},
+      {Field::kSeq, &RawEvent::seq},
+      {Field::kGroupRank, &RawEvent::group_rank},
+      {Field::kSrcRank, &RawEvent::src_rank},
+      {Field::kDstRank, &RawEvent::dst_rank},
+      {Field::kGlobalRankStart, &RawEvent::global_rank_start},
+      {Field::kGlobalRankStride, &RawEvent::global_rank_stride},
   };
   std::int64_t* target = nullptr;
   if (field == Field::kLegacyExternalId) {

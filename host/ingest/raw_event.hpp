@@ -63,6 +63,12 @@ struct RawEvent {
   std::int64_t in_msg_nelems = index::kNoId, out_msg_nelems = index::kNoId,
                group_size = index::kNoId;
   std::string comm_dtype, collective_name;
+  std::string pg_name, pg_description, pg_ranks, in_split_sizes, out_split_sizes;
+  std::int64_t seq = index::kNoId, group_rank = index::kNoId, src_rank = index::kNoId,
+               dst_rank = index::kNoId, global_rank_start = index::kNoId,
+               global_rank_stride = index::kNoId;
+  std::uint64_t comms_id = 0;
+  std::int8_t async_op = -1;
   std::string launch_kernel;  // args.kernel: the kernel a ROCm launch call launches
   bool has_meta_name = false, has_meta_labels = false;
 
@@ -89,6 +95,14 @@ struct RawEvent {
     copy_kind.clear();
     comm_dtype.clear();
     collective_name.clear();
+    pg_name.clear();
+    pg_description.clear();
+    pg_ranks.clear();
+    in_split_sizes.clear();
+    out_split_sizes.clear();
+    seq = group_rank = src_rank = dst_rank = global_rank_start = global_rank_stride = index::kNoId;
+    comms_id = 0;
+    async_op = -1;
     launch_kernel.clear();
     has_meta_name = has_meta_labels = false;
   }
