@@ -1,3 +1,4 @@
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -10,6 +11,7 @@
 #include "cli/commands.hpp"
 #include "io/output_file.hpp"
 #include "synth/injected_problems.hpp"
+#include "synth/multi_rank.hpp"
 #include "synth/synthetic_trace.hpp"
 
 namespace traceprism::cli {
@@ -25,6 +27,13 @@ struct SynthArgs {
   bool graph_replay = false;
   std::string capture_out;
   std::vector<std::string> inject;
+  // Multi-rank jobs (multi-rank.md §11).
+  int ranks = 1;
+  synth::MultiRankOptions multi;
+  std::string nccl_meta = "full";
+  std::string meta_on = "both";
+  std::vector<std::string> stragglers, host_stragglers;
+  double skew_us = 0;
 };
 
 // `auto` follows the extension, so `-o trace.json.gz` does what it says.
@@ -92,6 +101,59 @@ void write_trace(const synth::SynthOptions& options, const std::string& path,
   }
 }
 
+// "5:1.25" -> (5, 1.25): a rank and a number, for --straggler and --host-straggler.
+std::pair<int, double> rank_and_number(const std::string& text, const char* option) {
+  const std::size_t colon = text.find(':');
+  try {
+    std::size_t used = 0;
+    if (colon == std::string::npos) throw std::invalid_argument("");
+    const int rank = std::stoi(text.substr(0, colon), &used);
+    if (used != colon) throw std::invalid_argument("");
+    const std::string number = text.substr(colon + 1);
+    const double value = std::stod(number, &used);
+    if (used != number.size()) throw std::invalid_argument("");
+    return {rank, value};
+  } catch (const std::exception&) {
+    throw CLI::ValidationError(std::string(option) + " takes RANK:NUMBER (e.g. 5:1.25), not '" +
+                               text + "'.");
+  }
+}
+
+void run_multi_rank(const SynthArgs& args, const synth::SynthOptions& options) {
+  synth::MultiRankOptions multi = args.multi;
+  multi.ranks = args.ranks;
+  multi.meta = args.nccl_meta == "none"    ? synth::NcclMeta::kNone
+               : args.nccl_meta == "noseq" ? synth::NcclMeta::kNoSeq
+                                           : synth::NcclMeta::kFull;
+  multi.meta_on = args.meta_on == "op"       ? synth::MetaOn::kOp
+                  : args.meta_on == "kernel" ? synth::MetaOn::kKernel
+                                             : synth::MetaOn::kBoth;
+  for (const std::string& text : args.stragglers) {
+    const auto [rank, factor] = rank_and_number(text, "--straggler");
+    multi.straggler_permille[rank] = std::llround(factor * 1000);
+  }
+  for (const std::string& text : args.host_stragglers) {
+    const auto [rank, us] = rank_and_number(text, "--host-straggler");
+    multi.host_stall_ns[rank] = std::llround(us * 1000);
+  }
+  multi.skew_ns = std::llround(args.skew_us * 1000);
+  synth::MultiRankSummary summary;
+  try {
+    summary = synth::write_multi_rank_traces(options, multi, args.output);
+  } catch (const std::invalid_argument& e) {
+    throw CLI::ValidationError(e.what());
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    throw CLI::RuntimeError(kExitOutput);
+  }
+  std::printf(
+      "wrote %d rank traces and synth_truth.json into %s: %s MB JSON in all, %llu "
+      "collectives per rank\n",
+      summary.files, args.output.c_str(),
+      megabytes(static_cast<double>(summary.json_bytes)).c_str(),
+      static_cast<unsigned long long>(summary.collectives));
+}
+
 void run_synth(const SynthArgs& args) {
   synth::SynthOptions options = args.options;
   options.vendor = args.vendor == "amd" ? synth::Vendor::kAmd : synth::Vendor::kNvidia;
@@ -105,6 +167,10 @@ void run_synth(const SynthArgs& args) {
     synth::check_injections(options);
   } catch (const std::invalid_argument& e) {
     throw CLI::ValidationError(e.what());
+  }
+  if (args.ranks > 1) {
+    run_multi_rank(args, options);
+    return;
   }
   write_trace(options, args.output, args.compression);
   if (!args.graph_replay) return;
@@ -160,6 +226,46 @@ void add_synth_command(CLI::App& app) {
                   "Folder for --graph-replay's capture trace (graph_capture_rank_0.json.gz)")
       ->needs(graph);
   graph->needs(cmd->get_option("--capture-out"));
+  cmd->add_option("--ranks", args->ranks,
+                  "Write a data-parallel job of N ranks: -o is then a folder that receives\n"
+                  "rank<R>.json.gz per rank and synth_truth.json (what was injected, when each\n"
+                  "collective ran); the ranks meet at every gradient all-reduce")
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
+  cmd->add_option("--gpus-per-node", args->multi.gpus_per_node,
+                  "With --ranks: ranks per node (rank R is on node R / G)")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  cmd->add_option("--nccl-meta", args->nccl_meta,
+                  "With --ranks: the collective args written: full (process group, Seq, Comms Id,\n"
+                  "Rank), noseq (the 2024 set), none (no args; kernels named ncclKernel_SendRecv)")
+      ->check(CLI::IsMember({"full", "noseq", "none"}))
+      ->capture_default_str();
+  cmd->add_option(
+         "--meta-on", args->meta_on,
+         "With --ranks: where the collective args go: op (record_param_comms), kernel, both")
+      ->check(CLI::IsMember({"op", "kernel", "both"}))
+      ->capture_default_str();
+  cmd->add_option("--straggler", args->stragglers,
+                  "With --ranks: rank R's computation kernels take F times as long; repeatable")
+      ->type_name("R:F");
+  cmd->add_option("--host-straggler", args->host_stragglers,
+                  "With --ranks: rank R's host stalls US microseconds in its DataLoader at each\n"
+                  "step start while its GPU idles; repeatable")
+      ->type_name("R:US");
+  cmd->add_option("--skew-us", args->skew_us,
+                  "With --ranks: before each collective, each rank's gradient-bucket copy takes\n"
+                  "up to this many microseconds longer (arrival jitter)")
+      ->check(CLI::Range(0.0, 1e9))
+      ->capture_default_str();
+  cmd->add_option("--drop-collectives", args->multi.drop,
+                  "With --ranks: each collective is left out of each rank's file with this\n"
+                  "probability (as a lossy profiler window drops events)")
+      ->check(CLI::Range(0.0, 0.99))
+      ->capture_default_str();
+  cmd->add_option("--missing-rank", args->multi.missing,
+                  "With --ranks: rank R runs but its file is not written; repeatable")
+      ->type_name("R");
   cmd->add_option("--compression", args->compression,
                   "Output compression; auto follows the extension (.gz, .zst)")
       ->check(CLI::IsMember({"auto", "gzip", "zstd", "none"}))
@@ -170,7 +276,8 @@ void add_synth_command(CLI::App& app) {
       "  traceprism synth -o big.json.zst --target-mb 1100 --layers 24 --seed 1\n"
       "  traceprism synth -o amd.json --vendor amd --nccl\n"
       "  traceprism synth -o stall.json --steps 3 --inject dataloader=30ms --inject sync\n"
-      "  traceprism synth -o serving.json.gz --inference --graph-replay --capture-out captures");
+      "  traceprism synth -o serving.json.gz --inference --graph-replay --capture-out captures\n"
+      "  traceprism synth -o job/ --ranks 8 --layers 4 --steps 3 --seed 7 --straggler 5:1.25");
   cmd->callback([args] { run_synth(*args); });
 }
 

@@ -75,15 +75,15 @@ constexpr DtypeInfo kDtypes[] = {
     {"UInt16", CollectiveDtype::kUInt16, 2},
     {"UInt32", CollectiveDtype::kUInt32, 4},
     {"UInt64", CollectiveDtype::kUInt64, 8},
-    {"Float8_e4m3fn", CollectiveDtype::kFloat8_e4m3fn, 1},
-    {"Float8_e5m2", CollectiveDtype::kFloat8_e5m2, 1},
-    {"Float8_e4m3fnuz", CollectiveDtype::kFloat8_e4m3fnuz, 1},
-    {"Float8_e5m2fnuz", CollectiveDtype::kFloat8_e5m2fnuz, 1},
-    {"Float8_e8m0fnu", CollectiveDtype::kFloat8_e8m0fnu, 1},
+    {"Float8_e4m3fn", CollectiveDtype::kFloat8E4m3fn, 1},
+    {"Float8_e5m2", CollectiveDtype::kFloat8E5m2, 1},
+    {"Float8_e4m3fnuz", CollectiveDtype::kFloat8E4m3fnuz, 1},
+    {"Float8_e5m2fnuz", CollectiveDtype::kFloat8E5m2fnuz, 1},
+    {"Float8_e8m0fnu", CollectiveDtype::kFloat8E8m0fnu, 1},
     {"ComplexHalf", CollectiveDtype::kComplexHalf, 4},
     {"ComplexFloat", CollectiveDtype::kComplexFloat, 8},
     {"ComplexDouble", CollectiveDtype::kComplexDouble, 16},
-    {"Float4_e2m1fn_x2", CollectiveDtype::kFloat4_e2m1fn_x2, 1},
+    {"Float4_e2m1fn_x2", CollectiveDtype::kFloat4E2m1fnX2, 1},
 };
 
 const DtypeInfo* dtype_info(CollectiveDtype dtype) {

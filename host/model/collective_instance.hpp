@@ -57,15 +57,15 @@ enum class CollectiveDtype : std::uint8_t {
   kUInt16,
   kUInt32,
   kUInt64,
-  kFloat8_e4m3fn,
-  kFloat8_e5m2,
-  kFloat8_e4m3fnuz,
-  kFloat8_e5m2fnuz,
-  kFloat8_e8m0fnu,
+  kFloat8E4m3fn,
+  kFloat8E5m2,
+  kFloat8E4m3fnuz,
+  kFloat8E5m2fnuz,
+  kFloat8E8m0fnu,
   kComplexHalf,
   kComplexFloat,
   kComplexDouble,
-  kFloat4_e2m1fn_x2,
+  kFloat4E2m1fnX2,
 };
 
 CollectiveDtype dtype_from_name(std::string_view profiler_name);  // "Float", "BFloat16", ...
@@ -99,17 +99,17 @@ struct CollectiveInstance {
   std::int32_t group_rank = -1;  // "Rank": this rank's position in the group
   std::int32_t peer_rank = -1;   // "Dst Rank" of a send, "Src Rank" of a recv (global)
 
-  std::int64_t seq = -1;          // "Seq"
-  std::uint64_t comms_id = 0;     // "Comms Id"; 0 = absent
-  std::int32_t step = -1;         // ProfilerStep#N holding the launch (else the start); -1 none
-  std::uint16_t channel = 0;      // comm stream id, or its first-use index (§5.1)
-  std::int64_t stream = -1;       // the kernels' stream as written
-  std::uint16_t kernels = 0;      // kernels in the instance
-  std::uint32_t order = 0;        // Seq, or ordinal within (pg, step) once assigned
+  std::int64_t seq = -1;       // "Seq"
+  std::uint64_t comms_id = 0;  // "Comms Id"; 0 = absent
+  std::int32_t step = -1;      // ProfilerStep#N holding the launch (else the start); -1 none
+  std::uint16_t channel = 0;   // comm stream id, or its first-use index (§5.1)
+  std::int64_t stream = -1;    // the kernels' stream as written
+  std::uint16_t kernels = 0;   // kernels in the instance
+  std::uint32_t order = 0;     // Seq, or ordinal within (pg, step) once assigned
 
   std::int64_t in_nelems = -1;
   std::int64_t out_nelems = -1;
-  std::int64_t in_bytes = -1;   // from split sizes or legacy Input Dims × type size
+  std::int64_t in_bytes = -1;  // from split sizes or legacy Input Dims × type size
   std::int64_t out_bytes = -1;
 
   std::int64_t launch_ns = -1;  // the launching runtime call's start

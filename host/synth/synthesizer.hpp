@@ -225,6 +225,7 @@ struct GradNode {
 struct Collective {
   i64 nelems;
   std::string_view dtype;  // "BFloat16", "Float"
+  i64 seq = 0;             // the process group's sequence number (multi-rank traces)
 };
 
 // Where a launched activity may start, and whether its call returns only after it ends.
@@ -364,6 +365,13 @@ class Synthesizer {
   void layer_norm_backward();
   void accumulate_grad(i64 numel);
   void all_reduce(i64 bytes, K k, std::string_view dtype, i64 duration);
+  void all_reduce_events(i64 bytes, K k, std::string_view dtype, i64 duration);
+  // -- multi-rank (synth --ranks): no-ops or single-rank values when o_.rank is null
+  int world() const { return o_.rank ? o_.rank->world : 8; }
+  void write_comm_args(Fields& args, const Collective& c) const;
+  bool comm_args_on(bool kernel) const;
+  i64 meet_at_collective(Stream& stream, i64 start, i64 transfer, i64 correlation);
+  void fill_gradient_bucket(i64 bytes);
   void optimizer_step();
   void read_loss();
 
@@ -409,6 +417,12 @@ class Synthesizer {
   int hidden_ = 0;
   i64 graph_correlation_ = 0;
   bool capturing_ = false;
+  // Multi-rank: collectives so far (the rendezvous's instance number), the default group's
+  // sequence number, and whether the current collective is left out of this rank's file.
+  std::uint64_t collectives_ = 0;
+  i64 group_seq_ = 0;
+  bool dropping_ = false;
+  Rng drop_rng_;
 
   std::vector<HostEvent> events_;
   std::vector<std::size_t> open_;  // indexes in events_ of the spans still open

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "synth/rendezvous.hpp"
 #include "synth/synthesizer.hpp"
 
 namespace traceprism::synth {
@@ -177,7 +178,9 @@ Synthesizer::Synthesizer(const SynthOptions& o, io::OutputFile& out)
     : o_(o),
       v_(vendor_spec(o.vendor)),
       out_(out),
-      rng_(o.seed),
+      // Multi-rank: each rank its own stream of jitter, so that ranks differ as real ones do.
+      rng_(o.rank ? o.seed + 0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(o.rank->rank + 1)
+                  : o.seed),
       B(o.batch),
       S(o.sequence),
       H(o.hidden),
@@ -194,7 +197,9 @@ Synthesizer::Synthesizer(const SynthOptions& o, io::OutputFile& out)
       // launches it did not record), so the first recorded step finds the host ahead, as in
       // the steady state, instead of a GPU that waits for every early launch.
       compute_{v_.compute_stream, kTraceStartNs + kWarmupTailNs, {}},
-      comm_{v_.comm_stream, kTraceStartNs, {}} {
+      comm_{v_.comm_stream, kTraceStartNs, {}},
+      drop_rng_(o.seed ^ (0xd1b54a32d192ed03ULL *
+                          static_cast<std::uint64_t>(o.rank ? o.rank->rank + 1 : 0))) {
   for (const Injection& injection : o.inject) {
     inject_ns_[static_cast<std::size_t>(injection.problem)] = injection.amount_ns;
   }
@@ -216,8 +221,26 @@ void Synthesizer::write_header() {
   h += v_.runtime_version;
   h += ",\n\"record_shapes\":1,\n\"with_stack\":1,\n\"displayTimeUnit\":\"ms\",\n";
   h += "\"baseTimeNanoseconds\":1700000000000000000,\n";
-  if (distributed())
+  if (o_.rank) {
+    h += "\"distributedInfo\":";
+    Fields info(h);
+    info.str("backend", "nccl").num("rank", o_.rank->rank).num("world_size", world());
+    if (o_.rank->meta != NcclMeta::kNone) {
+      std::string ranks = "[";
+      for (int r = 0; r < world(); ++r) (r ? ranks += "," : ranks) += std::to_string(r);
+      ranks += "]";
+      info.num("pg_count", 1)
+          .raw("pg_config",
+               "[{\"pg_name\":\"0\",\"pg_desc\":\"default_pg\","
+               "\"backend_config\":\"cuda:nccl\",\"pg_size\":" +
+                   std::to_string(world()) + ",\"ranks\":" + ranks + "}]");
+      info.str("nccl_version", "2.21.5");
+    }
+    info.close();
+    h += ",\n";
+  } else if (distributed()) {
     h += "\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":0,\"world_size\":8},\n";
+  }
   h += "\"traceEvents\":[";
   out_.write(h);
 }
@@ -366,21 +389,59 @@ void Synthesizer::open_comm_op(const Collective& c) {
   ext_stack_.push_back(next_ext_++);
   Fields args(args_);
   args.num("External id", ext_stack_.back()).num("Record function id", 0);
+  if (comm_args_on(false)) {
+    write_comm_args(args, c);
+    args.num("Global rank start", 0).num("Global rank stride", 1);
+  }
+  args.num("Ev Idx", ev_idx_++).close();
+  events_[i].args_end = args_.size();
+  work(1200, 3500);
+}
+
+// "[0, 1, 2]"; a group of more than 30 members as the profiler truncates it: 29 ranks, "...",
+// the last one.
+static std::string group_ranks_text(int world) {
+  std::string text = "[";
+  for (int r = 0; r < world; ++r) {
+    if (world > 30 && r == 29) {
+      text += "..., " + std::to_string(world - 1);
+      break;
+    }
+    if (r) text += ", ";
+    text += std::to_string(r);
+  }
+  return text + "]";
+}
+
+// The collective's identity and message, as the profiler writes it on record_param_comms and
+// copies it onto the kernel.
+void Synthesizer::write_comm_args(Fields& args, const Collective& c) const {
   args.str("Collective name", "allreduce")
       .num("In msg nelems", c.nelems)
       .num("Out msg nelems", c.nelems)
-      .num("Group size", 8)
+      .num("Group size", world())
       .str("dtype", c.dtype)
       .str("In split size", "[]")
       .str("Out split size", "[]")
       .str("Process Group Name", "0")
-      .str("Process Group Description", "default_pg")
-      .str("Process Group Ranks", "[0, 1, 2, 3, 4, 5, 6, 7]")
-      .num("Global rank start", 0)
-      .num("Global rank stride", 1);
-  args.num("Ev Idx", ev_idx_++).close();
-  events_[i].args_end = args_.size();
-  work(1200, 3500);
+      .str("Process Group Description", "default_pg");
+  if (!o_.rank) {
+    args.str("Process Group Ranks", "[0, 1, 2, 3, 4, 5, 6, 7]");
+    return;
+  }
+  args.str("Process Group Ranks", group_ranks_text(world()));
+  if (o_.rank->meta != NcclMeta::kFull) return;
+  // Comms Id: a hash of the group and the sequence number, equal on every member.
+  std::uint64_t id = 0xcbf29ce484222325ULL;
+  for (char ch : "0/" + std::to_string(c.seq))
+    id = (id ^ static_cast<unsigned char>(ch)) * 0x100000001b3ULL;
+  args.num("Seq", c.seq).raw("Comms Id", std::to_string(id)).num("Rank", o_.rank->rank);
+}
+
+bool Synthesizer::comm_args_on(bool kernel) const {
+  if (!o_.rank) return true;
+  if (o_.rank->meta == NcclMeta::kNone) return false;
+  return o_.rank->meta_on == MetaOn::kBoth || (o_.rank->meta_on == MetaOn::kKernel) == kernel;
 }
 
 // An nn.Module call: the module frame and its forward() frame.
@@ -498,8 +559,11 @@ void Synthesizer::launch(std::string_view api, int cbid, std::string_view cat,
   }
   if (const i64 slot = queue_slot(stream); slot > 0) hold_until(slot + rng_.between(500, 1500));
   const i64 start = place(stream, call.start, duration, placement.not_before);
+  if (placement.collective && o_.rank)
+    duration = meet_at_collective(stream, start, duration, call.correlation);
   if (placement.blocking) hold_until(start + duration + rng_.between(1000, 3000));
   close();
+  if (dropping_) return;  // a collective this rank's file leaves out
   ++summary_.gpu_events;
   Fields ev = begin_event(gpu_buf_, "X", cat, name, -1, v_.gpu_pid, stream.id, start);
   ev.time("dur", duration);
@@ -523,7 +587,10 @@ void Synthesizer::kernel(K k, i64 duration, Grid grid, Stream& stream, const Pla
   const KernelSpec& spec = kKernels[static_cast<std::size_t>(k)];
   const Collective* c = placement.collective;
   const std::string_view api = c ? v_.comm_launch : spec.library ? v_.library_launch : v_.launch;
-  const std::string_view name = v_.amd && !spec.amd.empty() ? spec.amd : spec.nvidia;
+  std::string_view name = v_.amd && !spec.amd.empty() ? spec.amd : spec.nvidia;
+  if (c && o_.rank && o_.rank->meta == NcclMeta::kNone && !v_.amd)
+    name = "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)";
+  if (!c && o_.rank) duration = duration * o_.rank->compute_permille / 1000;
   const i64 blocks = grid.x * grid.y * grid.z;
   const i64 warps = blocks * ceil_div(spec.block, v_.warp_size);
   const i64 occupancy =
@@ -538,18 +605,8 @@ void Synthesizer::kernel(K k, i64 duration, Grid grid, Stream& stream, const Pla
         args.list("grid", std::array<i64, 3>{grid.x, grid.y, grid.z});
         args.list("block", std::array<i64, 3>{spec.block, 1, 1});
         args.num("est. achieved occupancy %", occupancy);
-        if (!c) return;
-        // Kineto copies the collective's record_param_comms args onto its kernel.
-        args.str("Collective name", "allreduce")
-            .num("In msg nelems", c->nelems)
-            .num("Out msg nelems", c->nelems)
-            .num("Group size", 8)
-            .str("dtype", c->dtype)
-            .str("In split size", "[]")
-            .str("Out split size", "[]")
-            .str("Process Group Name", "0")
-            .str("Process Group Description", "default_pg")
-            .str("Process Group Ranks", "[0, 1, 2, 3, 4, 5, 6, 7]");
+        if (!c || !comm_args_on(true)) return;
+        write_comm_args(args, *c);  // Kineto copies record_param_comms' args onto the kernel
       });
 }
 
@@ -934,8 +991,17 @@ void Synthesizer::layer_norm_backward() {
 // stream's event, then the kernel runs under nccl:all_reduce.
 // `duration` 0: the time the ring takes at the link's bus bandwidth.
 void Synthesizer::all_reduce(i64 bytes, K k, std::string_view dtype, i64 duration) {
+  dropping_ = o_.rank && o_.rank->drop_ppm > 0 && drop_rng_.next() % 1'000'000 < o_.rank->drop_ppm;
+  if (dropping_) ++hidden_;
+  all_reduce_events(bytes, k, dtype, duration);
+  if (dropping_) --hidden_;
+  dropping_ = false;
+}
+
+void Synthesizer::all_reduce_events(i64 bytes, K k, std::string_view dtype, i64 duration) {
   const i64 element = dtype == "Float" ? 4 : 2;
-  const Collective collective{bytes / element, dtype};
+  if (o_.rank) fill_gradient_bucket(bytes);
+  const Collective collective{bytes / element, dtype, ++group_seq_};
   Scope c10d =
       op("c10d::allreduce_",
          {tensor(dtype == "Float" ? "float" : "c10::BFloat16", {bytes / element}), scalar("", "")});
@@ -945,9 +1011,30 @@ void Synthesizer::all_reduce(i64 bytes, K k, std::string_view dtype, i64 duratio
   runtime_call(v_.stream_wait_event, kCbidStreamWaitEvent);
   comm_.free_at = std::max(comm_.free_at, compute_.free_at);
   Scope nccl = annotation("nccl:all_reduce", -1, false);
-  const i64 ring_bytes = 2 * bytes * 7 / 8;  // sent and received per rank, ring of 8
+  // Sent and received per rank in a ring of n: 2 (n - 1) / n of the message.
+  const i64 ring_bytes = 2 * bytes * (world() - 1) / world();
   if (duration == 0) duration = ring_bytes / v_.busbw_gbps + 8000;
   kernel(k, duration, Grid{24, 1, 1}, comm_, {.collective = &collective});
+}
+
+// DDP copies a bucket's gradients into one flat buffer before reducing it; with --skew-us the
+// copy takes up to that much longer on each rank, so that ranks reach the collective apart.
+void Synthesizer::fill_gradient_bucket(i64 bytes) {
+  Scope copy = op("aten::copy_", {bf16({bytes / 2}), bf16({bytes / 2}), scalar("True")});
+  const i64 skew = o_.rank->skew_ns > 0 ? rng_.between(0, o_.rank->skew_ns) : 0;
+  kernel(K::kAdd, memory_ns(2 * bytes) + skew, flat_grid(bytes / 2));
+}
+
+// The ranks meet: this rank's part of the collective runs from its own start to the common
+// end (the last arrival plus the transfer), plus up to 2 µs of its own.
+i64 Synthesizer::meet_at_collective(Stream& stream, i64 start, i64 transfer, i64 correlation) {
+  const std::uint64_t instance = collectives_++;
+  Rendezvous& meeting = *o_.rank->rendezvous;
+  const i64 end = meeting.arrive(o_.rank->rank, instance, start, transfer) + rng_.between(0, 2000);
+  meeting.record(o_.rank->rank, instance, end, correlation, !dropping_);
+  stream.free_at = end;
+  stream.pending.back() = end;
+  return end - start;
 }
 
 void Synthesizer::optimizer_step() {
@@ -975,9 +1062,14 @@ SynthSummary Synthesizer::run() {
   const int min_steps = std::max(1, o_.steps);
   const double target_bytes = o_.target_mb * 1e6;
   int steps = 0;
-  while (o_.graph == GraphMode::kCapture
-             ? steps < 1
-             : steps < min_steps || static_cast<double>(out_.bytes_written()) < target_bytes) {
+  auto wants_step = [&] {
+    const bool wanted =
+        o_.graph == GraphMode::kCapture
+            ? steps < 1
+            : steps < min_steps || static_cast<double>(out_.bytes_written()) < target_bytes;
+    return o_.rank ? o_.rank->rendezvous->another_step(steps, wanted) : wanted;
+  };
+  while (wants_step()) {
     if (o_.graph == GraphMode::kReplay)
       serving_step();
     else if (o_.graph == GraphMode::kCapture)

@@ -17,6 +17,28 @@ enum class Vendor { kNvidia, kAmd };
 // capture, with no GPU work.
 enum class GraphMode : std::uint8_t { kEager, kReplay, kCapture };
 
+class Rendezvous;
+
+// What a collective's events say about it (synth --nccl-meta): kFull, the current profiler's
+// keys with Seq, Comms Id and Rank; kNoSeq, the 2024 set (process group, sizes, no Seq);
+// kNone, the 2023 set (no collective args; every kernel named ncclKernel_SendRecv).
+enum class NcclMeta : std::uint8_t { kFull, kNoSeq, kNone };
+// Where the collective args are written (synth --meta-on).
+enum class MetaOn : std::uint8_t { kBoth, kOp, kKernel };
+
+// One rank of a multi-rank job (synth --ranks): set by write_multi_rank_traces, null for a
+// single-rank trace (whose output it leaves unchanged).
+struct RankRole {
+  int rank = 0;
+  int world = 1;
+  NcclMeta meta = NcclMeta::kFull;
+  MetaOn meta_on = MetaOn::kBoth;
+  std::int64_t compute_permille = 1000;  // computation kernels last this much (straggler)
+  std::int64_t skew_ns = 0;              // each collective's preceding kernel grows U[0, skew]
+  std::uint32_t drop_ppm = 0;            // each collective left out of this file with this odds
+  Rendezvous* rendezvous = nullptr;      // where the ranks meet at each collective
+};
+
 // Shape of the generated workload: a decoder-only transformer training/inference step.
 struct SynthOptions {
   int layers = 4;           // transformer blocks per step
@@ -32,6 +54,7 @@ struct SynthOptions {
   GraphMode graph = GraphMode::kEager;  // other modes need training = false and no injection
   // Problems written into every step (`synth --inject`), each kind at most once.
   std::vector<Injection> inject;
+  const RankRole* rank = nullptr;  // multi-rank: this file's rank (synth/multi_rank.hpp)
 };
 
 struct SynthSummary {

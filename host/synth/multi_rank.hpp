@@ -1,0 +1,44 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "io/output_file.hpp"
+#include "synth/synthetic_trace.hpp"
+
+namespace traceprism::synth {
+
+// A synthetic multi-rank data-parallel job (multi-rank.md §11, `synth --ranks N`): one trace
+// per rank, the ranks coupled at every gradient all-reduce, with problems injected into chosen
+// ranks, plus synth_truth.json with what was injected and when each collective ran.
+struct MultiRankOptions {
+  int ranks = 2;
+  int gpus_per_node = 8;
+  NcclMeta meta = NcclMeta::kFull;
+  MetaOn meta_on = MetaOn::kBoth;
+  std::map<int, std::int64_t> straggler_permille;  // --straggler R:F, F x 1000
+  std::map<int, std::int64_t> host_stall_ns;       // --host-straggler R:US
+  std::int64_t skew_ns = 0;                        // --skew-us
+  double drop = 0;                                 // --drop-collectives P
+  std::set<int> missing;                           // --missing-rank R: not written
+};
+
+struct MultiRankSummary {
+  int files = 0;
+  std::uint64_t json_bytes = 0;  // all files, uncompressed
+  std::uint64_t collectives = 0;
+};
+
+// "rank3.json.gz": the file of a rank in the output folder.
+std::string rank_file_name(int rank);
+
+// Writes rank<R>.json.gz for every rank and synth_truth.json into `dir` (created when missing),
+// each file atomically. `base` gives the workload (training only; --nccl is implied). Throws
+// std::invalid_argument with a sentence naming the option when an option names a rank outside
+// the job, and std::runtime_error when a file cannot be written.
+MultiRankSummary write_multi_rank_traces(const SynthOptions& base, const MultiRankOptions& options,
+                                         const std::filesystem::path& dir);
+
+}  // namespace traceprism::synth
