@@ -85,7 +85,7 @@ struct CrossRankFigures {
   // Matched but missing an expected member whose trace was loaded (members whose file is
   // absent do not count: the figures are over the loaded ranks).
   std::size_t partial_instances = 0;
-  std::vector<RankFigures> ranks;          // ascending rank
+  std::vector<RankFigures> ranks;  // ascending rank
   std::optional<Stragglers> stragglers;
 };
 
