@@ -11,11 +11,13 @@
 
 #include "cli/analysis_options.hpp"
 #include "cli/commands.hpp"
+#include "cli/multi_rank_run.hpp"
 #include "cli/platform_options.hpp"
 #include "cli/plugin_loading.hpp"
 #include "cli/trace_options.hpp"
 #include "config/run_config.hpp"
 #include "io/folder_replacement.hpp"
+#include "io/output_file.hpp"
 #include "perf_report/gpu_timeline_sheet.hpp"
 #include "pipeline/analysis_pipeline.hpp"
 #include "report/report_writers.hpp"
@@ -28,7 +30,8 @@ namespace {
 namespace fs = std::filesystem;
 
 struct AnalyzeOptions {
-  std::string trace;
+  std::vector<std::string> traces;  // one trace, or the rank traces of a multi-rank job
+  bool allow_partial = false;
   std::string output_dir;
   pipeline::PlatformOptions platform;
   AnalysisOptions analysis;
@@ -72,6 +75,13 @@ std::string dump_config(const config::RunConfig& cfg, const plugins::PluginRegis
   return w.str();
 }
 
+// multi_rank_csvs/ beside the focus rank's report.
+void write_multi_rank_files(const fs::path& staging, const MultiRankPlan& job) {
+  io::create_output_folder(staging / "multi_rank_csvs");
+  io::write_text_file_atomically((staging / "multi_rank_csvs" / "ranks.csv").string(),
+                                 job.ranks_csv);
+}
+
 int run_analyze(const AnalyzeOptions& o) {
   const AnalysisOptions& a = o.analysis;
   config::RunConfig cfg;
@@ -87,8 +97,13 @@ int run_analyze(const AnalyzeOptions& o) {
     std::cout << dump_config(cfg, registry);
     return kExitOk;
   }
-  if (o.trace.empty()) {
+  if (o.traces.empty()) {
     print_error("analyze needs a TRACE argument (or --dump-config).");
+    return kExitUsage;
+  }
+  const bool multi_rank = is_multi_rank_input(o.traces);
+  if (multi_rank && !a.load.capture_dir.empty()) {
+    print_error("--capture-dir analyses one serving trace; give one TRACE with it.");
     return kExitUsage;
   }
   if (int code = check_loaded_plugins(registry, a); code != kExitOk) return code;
@@ -99,7 +114,9 @@ int run_analyze(const AnalyzeOptions& o) {
   }
   // The output folder first: a folder in use or holding other files should not cost the
   // minute a big trace takes to read.
-  const std::string dir = o.output_dir.empty() ? default_output_dir(o.trace) : o.output_dir;
+  const std::string dir = !o.output_dir.empty() ? o.output_dir
+                          : multi_rank          ? default_output_dir(o.traces.front() + ".json")
+                                                : default_output_dir(o.traces.front());
   std::optional<io::FolderReplacement> output;
   try {
     output.emplace(dir, report::is_analysis_report_file);
@@ -108,7 +125,16 @@ int run_analyze(const AnalyzeOptions& o) {
     return kExitOutput;
   }
   pipeline::PipelineOptions p = pipeline_options(a, registry, cfg);
-  p.trace_path = o.trace;
+  p.trace_path = o.traces.front();
+  std::optional<MultiRankPlan> job;
+  if (multi_rank) {
+    if (int code = exit_code_of_pipeline(
+            [&] { job = plan_multi_rank(o.traces, o.allow_partial, a.load.quiet); });
+        code != kExitOk)
+      return code;
+    p.trace_path = job->focus_trace;
+    p.host_outcomes = job->outcomes;
+  }
   // A long decode trace replays its graph thousands of times.
   p.load.capture_prune_when_large = true;
   p.inference_mode = o.mode == "inference" || (o.mode.empty() && !a.load.capture_dir.empty());
@@ -122,6 +148,7 @@ int run_analyze(const AnalyzeOptions& o) {
   const auto write_start = std::chrono::steady_clock::now();
   try {
     report::write_report_folder(output->staging().string(), r);
+    if (job) write_multi_rank_files(output->staging(), *job);
     output->commit();
   } catch (const std::exception& e) {
     print_error(e.what());
@@ -138,6 +165,9 @@ int run_analyze(const AnalyzeOptions& o) {
                  run->seconds.op_models, run->seconds.perf_report, run->seconds.analyzers,
                  write_seconds);
   const std::size_t failed = report_failed_analyzers(r.graph.analyzers);
+  if (!a.load.quiet && job)
+    std::cout << job->ranks << " of " << job->world_size << " ranks analysed; focus rank "
+              << job->focus_rank << " (" << job->focus_trace << ")\n";
   if (!a.load.quiet)
     std::cout << "wrote " << (fs::path(dir) / "analysis.md").string() << " ("
               << r.findings.compute.size() << " compute, " << r.findings.fusion.size()
@@ -163,7 +193,13 @@ void add_analyze_command(CLI::App& app) {
       "  DIR/model_info.json    the identified model, architecture, scale and precision\n"
       "  DIR/perf_breakdown.svg the GPU time breakdown chart analysis.md shows\n"
       "Outputs are written atomically; the trace is never modified.");
-  cmd->add_option("TRACE", o->trace, "Trace file (.json, .json.gz, .json.zst) or - for stdin");
+  cmd->add_option("TRACE", o->traces,
+                  "Trace file (.json, .json.gz, .json.zst) or - for stdin; several rank traces\n"
+                  "(files or a folder of them) analyse a multi-rank job: the focus rank's report\n"
+                  "plus cross-rank items (stragglers) and multi_rank_csvs/ranks.csv");
+  cmd->add_flag("--allow-partial", o->allow_partial,
+                "Multi-rank: report cross-rank items even when under half of the job's ranks\n"
+                "were analysed");
   cmd->add_option("-o,--output", o->output_dir,
                   "Output folder (created if missing; default: <trace name>_analysis)")
       ->check(output_folder_check());

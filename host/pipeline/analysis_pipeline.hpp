@@ -51,6 +51,9 @@ struct PipelineOptions {
   // trace 1's TraceDiff columns to the unified table and its diff_stats sheet here. The
   // unified_perf_summary sheet is rendered again when the table gained those columns.
   std::function<void(PipelineRun&, perf_report::UnifiedPerfTable&)> enrich_perf_report;
+  // Outcomes of host-side analyzers that ran before the pipeline (the cross-rank ones of a
+  // multi-rank run): ranked and reported with the plugins' outcomes, after them.
+  std::vector<findings::AnalyzerOutcome> host_outcomes;
 };
 
 struct StageSeconds {

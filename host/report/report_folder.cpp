@@ -28,7 +28,8 @@ bool is_csv_in(const std::string& relative_path, const std::string& folder) {
 bool is_analysis_report_file(const std::string& relative_path) {
   for (const char* name : {"findings.json", "model_info.json", "analysis.md", kBreakdownChartFile})
     if (relative_path == name) return true;
-  return is_csv_in(relative_path, "perf_report_csvs");
+  return is_csv_in(relative_path, "perf_report_csvs") ||
+         is_csv_in(relative_path, "multi_rank_csvs");
 }
 
 bool is_perf_sheets_file(const std::string& relative_path) {

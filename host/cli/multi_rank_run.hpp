@@ -1,0 +1,32 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "findings/finding.hpp"
+
+namespace traceprism::cli {
+
+// The cross-rank part of `analyze` over several rank traces (multi-rank.md §2, §3.1 with one
+// rank at a time): each trace reduced to its rank summary, collectives matched, the cross-rank
+// figures and findings. The focus rank's trace then goes through the single-rank pipeline,
+// which ranks `outcomes` with its own.
+struct MultiRankPlan {
+  std::string focus_trace;
+  int focus_rank = -1;
+  std::size_t ranks = 0;
+  std::int64_t world_size = 0;
+  std::vector<findings::AnalyzerOutcome> outcomes;
+  std::string ranks_csv;  // multi_rank_csvs/ranks.csv
+};
+
+// `inputs`: files and folders (a folder's .json, .json.gz and .json.zst files). Throws
+// io::InputError with one sentence for unreadable input, a duplicate rank, or fewer than two
+// traces.
+MultiRankPlan plan_multi_rank(const std::vector<std::string>& inputs, bool allow_partial,
+                              bool quiet);
+
+// Whether `inputs` name a multi-rank job: two or more paths, or one folder.
+bool is_multi_rank_input(const std::vector<std::string>& inputs);
+
+}  // namespace traceprism::cli
