@@ -3,9 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <map>
 #include <span>
 
 #include "ingest/trace_reader.hpp"
@@ -14,6 +12,7 @@
 #include "multirank/collective_matching.hpp"
 #include "multirank/cross_rank_figures.hpp"
 #include "multirank/cross_rank_findings.hpp"
+#include "multirank/rank_discovery.hpp"
 #include "multirank/rank_summary_builder.hpp"
 
 namespace traceprism::cli {
@@ -22,42 +21,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool is_trace_name(const std::string& name) {
-  return name.ends_with(".json") || name.ends_with(".json.gz") || name.ends_with(".json.zst");
-}
-
-// A plain .json whose first 64 KiB holds neither key is no trace (synth_truth.json, a results
-// file): a folder's listing skips it. Compressed files are taken as traces.
-bool looks_like_trace(const fs::path& path) {
-  if (path.extension() != ".json") return true;
-  std::ifstream in(path, std::ios::binary);
-  std::string head(64 * 1024, '\0');
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<std::size_t>(in.gcount()));
-  return head.find("\"traceEvents\"") != std::string::npos ||
-         head.find("\"schemaVersion\"") != std::string::npos;
-}
-
-// Files as given; a folder's trace files in name order.
-std::vector<std::string> trace_files(const std::vector<std::string>& inputs) {
-  std::vector<std::string> files;
-  for (const std::string& input : inputs) {
-    std::error_code ec;
-    if (!fs::is_directory(input, ec)) {
-      files.push_back(input);
-      continue;
-    }
-    std::vector<std::string> found;
-    for (const auto& entry : fs::directory_iterator(input, ec))
-      if (entry.is_regular_file() && is_trace_name(entry.path().filename().string()) &&
-          looks_like_trace(entry.path()))
-        found.push_back(entry.path().string());
-    std::sort(found.begin(), found.end());
-    files.insert(files.end(), found.begin(), found.end());
-  }
-  return files;
-}
-
 struct LoadedRank {
   std::string path;
   int rank = -1;
@@ -65,34 +28,31 @@ struct LoadedRank {
   std::vector<model::CollectiveInstance> instances;
 };
 
-LoadedRank load_rank(const std::string& path, int position) {
+LoadedRank load_rank(const multirank::RankFile& file) {
   LoadedRank r;
-  r.path = path;
-  const ingest::TraceFile trace = ingest::read_trace(path);
+  r.path = file.path;
+  r.rank = file.rank;
+  const ingest::TraceFile trace = ingest::read_trace(file.path);
   r.summary = multirank::summarize_rank(trace.index, model::LaunchLinks::build(trace.index));
-  r.summary.meta.file_path = path;
+  r.summary.meta.file_path = file.path;
   r.summary.meta.file_size = trace.file_bytes;
-  r.rank = r.summary.meta.trace_rank >= 0 ? static_cast<int>(r.summary.meta.trace_rank) : position;
+  r.summary.meta.host_name = file.host;
   for (const multirank::CollectiveRow& row : r.summary.collectives)
     r.instances.push_back(row.instance);
   return r;
 }
 
-std::vector<LoadedRank> load_ranks(const std::vector<std::string>& files, bool quiet) {
+// One rank at a time (§3.1 with K = 1), in rank order.
+std::vector<LoadedRank> load_ranks(const multirank::Discovery& found, bool quiet) {
   std::vector<LoadedRank> ranks;
-  std::map<int, std::string> path_of_rank;
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    if (!quiet) std::fprintf(stderr, "\rreading rank traces: %zu of %zu", i + 1, files.size());
-    LoadedRank r = load_rank(files[i], static_cast<int>(i));
-    auto [it, fresh] = path_of_rank.emplace(r.rank, r.path);
-    if (!fresh)
-      throw io::InputError("rank " + std::to_string(r.rank) + " is given by two files: " +
-                           it->second + " and " + r.path + "; keep one.");
-    ranks.push_back(std::move(r));
+  for (std::size_t i = 0; i < found.files.size(); ++i) {
+    if (!quiet) {
+      std::fprintf(stderr, "\rreading rank traces: %zu of %zu", i + 1, found.files.size());
+      std::fflush(stderr);
+    }
+    ranks.push_back(load_rank(found.files[i]));
   }
   if (!quiet) std::fprintf(stderr, "\n");
-  std::sort(ranks.begin(), ranks.end(),
-            [](const LoadedRank& a, const LoadedRank& b) { return a.rank < b.rank; });
   return ranks;
 }
 
@@ -138,24 +98,29 @@ std::string ranks_csv(const std::vector<LoadedRank>& ranks,
 }  // namespace
 
 bool is_multi_rank_input(const std::vector<std::string>& inputs) {
+  if (inputs.size() != 1) return inputs.size() > 1;
   std::error_code ec;
-  return inputs.size() > 1 || (inputs.size() == 1 && fs::is_directory(inputs[0], ec));
+  if (fs::is_directory(inputs[0], ec)) return true;
+  // A quoted glob the shell left alone ("job/rank*.json.gz").
+  return !fs::exists(inputs[0], ec) && inputs[0].find_first_of("*?[") != std::string::npos;
 }
 
 MultiRankPlan plan_multi_rank(const std::vector<std::string>& inputs, bool allow_partial,
                               bool quiet) {
-  const std::vector<std::string> files = trace_files(inputs);
-  if (files.size() < 2)
+  const multirank::Discovery found = multirank::discover_ranks(inputs, {});
+  if (found.files.size() < 2)
     throw io::InputError("multi-rank analysis needs at least two rank traces; " +
-                         std::to_string(files.size()) + " found in the given paths.");
-  const std::vector<LoadedRank> ranks = load_ranks(files, quiet);
+                         std::to_string(found.files.size()) + " found in the given paths.");
+  if (!quiet)
+    for (const std::string& note : found.notes) std::fprintf(stderr, "note: %s\n", note.c_str());
+  const std::vector<LoadedRank> ranks = load_ranks(found, quiet);
   std::vector<multirank::RankCollectives> for_matching;
   std::vector<multirank::RankInput> inputs_of_ranks;
-  std::int64_t world = 0;
+  std::int64_t world = found.world_size;
   for (const LoadedRank& r : ranks) {
     for_matching.push_back({r.rank, r.instances});
     inputs_of_ranks.push_back({r.rank, &r.summary, r.instances});
-    world = std::max({world, r.summary.meta.world_size, static_cast<std::int64_t>(r.rank) + 1});
+    world = std::max(world, static_cast<std::int64_t>(r.rank) + 1);
   }
   const multirank::MatchResult matches = multirank::match_collectives(for_matching);
   const multirank::CrossRankFigures figures =

@@ -20,7 +20,8 @@ struct MultiRankPlan {
   std::string ranks_csv;  // multi_rank_csvs/ranks.csv
 };
 
-// `inputs`: files and folders (a folder's .json, .json.gz and .json.zst files). Throws
+// `inputs`: files, folders (their .json, .json.gz and .json.zst traces) and globs, each file's
+// rank from its distributedInfo or its name (multirank/rank_discovery.hpp). Throws
 // io::InputError with one sentence for unreadable input, a duplicate rank, or fewer than two
 // traces.
 MultiRankPlan plan_multi_rank(const std::vector<std::string>& inputs, bool allow_partial,
