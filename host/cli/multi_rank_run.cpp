@@ -1,5 +1,7 @@
 #include "cli/multi_rank_run.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -43,16 +45,18 @@ LoadedRank load_rank(const multirank::RankFile& file) {
 }
 
 // One rank at a time (§3.1 with K = 1), in rank order.
+// The progress line is drawn only on a terminal, as the reader's.
 std::vector<LoadedRank> load_ranks(const multirank::Discovery& found, bool quiet) {
+  const bool progress = !quiet && ::isatty(STDERR_FILENO);
   std::vector<LoadedRank> ranks;
   for (std::size_t i = 0; i < found.files.size(); ++i) {
-    if (!quiet) {
+    if (progress) {
       std::fprintf(stderr, "\rreading rank traces: %zu of %zu", i + 1, found.files.size());
       std::fflush(stderr);
     }
     ranks.push_back(load_rank(found.files[i]));
   }
-  if (!quiet) std::fprintf(stderr, "\n");
+  if (progress) std::fprintf(stderr, "\n");
   return ranks;
 }
 
