@@ -143,6 +143,7 @@ int run_analyze(const AnalyzeOptions& o) {
   std::unique_ptr<pipeline::PipelineRun> run;
   if (int code = exit_code_of_pipeline([&] { run = pipeline::run_pipeline(p); }); code != kExitOk)
     return code;
+  if (job) run->report.multi_rank = job->facts;
   const pipeline::AnalysisReport& r = run->report;
 
   const auto write_start = std::chrono::steady_clock::now();

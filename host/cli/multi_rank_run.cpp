@@ -99,6 +99,80 @@ std::string ranks_csv(const std::vector<LoadedRank>& ranks,
   return csv;
 }
 
+std::string rank_set_text(const std::vector<std::int32_t>& ranks) {
+  std::string text;
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    if (i) text += ", ";
+    if (i == 20) return text + "...";
+    text += std::to_string(ranks[i]);
+  }
+  return text;
+}
+
+// Warnings about the matching itself (§9.2's list): time-only matching, and ranks that issued
+// different collectives under one sequence number.
+void add_matching_warnings(const multirank::MatchResult& matches,
+                           std::vector<std::string>& warnings) {
+  std::size_t by_time = 0;
+  for (const multirank::GroupMatchSummary& g : matches.groups)
+    if (g.tier == model::MatchTier::kTimeline) ++by_time;
+  if (by_time > 0)
+    warnings.push_back(
+        "Collectives of " + std::to_string(by_time) +
+        " group(s) were matched by end time alone "
+        "(the traces carry no process-group metadata), within 1 ms: the cross-rank figures are "
+        "less certain.");
+  constexpr std::size_t kShown = 3;
+  for (std::size_t i = 0; i < matches.mismatches.size() && i < kShown; ++i)
+    warnings.push_back("Collective mismatch: " + matches.mismatches[i].detail);
+  if (matches.mismatches.size() > kShown)
+    warnings.push_back(std::to_string(matches.mismatches.size() - kShown) +
+                       " more collective mismatches (ranks issued different collectives under "
+                       "one sequence number: a hang or correctness risk).");
+}
+
+pipeline::MultiRankFacts facts_of(const std::vector<LoadedRank>& ranks,
+                                  const multirank::Discovery& found,
+                                  const multirank::CrossRankFigures& figures,
+                                  const LoadedRank& focus) {
+  pipeline::MultiRankFacts facts;
+  facts.ranks_analyzed = ranks.size();
+  facts.world_size = found.world_size;
+  facts.focus_rank = focus.rank;
+  facts.missing_ranks = found.missing_ranks;
+  std::int64_t exposed_wait = 0, e2e = 0;
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    const multirank::RankFigures& f = figures.ranks[i];
+    const multirank::ActivityTotals& t = ranks[i].summary.profile.totals;
+    exposed_wait += f.exposed_wait_ns;
+    e2e += std::max<std::int64_t>(0, t.gpu_end_ns - t.gpu_start_ns);
+    facts.ranks.push_back({f.rank, fs::path(ranks[i].path).filename().string(),
+                           ranks[i].instances.size(), static_cast<double>(f.wait_ns) / 1e6,
+                           static_cast<double>(f.exposed_wait_ns) / 1e6, 100.0 * f.last_share,
+                           static_cast<double>(f.mean_lateness_ns) / 1e3, f.last_count,
+                           multirank::cause_name(f.cause)});
+  }
+  facts.collective_wait_percent =
+      e2e > 0 ? 100.0 * static_cast<double>(exposed_wait) / static_cast<double>(e2e) : 0;
+  if (figures.stragglers) {
+    facts.slowest_ranks = figures.stragglers->ranks;
+    for (const multirank::RankFigures& f : figures.ranks)
+      if (std::binary_search(facts.slowest_ranks.begin(), facts.slowest_ranks.end(), f.rank))
+        facts.slowest_last_percent = std::max(facts.slowest_last_percent, 100.0 * f.last_share);
+  }
+  if (!found.missing_ranks.empty())
+    facts.warnings.push_back(
+        std::to_string(ranks.size()) + " of " + std::to_string(found.world_size) +
+        " ranks analysed: no trace for rank" + (found.missing_ranks.size() == 1 ? " " : "s ") +
+        rank_set_text(found.missing_ranks) +
+        "; collectives they joined are judged among the ranks that were loaded.");
+  if (figures.partial_instances > 0)
+    facts.warnings.push_back(std::to_string(figures.partial_instances) +
+                             " matched collective(s) lack a loaded member (events the trace "
+                             "window dropped) and are left out of the cross-rank figures.");
+  return facts;
+}
+
 }  // namespace
 
 bool is_multi_rank_input(const std::vector<std::string>& inputs) {
@@ -143,6 +217,8 @@ MultiRankPlan plan_multi_rank(const std::vector<std::string>& inputs, bool allow
   plan.world_size = world;
   plan.outcomes.push_back(multirank::straggler_outcome(figures, inputs_of_ranks, context));
   plan.ranks_csv = ranks_csv(ranks, figures);
+  plan.facts = facts_of(ranks, found, figures, focus);
+  add_matching_warnings(matches, plan.facts.warnings);
   return plan;
 }
 

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "findings/finding.hpp"
+#include "pipeline/analysis_report.hpp"
 
 namespace traceprism::cli {
 
@@ -17,7 +18,8 @@ struct MultiRankPlan {
   std::size_t ranks = 0;
   std::int64_t world_size = 0;
   std::vector<findings::AnalyzerOutcome> outcomes;
-  std::string ranks_csv;  // multi_rank_csvs/ranks.csv
+  std::string ranks_csv;           // multi_rank_csvs/ranks.csv
+  pipeline::MultiRankFacts facts;  // for analysis.md and findings.json
 };
 
 // `inputs`: files, folders (their .json, .json.gz and .json.zst traces) and globs, each file's

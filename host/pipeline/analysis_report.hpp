@@ -21,6 +21,27 @@
 namespace traceprism::pipeline {
 
 // The typed result of one analysed trace: everything the writers (report/) render.
+// A multi-rank run (docs/multi-rank.md): the job around the focus rank whose report this is.
+struct MultiRankFacts {
+  std::size_t ranks_analyzed = 0;
+  std::int64_t world_size = 0;
+  int focus_rank = -1;
+  std::vector<std::int32_t> missing_ranks;
+  std::vector<std::int32_t> slowest_ranks;  // the straggler item's ranks; empty: none
+  double slowest_last_percent = 0;          // the largest % last among them
+  double collective_wait_percent = 0;       // Σ exposed wait / Σ E2E over the ranks
+  std::vector<std::string> warnings;        // one sentence each, for the Warnings section
+  struct Rank {
+    std::int32_t rank = -1;
+    std::string file;
+    std::size_t collectives = 0;
+    double wait_ms = 0, exposed_wait_ms = 0, last_percent = 0, mean_lateness_us = 0;
+    std::size_t last_arrivals = 0;
+    std::string cause;
+  };
+  std::vector<Rank> ranks;
+};
+
 struct AnalysisReport {
   std::string trace_path;
   const index::EventIndex* index = nullptr;
@@ -42,6 +63,7 @@ struct AnalysisReport {
   double top_category_percent = 0;
   findings::ModelInfo model;      // every field "Cannot be inferred from trace" unless identified
   findings::Diagnosis diagnosis;  // causes, steps, collectives and the cross-tier order
+  std::optional<MultiRankFacts> multi_rank;  // set by a multi-rank run before writing
 };
 
 }  // namespace traceprism::pipeline

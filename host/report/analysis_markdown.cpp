@@ -82,6 +82,10 @@ void write_idle_causes(std::ostringstream& md, const AnalysisReport& r) {
 void write_narrative(std::ostringstream& md, const AnalysisReport& r) {
   const model::GpuTimeline& t = r.timeline;
   const auto& f = r.findings;
+  if (r.multi_rank)
+    md << "Across " << r.multi_rank->ranks_analyzed << " ranks (" << r.multi_rank->ranks_analyzed
+       << " of " << r.multi_rank->world_size << " analysed); focus rank "
+       << r.multi_rank->focus_rank << ", whose timeline the figures below describe. ";
   if (t.events == 0) {
     md << "The trace has no GPU activity linked to a host launch, so GPU utilization cannot be "
           "measured; the host-side analyzers still ran.";
@@ -117,6 +121,24 @@ void write_narrative(std::ostringstream& md, const AnalysisReport& r) {
      << ".\n\n";
 }
 
+// multi-rank.md §9.3: the job around the focus rank, after the five rows.
+void write_multi_rank_rows(std::ostringstream& md, const AnalysisReport& r) {
+  if (!r.multi_rank) return;
+  const pipeline::MultiRankFacts& m = *r.multi_rank;
+  md << "| Ranks Analyzed | " << m.ranks_analyzed << " of " << m.world_size << " |\n";
+  md << "| Focus Rank | " << m.focus_rank << " |\n";
+  md << "| Slowest Rank(s) | ";
+  if (m.slowest_ranks.empty()) {
+    md << "none flagged";
+  } else {
+    for (std::size_t i = 0; i < m.slowest_ranks.size(); ++i)
+      md << (i ? ", " : "") << m.slowest_ranks[i];
+    md << " (last at " << fixed(m.slowest_last_percent, 0) << "% of collectives)";
+  }
+  md << " |\n";
+  md << "| Collective Wait % | " << fixed(m.collective_wait_percent) << "% |\n";
+}
+
 void write_summary(std::ostringstream& md, const AnalysisReport& r) {
   const model::GpuTimeline& t = r.timeline;
   md << "## Executive Summary\n\n";
@@ -126,8 +148,9 @@ void write_summary(std::ostringstream& md, const AnalysisReport& r) {
   md << "| Compute % | " << percent_of_total(t, t.computation_us) << "% |\n";
   md << "| Idle % | " << percent_of_total(t, t.idle_us) << "% |\n";
   md << "| Exposed Communication % | " << percent_of_total(t, t.exposed_comm_us) << "% |\n";
-  md << "| Top Bottleneck Category | " << cell(bottleneck_cell(r, top_bottleneck(r))) << " |\n\n";
-  md << "![Performance breakdown](" << kBreakdownChartFile << ")\n\n";
+  md << "| Top Bottleneck Category | " << cell(bottleneck_cell(r, top_bottleneck(r))) << " |\n";
+  write_multi_rank_rows(md, r);
+  md << "\n![Performance breakdown](" << kBreakdownChartFile << ")\n\n";
 }
 
 // diagnosis.md §1.4: how much of the computation the items above could judge.
@@ -147,7 +170,7 @@ std::string analysis_markdown(const AnalysisReport& r) {
   std::ostringstream md;
   md << "# " << model_label(r) << " - " << platform_label(r) << " Standalone Analysis\n\n";
   write_summary(md, r);
-  write_warnings(md, r);
+  write_warnings(md, r, r.multi_rank ? r.multi_rank->warnings : std::vector<std::string>{});
   md << "---\n\n## Compute Kernel Optimizations\n\n"
      << "Findings from per-category kernel analysis (GEMM, SDPA, elementwise, etc.), focused on "
         "individual kernel efficiency.\n\n";

@@ -454,10 +454,43 @@ void write_findings_fields(text::JsonWriter& w, const AnalysisReport& r, std::st
   write_folded_findings(w, r.findings.folded, *r.index);
 }
 
+// multi-rank.md §9.4: the job around the focus rank (a new key within schema 2; absent for one
+// trace).
+void write_multi_rank(text::JsonWriter& w, const pipeline::MultiRankFacts& m) {
+  w.key("multi_rank").begin_object();
+  w.key("ranks_analyzed").value(static_cast<std::uint64_t>(m.ranks_analyzed));
+  w.key("world_size").value(m.world_size);
+  w.key("focus_rank").value(static_cast<std::int64_t>(m.focus_rank));
+  w.key("missing_ranks").begin_array();
+  for (std::int32_t rank : m.missing_ranks) w.value(static_cast<std::int64_t>(rank));
+  w.end_array();
+  w.key("slowest_ranks").begin_array();
+  for (std::int32_t rank : m.slowest_ranks) w.value(static_cast<std::int64_t>(rank));
+  w.end_array();
+  w.key("collective_wait_percent").value(m.collective_wait_percent);
+  w.key("ranks").begin_array();
+  for (const pipeline::MultiRankFacts::Rank& rank : m.ranks) {
+    w.begin_object();
+    w.key("rank").value(static_cast<std::int64_t>(rank.rank));
+    w.key("file").value(rank.file);
+    w.key("collectives").value(static_cast<std::uint64_t>(rank.collectives));
+    w.key("wait_ms").value(rank.wait_ms);
+    w.key("exposed_wait_ms").value(rank.exposed_wait_ms);
+    w.key("last_arrivals").value(static_cast<std::uint64_t>(rank.last_arrivals));
+    w.key("pct_last").value(rank.last_percent);
+    w.key("mean_lateness_us").value(rank.mean_lateness_us);
+    w.key("cause").value(rank.cause);
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+}
+
 std::string findings_json(const AnalysisReport& r) {
   text::JsonWriter w;
   w.begin_object();
   write_findings_fields(w, r, "standalone");
+  if (r.multi_rank) write_multi_rank(w, *r.multi_rank);
   w.end_object();
   return w.str();
 }

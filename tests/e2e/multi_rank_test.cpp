@@ -69,6 +69,35 @@ TEST(MultiRankAnalyze, TheSlowerRankIsTheStragglerCard) {
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 9);
   EXPECT_NE(csv.find("\n5,rank5.json.gz,"), std::string::npos);
   ASSERT_EQ(run_cli("validate-report " + shell_quote(out.string()), &output), 0) << output;
+  // The executive summary says whose report this is and who is slowest (§9.3).
+  const std::string md = read_file(out / "analysis.md");
+  EXPECT_NE(md.find("Across 8 ranks (8 of 8 analysed); focus rank "), std::string::npos);
+  EXPECT_NE(md.find("| Ranks Analyzed | 8 of 8 |"), std::string::npos);
+  EXPECT_NE(md.find("| Slowest Rank(s) | 5 (last at "), std::string::npos);
+  const auto root = boost::json::parse(read_file(out / "findings.json")).as_object();
+  const auto& multi = root.at("multi_rank").as_object();
+  EXPECT_EQ(multi.at("ranks_analyzed").as_int64(), 8);
+  ASSERT_EQ(multi.at("slowest_ranks").as_array().size(), 1u);
+  EXPECT_EQ(multi.at("slowest_ranks").as_array()[0].as_int64(), 5);
+  EXPECT_EQ(multi.at("ranks").as_array().size(), 8u);
+}
+
+// §12: "7 of 8 ranks", and rank 5 still found.
+TEST(MultiRankAnalyze, AMissingRankIsNamedAndTheStragglerStillFound) {
+  traceprism::testing::TempDir dir;
+  write_job(dir, "--straggler 5:1.25 --missing-rank 6");
+  std::string output;
+  ASSERT_EQ(
+      run_cli("analyze -q " + shell_quote(dir.file("job")) + " -o " + shell_quote(dir.file("out")),
+              &output),
+      0)
+      << output;
+  const std::string md = read_file(fs::path(dir.file("out")) / "analysis.md");
+  EXPECT_NE(md.find("| Ranks Analyzed | 7 of 8 |"), std::string::npos);
+  EXPECT_NE(md.find("7 of 8 ranks analysed: no trace for rank 6;"), std::string::npos);
+  const std::vector<std::string> titles = straggler_titles(dir.file("out"));
+  ASSERT_EQ(titles.size(), 1u);
+  EXPECT_EQ(titles[0].rfind("Rank 5 arrives last", 0), 0u) << titles[0];
 }
 
 TEST(MultiRankAnalyze, ACleanJobHasNoCrossRankCard) {
@@ -81,6 +110,8 @@ TEST(MultiRankAnalyze, ACleanJobHasNoCrossRankCard) {
       0)
       << output;
   EXPECT_TRUE(straggler_titles(dir.file("out")).empty());
+  const std::string md = read_file(fs::path(dir.file("out")) / "analysis.md");
+  EXPECT_NE(md.find("| Slowest Rank(s) | none flagged |"), std::string::npos);
 }
 
 TEST(MultiRankAnalyze, TheSameJobGivesTheSameBytes) {
