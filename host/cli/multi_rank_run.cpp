@@ -215,6 +215,10 @@ MultiRankPlan plan_multi_rank(const std::vector<std::string>& inputs, bool allow
   plan.focus_rank = focus.rank;
   plan.ranks = ranks.size();
   plan.world_size = world;
+  for (const LoadedRank& r : ranks)
+    context.sum_e2e_ns += std::max<std::int64_t>(
+        0, r.summary.profile.totals.gpu_end_ns - r.summary.profile.totals.gpu_start_ns);
+  plan.outcomes.push_back(multirank::arrival_jitter_outcome(figures, context));
   plan.outcomes.push_back(multirank::straggler_outcome(figures, inputs_of_ranks, context));
   plan.ranks_csv = ranks_csv(ranks, figures);
   plan.facts = facts_of(ranks, found, figures, focus);

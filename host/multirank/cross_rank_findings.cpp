@@ -108,13 +108,10 @@ findings::Severity severity_of(double mid_percent) {
   return findings::Severity::kInfo;
 }
 
-}  // namespace
-
-findings::AnalyzerOutcome straggler_outcome(const CrossRankFigures& figures,
-                                            std::span<const RankInput> ranks,
-                                            const CrossRankContext& context) {
+// A host analyzer's outcome, skipped with the reason below 50% rank coverage (§5.4).
+findings::AnalyzerOutcome host_outcome(const char* name, const CrossRankContext& context) {
   findings::AnalyzerOutcome out;
-  out.name = "xrank-straggler";
+  out.name = name;
   out.plugin = "host";
   out.plugin_version = TRACEPRISM_VERSION;
   const bool covered = context.world_size <= 0 ||
@@ -124,8 +121,84 @@ findings::AnalyzerOutcome straggler_outcome(const CrossRankFigures& figures,
     out.error = std::to_string(context.loaded_ranks) + " of " + std::to_string(context.world_size) +
                 " ranks analysed, below half the job; --allow-partial reports cross-rank items "
                 "anyway.";
+  }
+  return out;
+}
+
+findings::Finding system_finding(const findings::AnalyzerOutcome& out, const char* key) {
+  findings::Finding f;
+  f.analyzer = out.name;
+  f.plugin = out.plugin;
+  f.plugin_version = out.plugin_version;
+  f.tier = findings::Tier::kSystem;
+  f.category = "multi_rank";
+  f.key = key;
+  f.impact_kind = findings::ImpactKind::kQuantified;
+  return f;
+}
+
+}  // namespace
+
+findings::AnalyzerOutcome arrival_jitter_outcome(const CrossRankFigures& figures,
+                                                 const CrossRankContext& context,
+                                                 double min_wait_percent) {
+  findings::AnalyzerOutcome out = host_outcome("xrank-arrival-jitter", context);
+  if (out.status == findings::AnalyzerStatus::kSkipped) return out;
+  std::int64_t exposed_wait = 0;
+  for (const RankFigures& r : figures.ranks) exposed_wait += r.exposed_wait_ns;
+  const double wait_percent = context.sum_e2e_ns > 0 ? 100.0 * static_cast<double>(exposed_wait) /
+                                                           static_cast<double>(context.sum_e2e_ns)
+                                                     : 0;
+  if (figures.stragglers || wait_percent < min_wait_percent || context.e2e_ns <= 0) {
+    out.summary = "collective waits " + fixed(wait_percent, 2) + "% of the ranks' time";
     return out;
   }
+  std::int64_t low = 0, mid = 0, high = 0;
+  std::size_t skewed = 0;
+  for (const InstanceFigures& i : figures.instances) {
+    if (!i.skewed) continue;
+    ++skewed;
+    low += i.margin_ns * i.exposure_permille / 1000;
+    mid += i.late_median_ns * i.exposure_permille / 1000;
+    high += i.arrival_skew_ns * i.exposure_permille / 1000;
+  }
+  const double e2e = static_cast<double>(context.e2e_ns);
+  findings::Finding f = system_finding(out, "arrival-jitter");
+  f.impact_low = 100.0 * static_cast<double>(low) / e2e;
+  f.impact_mid = 100.0 * static_cast<double>(mid) / e2e;
+  f.impact_high = 100.0 * static_cast<double>(high) / e2e;
+  f.share_percent = std::min(100.0, f.impact_mid);
+  f.severity = severity_of(f.impact_mid);
+  f.title =
+      "Collective arrival skew costs " + fixed(wait_percent, 1) + "% without a single straggler";
+  f.insight = "Ranks reach " + std::to_string(skewed) + " of " +
+              std::to_string(figures.instances.size()) +
+              " matched collectives apart and no rank is last most of the time; the others wait " +
+              fixed(static_cast<double>(exposed_wait) / 1e6, 3) +
+              " ms in all with no computation to hide it (" + fixed(wait_percent, 2) +
+              "% of the ranks' summed time).";
+  f.identification =
+      "Per collective, the arrival skew across its members; no rank is last often enough, or "
+      "late enough, to be a straggler.";
+  f.reasoning =
+      "Waiting that moves from rank to rank is jitter before the collectives: host work or syncs "
+      "of varying length, unpinned threads, small buckets that make the ranks meet often.";
+  f.action =
+      "Keep host syncs (.item(), prints, logging) out of the code before collectives, pin CPU "
+      "threads, and use larger gradient buckets so that ranks meet less often.";
+  f.resolution = f.action;
+  f.metrics = {{"collective_wait_percent", wait_percent},
+               {"skewed_collectives", static_cast<double>(skewed)}};
+  out.findings.push_back(std::move(f));
+  out.summary = "arrival jitter: " + fixed(wait_percent, 2) + "% waiting";
+  return out;
+}
+
+findings::AnalyzerOutcome straggler_outcome(const CrossRankFigures& figures,
+                                            std::span<const RankInput> ranks,
+                                            const CrossRankContext& context) {
+  findings::AnalyzerOutcome out = host_outcome("xrank-straggler", context);
+  if (out.status == findings::AnalyzerStatus::kSkipped) return out;
   if (!figures.stragglers || context.e2e_ns <= 0) {
     out.summary = "no rank arrives last at most collectives";
     return out;
@@ -136,14 +209,7 @@ findings::AnalyzerOutcome straggler_outcome(const CrossRankFigures& figures,
     if (std::binary_search(s.ranks.begin(), s.ranks.end(), r.rank))
       share = std::max(share, r.last_share);
   const double e2e = static_cast<double>(context.e2e_ns);
-  findings::Finding f;
-  f.analyzer = out.name;
-  f.plugin = out.plugin;
-  f.plugin_version = out.plugin_version;
-  f.tier = findings::Tier::kSystem;
-  f.category = "multi_rank";
-  f.key = "straggler";
-  f.impact_kind = findings::ImpactKind::kQuantified;
+  findings::Finding f = system_finding(out, "straggler");
   f.impact_low = 100.0 * static_cast<double>(s.impact_low_ns) / e2e;
   f.impact_mid = 100.0 * static_cast<double>(s.impact_mid_ns) / e2e;
   f.impact_high = 100.0 * static_cast<double>(s.impact_high_ns) / e2e;

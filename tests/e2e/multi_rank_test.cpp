@@ -39,15 +39,18 @@ void write_job(const traceprism::testing::TempDir& dir, const std::string& injec
       << output;
 }
 
-std::vector<std::string> straggler_titles(const fs::path& report) {
+std::vector<std::string> titles_of(const fs::path& report, const std::string& analyzer) {
   const auto root = boost::json::parse(read_file(report / "findings.json")).as_object();
   std::vector<std::string> titles;
   for (const auto& f : root.at("findings").as_array()) {
     const auto& o = f.as_object();
-    if (o.at("analyzer").as_string() == "xrank-straggler")
-      titles.emplace_back(o.at("title").as_string());
+    if (o.at("analyzer").as_string() == analyzer) titles.emplace_back(o.at("title").as_string());
   }
   return titles;
+}
+
+std::vector<std::string> straggler_titles(const fs::path& report) {
+  return titles_of(report, "xrank-straggler");
 }
 
 TEST(MultiRankAnalyze, TheSlowerRankIsTheStragglerCard) {
@@ -110,8 +113,26 @@ TEST(MultiRankAnalyze, ACleanJobHasNoCrossRankCard) {
       0)
       << output;
   EXPECT_TRUE(straggler_titles(dir.file("out")).empty());
+  EXPECT_TRUE(titles_of(dir.file("out"), "xrank-arrival-jitter").empty());
   const std::string md = read_file(fs::path(dir.file("out")) / "analysis.md");
   EXPECT_NE(md.find("| Slowest Rank(s) | none flagged |"), std::string::npos);
+}
+
+// Every rank late by a random amount before each collective: waiting with no straggler.
+TEST(MultiRankAnalyze, JitterWithoutAStragglerIsItsOwnCard) {
+  traceprism::testing::TempDir dir;
+  write_job(dir, "--skew-us 2000");
+  std::string output;
+  ASSERT_EQ(
+      run_cli("analyze -q " + shell_quote(dir.file("job")) + " -o " + shell_quote(dir.file("out")),
+              &output),
+      0)
+      << output;
+  EXPECT_TRUE(straggler_titles(dir.file("out")).empty());
+  const std::vector<std::string> titles = titles_of(dir.file("out"), "xrank-arrival-jitter");
+  ASSERT_EQ(titles.size(), 1u);
+  EXPECT_EQ(titles[0].rfind("Collective arrival skew costs ", 0), 0u) << titles[0];
+  EXPECT_NE(titles[0].find("% without a single straggler"), std::string::npos) << titles[0];
 }
 
 TEST(MultiRankAnalyze, TheSameJobGivesTheSameBytes) {
