@@ -18,6 +18,7 @@
 #include "config/run_config.hpp"
 #include "io/folder_replacement.hpp"
 #include "io/output_file.hpp"
+#include "multirank/rank_summary_file.hpp"
 #include "perf_report/gpu_timeline_sheet.hpp"
 #include "pipeline/analysis_pipeline.hpp"
 #include "report/report_writers.hpp"
@@ -32,6 +33,8 @@ namespace fs = std::filesystem;
 struct AnalyzeOptions {
   std::vector<std::string> traces;  // one trace, or the rank traces of a multi-rank job
   bool allow_partial = false;
+  std::string summaries_out;    // --summaries-out
+  bool from_summaries = false;  // `merge`: traces are folders of rank summaries
   std::string output_dir;
   pipeline::PlatformOptions platform;
   AnalysisOptions analysis;
@@ -101,7 +104,13 @@ int run_analyze(const AnalyzeOptions& o) {
     print_error("analyze needs a TRACE argument (or --dump-config).");
     return kExitUsage;
   }
-  const bool multi_rank = is_multi_rank_input(o.traces);
+  const bool multi_rank = o.from_summaries || is_multi_rank_input(o.traces);
+  if (!o.summaries_out.empty() && !multi_rank) {
+    print_error(
+        "--summaries-out saves the rank summaries of a multi-rank job; give several rank "
+        "traces or a folder of them.");
+    return kExitUsage;
+  }
   if (multi_rank && !a.load.capture_dir.empty()) {
     print_error("--capture-dir analyses one serving trace; give one TRACE with it.");
     return kExitUsage;
@@ -128,8 +137,11 @@ int run_analyze(const AnalyzeOptions& o) {
   p.trace_path = o.traces.front();
   std::optional<MultiRankPlan> job;
   if (multi_rank) {
-    if (int code = exit_code_of_pipeline(
-            [&] { job = plan_multi_rank(o.traces, o.allow_partial, a.load.quiet); });
+    const MultiRankOptions options{o.allow_partial, a.load.quiet, o.summaries_out};
+    if (int code = exit_code_of_pipeline([&] {
+          job = o.from_summaries ? plan_from_summaries(o.traces, options)
+                                 : plan_multi_rank(o.traces, options);
+        });
         code != kExitOk)
       return code;
     p.trace_path = job->focus_trace;
@@ -201,6 +213,10 @@ void add_analyze_command(CLI::App& app) {
   cmd->add_flag("--allow-partial", o->allow_partial,
                 "Multi-rank: report cross-rank items even when under half of the job's ranks\n"
                 "were analysed");
+  cmd->add_option(
+      "--summaries-out", o->summaries_out,
+      "Multi-rank: also write each rank's summary (rank-NNNNN.tpsum) into this folder,\n"
+      "for `traceprism merge` (e.g. one Slurm array task per group of ranks)");
   cmd->add_option("-o,--output", o->output_dir,
                   "Output folder (created if missing; default: <trace name>_analysis)")
       ->check(output_folder_check());
@@ -224,6 +240,7 @@ void add_analyze_command(CLI::App& app) {
       "  traceprism analyze trace.json.gz -o report\n"
       "  traceprism analyze trace.json.gz --disable 'memcpy' --jobs 4\n"
       "  traceprism analyze vllm_decode.json.gz --mode inference --capture-dir capture_traces\n"
+      "  traceprism analyze job_traces/ -o job_report    several ranks: stragglers and why\n"
       "  traceprism analyze --dump-config > my-config.json\n"
       "  traceprism validate-report report    check the written report's structure\n" +
       std::string(kAnalysisExitStatusHelp));
@@ -231,6 +248,52 @@ void add_analyze_command(CLI::App& app) {
     collect_analyzer_globs(*cmd, o->analysis);
     int code = run_analyze(*o);
     if (code != kExitOk) throw CLI::RuntimeError(code);
+  });
+}
+
+void add_merge_command(CLI::App& app) {
+  auto o = std::make_shared<AnalyzeOptions>();
+  o->from_summaries = true;
+  CLI::App* cmd = app.add_subcommand(
+      "merge",
+      "Write the multi-rank report from rank summaries that `analyze TRACES... --summaries-out\n"
+      "DIR` saved (a scheduler without MPI: analyse groups of ranks as separate tasks, then\n"
+      "merge). The report is the one `analyze` writes over all the traces at once; the focus\n"
+      "rank's trace is read again at the path its summary records.");
+  cmd->add_option("SUMMARY_DIR", o->traces, "Folders of rank-NNNNN.tpsum files")->required();
+  cmd->add_option("-o,--output", o->output_dir, "Output folder (default: <first folder>_analysis)")
+      ->check(output_folder_check());
+  add_platform_options(*cmd, o->platform);
+  add_analysis_options(*cmd, o->analysis);
+  cmd->add_flag("--allow-partial", o->allow_partial,
+                "Report cross-rank items even when under half of the job's ranks were analysed");
+  cmd->footer(
+      "Examples:\n"
+      "  traceprism analyze 'job/rank[0-3].json.gz' --summaries-out sums -o /tmp/part1\n"
+      "  traceprism analyze 'job/rank[4-7].json.gz' --summaries-out sums -o /tmp/part2\n"
+      "  traceprism merge sums -o job_report\n" +
+      std::string(kAnalysisExitStatusHelp));
+  cmd->callback([o, cmd] {
+    collect_analyzer_globs(*cmd, o->analysis);
+    int code = run_analyze(*o);
+    if (code != kExitOk) throw CLI::RuntimeError(code);
+  });
+}
+
+void add_summary_command(CLI::App& app) {
+  CLI::App* cmd = app.add_subcommand("summary", "Inspect rank summaries (.tpsum files)");
+  cmd->require_subcommand(1);
+  auto file = std::make_shared<std::string>();
+  CLI::App* dump = cmd->add_subcommand(
+      "dump", "Print a rank summary as JSON: every section, collective rows by name");
+  dump->add_option("FILE", *file, "A rank-NNNNN.tpsum file")->required();
+  dump->callback([file] {
+    try {
+      std::cout << multirank::rank_summary_json(multirank::read_rank_summary_file(*file));
+    } catch (const std::exception& e) {
+      print_error(e.what());
+      throw CLI::RuntimeError(kExitBadInput);
+    }
   });
 }
 

@@ -17,6 +17,8 @@ enum ExitCode : int {
 
 // Each subcommand registers itself on the app and runs through the callback it installs.
 void add_analyze_command(CLI::App& app);
+void add_merge_command(CLI::App& app);
+void add_summary_command(CLI::App& app);
 void add_compare_command(CLI::App& app);
 void add_compare_reports_command(CLI::App& app);
 void add_inspect_command(CLI::App& app);

@@ -64,6 +64,8 @@ int run(int argc, char** argv) {
   traceprism::cli::add_synth_command(app);
   traceprism::cli::add_platforms_command(app);
   traceprism::cli::add_validate_report_command(app);
+  traceprism::cli::add_merge_command(app);
+  traceprism::cli::add_summary_command(app);
   // CLI11 would only say "A subcommand is required" for a mistyped command.
   if (argc > 1 && argv[1][0] != '-' && !is_command(app, argv[1])) {
     std::cerr << "error: '" << argv[1] << "' is not a traceprism command; the commands are "

@@ -6,22 +6,35 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <span>
 
 #include "ingest/trace_reader.hpp"
 #include "io/input_error.hpp"
+#include "io/output_file.hpp"
 #include "model/launch_links.hpp"
 #include "multirank/collective_matching.hpp"
 #include "multirank/cross_rank_figures.hpp"
 #include "multirank/cross_rank_findings.hpp"
 #include "multirank/rank_discovery.hpp"
 #include "multirank/rank_summary_builder.hpp"
+#include "multirank/rank_summary_file.hpp"
 
 namespace traceprism::cli {
 
 namespace {
 
 namespace fs = std::filesystem;
+
+// The job the loaded ranks belong to.
+struct JobShape {
+  std::int64_t world_size = 0;
+  std::vector<std::int32_t> missing_ranks;
+};
+
+std::int64_t span_ns(const multirank::ActivityTotals& t) {
+  return std::max<std::int64_t>(0, t.gpu_end_ns - t.gpu_start_ns);
+}
 
 struct LoadedRank {
   std::string path;
@@ -131,8 +144,7 @@ void add_matching_warnings(const multirank::MatchResult& matches,
                        "one sequence number: a hang or correctness risk).");
 }
 
-pipeline::MultiRankFacts facts_of(const std::vector<LoadedRank>& ranks,
-                                  const multirank::Discovery& found,
+pipeline::MultiRankFacts facts_of(const std::vector<LoadedRank>& ranks, const JobShape& found,
                                   const multirank::CrossRankFigures& figures,
                                   const LoadedRank& focus) {
   pipeline::MultiRankFacts facts;
@@ -143,9 +155,8 @@ pipeline::MultiRankFacts facts_of(const std::vector<LoadedRank>& ranks,
   std::int64_t exposed_wait = 0, e2e = 0;
   for (std::size_t i = 0; i < ranks.size(); ++i) {
     const multirank::RankFigures& f = figures.ranks[i];
-    const multirank::ActivityTotals& t = ranks[i].summary.profile.totals;
     exposed_wait += f.exposed_wait_ns;
-    e2e += std::max<std::int64_t>(0, t.gpu_end_ns - t.gpu_start_ns);
+    e2e += span_ns(ranks[i].summary.profile.totals);
     facts.ranks.push_back({f.rank, fs::path(ranks[i].path).filename().string(),
                            ranks[i].instances.size(), static_cast<double>(f.wait_ns) / 1e6,
                            static_cast<double>(f.exposed_wait_ns) / 1e6, 100.0 * f.last_share,
@@ -183,47 +194,119 @@ bool is_multi_rank_input(const std::vector<std::string>& inputs) {
   return !fs::exists(inputs[0], ec) && inputs[0].find_first_of("*?[") != std::string::npos;
 }
 
-MultiRankPlan plan_multi_rank(const std::vector<std::string>& inputs, bool allow_partial,
-                              bool quiet) {
-  const multirank::Discovery found = multirank::discover_ranks(inputs, {});
-  if (found.files.size() < 2)
-    throw io::InputError("multi-rank analysis needs at least two rank traces; " +
-                         std::to_string(found.files.size()) + " found in the given paths.");
-  if (!quiet)
-    for (const std::string& note : found.notes) std::fprintf(stderr, "note: %s\n", note.c_str());
-  const std::vector<LoadedRank> ranks = load_ranks(found, quiet);
+namespace {
+
+// Everything after the ranks are loaded: matching, figures, the findings, what the report says.
+MultiRankPlan plan_from_ranks(const std::vector<LoadedRank>& ranks, const JobShape& job,
+                              bool allow_partial) {
   std::vector<multirank::RankCollectives> for_matching;
   std::vector<multirank::RankInput> inputs_of_ranks;
-  std::int64_t world = found.world_size;
   for (const LoadedRank& r : ranks) {
     for_matching.push_back({r.rank, r.instances});
     inputs_of_ranks.push_back({r.rank, &r.summary, r.instances});
-    world = std::max(world, static_cast<std::int64_t>(r.rank) + 1);
   }
   const multirank::MatchResult matches = multirank::match_collectives(for_matching);
   const multirank::CrossRankFigures figures =
       multirank::cross_rank_figures(inputs_of_ranks, matches);
   const LoadedRank& focus = ranks[focus_of(ranks)];
-  const multirank::TraceProfile& profile = focus.summary.profile;
   multirank::CrossRankContext context;
-  context.e2e_ns = profile.totals.gpu_end_ns - profile.totals.gpu_start_ns;
+  context.e2e_ns = span_ns(focus.summary.profile.totals);
+  for (const LoadedRank& r : ranks) context.sum_e2e_ns += span_ns(r.summary.profile.totals);
   context.loaded_ranks = ranks.size();
-  context.world_size = world;
+  context.world_size = job.world_size;
   context.allow_partial = allow_partial;
   MultiRankPlan plan;
   plan.focus_trace = focus.path;
   plan.focus_rank = focus.rank;
   plan.ranks = ranks.size();
-  plan.world_size = world;
-  for (const LoadedRank& r : ranks)
-    context.sum_e2e_ns += std::max<std::int64_t>(
-        0, r.summary.profile.totals.gpu_end_ns - r.summary.profile.totals.gpu_start_ns);
+  plan.world_size = job.world_size;
   plan.outcomes.push_back(multirank::arrival_jitter_outcome(figures, context));
   plan.outcomes.push_back(multirank::straggler_outcome(figures, inputs_of_ranks, context));
   plan.ranks_csv = ranks_csv(ranks, figures);
-  plan.facts = facts_of(ranks, found, figures, focus);
+  plan.facts = facts_of(ranks, job, figures, focus);
   add_matching_warnings(matches, plan.facts.warnings);
   return plan;
+}
+
+std::string summary_file_name(int rank) {
+  char name[32];
+  std::snprintf(name, sizeof name, "rank-%05d.tpsum", rank);
+  return name;
+}
+
+// --summaries-out: one rank-NNNNN.tpsum per rank, its rank and the job's world size in META so
+// that `merge` finds the same job.
+void write_summaries(const std::vector<LoadedRank>& ranks, const JobShape& job,
+                     const std::string& dir) {
+  io::create_output_folder(dir);
+  for (const LoadedRank& r : ranks) {
+    multirank::RankSummary summary = r.summary;
+    summary.meta.trace_rank = r.rank;
+    summary.meta.world_size = job.world_size;
+    multirank::write_rank_summary_file(summary,
+                                       (fs::path(dir) / summary_file_name(r.rank)).string());
+  }
+}
+
+}  // namespace
+
+MultiRankPlan plan_multi_rank(const std::vector<std::string>& inputs,
+                              const MultiRankOptions& options) {
+  const multirank::Discovery found = multirank::discover_ranks(inputs, {});
+  if (found.files.size() < 2)
+    throw io::InputError("multi-rank analysis needs at least two rank traces; " +
+                         std::to_string(found.files.size()) + " found in the given paths.");
+  if (!options.quiet)
+    for (const std::string& note : found.notes) std::fprintf(stderr, "note: %s\n", note.c_str());
+  const std::vector<LoadedRank> ranks = load_ranks(found, options.quiet);
+  JobShape job{found.world_size, found.missing_ranks};
+  for (const LoadedRank& r : ranks)
+    job.world_size = std::max(job.world_size, static_cast<std::int64_t>(r.rank) + 1);
+  if (!options.summaries_out.empty()) write_summaries(ranks, job, options.summaries_out);
+  return plan_from_ranks(ranks, job, options.allow_partial);
+}
+
+MultiRankPlan plan_from_summaries(const std::vector<std::string>& dirs,
+                                  const MultiRankOptions& options) {
+  std::vector<LoadedRank> ranks;
+  std::map<int, std::string> file_of_rank;
+  JobShape job;
+  for (const std::string& dir : dirs) {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec))
+      throw io::InputError(dir +
+                           ": not a folder; merge reads the rank-NNNNN.tpsum files that "
+                           "analyze --summaries-out wrote into one.");
+    std::vector<std::string> files;
+    for (const auto& entry : fs::directory_iterator(dir, ec))
+      if (entry.is_regular_file() && entry.path().extension() == ".tpsum")
+        files.push_back(entry.path().string());
+    std::sort(files.begin(), files.end());
+    for (const std::string& file : files) {
+      LoadedRank r;
+      r.summary = multirank::read_rank_summary_file(file);
+      r.rank = static_cast<int>(r.summary.meta.trace_rank);
+      r.path = r.summary.meta.file_path;
+      auto [it, fresh] = file_of_rank.emplace(r.rank, file);
+      if (!fresh)
+        throw io::InputError("rank " + std::to_string(r.rank) + " is given by two summaries: " +
+                             it->second + " and " + file + "; keep one.");
+      for (const multirank::CollectiveRow& row : r.summary.collectives)
+        r.instances.push_back(row.instance);
+      job.world_size = std::max(
+          {job.world_size, r.summary.meta.world_size, static_cast<std::int64_t>(r.rank) + 1});
+      ranks.push_back(std::move(r));
+    }
+  }
+  if (ranks.size() < 2)
+    throw io::InputError("merge needs the summaries of at least two ranks; " +
+                         std::to_string(ranks.size()) + " found.");
+  std::sort(ranks.begin(), ranks.end(),
+            [](const LoadedRank& a, const LoadedRank& b) { return a.rank < b.rank; });
+  for (std::int64_t rank = 0; rank < job.world_size; ++rank)
+    if (!file_of_rank.count(static_cast<int>(rank)))
+      job.missing_ranks.push_back(static_cast<std::int32_t>(rank));
+  return plan_from_ranks(ranks, job, options.allow_partial);
 }
 
 }  // namespace traceprism::cli

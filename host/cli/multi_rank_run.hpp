@@ -22,12 +22,24 @@ struct MultiRankPlan {
   pipeline::MultiRankFacts facts;  // for analysis.md and findings.json
 };
 
+struct MultiRankOptions {
+  bool allow_partial = false;  // --allow-partial
+  bool quiet = false;
+  std::string summaries_out;  // --summaries-out: also write rank-NNNNN.tpsum there
+};
+
 // `inputs`: files, folders (their .json, .json.gz and .json.zst traces) and globs, each file's
 // rank from its distributedInfo or its name (multirank/rank_discovery.hpp). Throws
 // io::InputError with one sentence for unreadable input, a duplicate rank, or fewer than two
 // traces.
-MultiRankPlan plan_multi_rank(const std::vector<std::string>& inputs, bool allow_partial,
-                              bool quiet);
+MultiRankPlan plan_multi_rank(const std::vector<std::string>& inputs,
+                              const MultiRankOptions& options);
+
+// The same from the rank summaries `analyze --summaries-out` wrote (`traceprism merge`): the
+// folders' rank-NNNNN.tpsum files. The focus rank's trace is read again at the path its summary
+// records, so the report is the one `analyze` writes over the traces themselves.
+MultiRankPlan plan_from_summaries(const std::vector<std::string>& dirs,
+                                  const MultiRankOptions& options);
 
 // Whether `inputs` name a multi-rank job: two or more paths, or one folder.
 bool is_multi_rank_input(const std::vector<std::string>& inputs);

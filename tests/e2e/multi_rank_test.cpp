@@ -154,6 +154,52 @@ TEST(MultiRankAnalyze, TheSameJobGivesTheSameBytes) {
   EXPECT_NE(titles[0].find("(host)"), std::string::npos) << titles[0];
 }
 
+// §3.3's scheduler path: groups of ranks analysed as separate tasks, their summaries merged,
+// give the report one run over all the traces gives, byte for byte.
+TEST(MultiRankAnalyze, SummariesAndMergeGiveTheSameReport) {
+  traceprism::testing::TempDir dir;
+  write_job(dir, "--straggler 5:1.25 --skew-us 20");
+  const std::string job = dir.file("job"), sums = dir.file("sums");
+  std::string output;
+  ASSERT_EQ(
+      run_cli("analyze -q " + shell_quote(job) + " -o " + shell_quote(dir.file("all")), &output), 0)
+      << output;
+  for (const char* part : {"[0-3]", "[4-7]"})
+    ASSERT_EQ(run_cli("analyze -q " + shell_quote(job + "/rank" + part + ".json.gz") +
+                          " --summaries-out " + shell_quote(sums) + " -o " +
+                          shell_quote(dir.file(std::string("part") + part)),
+                      &output),
+              0)
+        << output;
+  ASSERT_EQ(
+      run_cli("merge -q " + shell_quote(sums) + " -o " + shell_quote(dir.file("merged")), &output),
+      0)
+      << output;
+  for (const auto& entry : fs::recursive_directory_iterator(dir.file("all"))) {
+    if (!entry.is_regular_file()) continue;
+    const fs::path relative = fs::relative(entry.path(), dir.file("all"));
+    EXPECT_EQ(read_file(entry.path()), read_file(fs::path(dir.file("merged")) / relative))
+        << relative;
+  }
+  // summary dump: the summary as JSON, its rank and world size as analyze saved them.
+  ASSERT_EQ(run_cli("summary dump " + shell_quote(sums + "/rank-00005.tpsum"), &output), 0)
+      << output;
+  const auto dump = boost::json::parse(output).as_object();
+  EXPECT_EQ(dump.at("META").as_object().at("rank").as_int64(), 5);
+  EXPECT_EQ(dump.at("META").as_object().at("world_size").as_int64(), 8);
+}
+
+TEST(MultiRankAnalyze, MergeOfSomethingElseIsOneSentence) {
+  traceprism::testing::TempDir dir;
+  std::string output;
+  EXPECT_EQ(run_cli("merge " + shell_quote(dir.file("nothing_here")) + " -o " +
+                        shell_quote(dir.file("out")),
+                    &output),
+            kExitBadInput);
+  EXPECT_NE(output.find("not a folder; merge reads the rank-NNNNN.tpsum files"), std::string::npos)
+      << output;
+}
+
 TEST(MultiRankAnalyze, TwoFilesOfOneRankAreRefused) {
   traceprism::testing::TempDir dir;
   write_job(dir, "");
