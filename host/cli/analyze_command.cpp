@@ -34,6 +34,7 @@ struct AnalyzeOptions {
   std::vector<std::string> traces;  // one trace, or the rank traces of a multi-rank job
   bool allow_partial = false;
   std::string summaries_out;    // --summaries-out
+  int gpus_per_node = 0;        // --gpus-per-node
   bool from_summaries = false;  // `merge`: traces are folders of rank summaries
   std::string output_dir;
   pipeline::PlatformOptions platform;
@@ -137,7 +138,7 @@ int run_analyze(const AnalyzeOptions& o) {
   p.trace_path = o.traces.front();
   std::optional<MultiRankPlan> job;
   if (multi_rank) {
-    const MultiRankOptions options{o.allow_partial, a.load.quiet, o.summaries_out};
+    const MultiRankOptions options{o.allow_partial, a.load.quiet, o.summaries_out, o.gpus_per_node};
     if (int code = exit_code_of_pipeline([&] {
           job = o.from_summaries ? plan_from_summaries(o.traces, options)
                                  : plan_multi_rank(o.traces, options);
@@ -213,6 +214,11 @@ void add_analyze_command(CLI::App& app) {
   cmd->add_flag("--allow-partial", o->allow_partial,
                 "Multi-rank: report cross-rank items even when under half of the job's ranks\n"
                 "were analysed");
+  cmd->add_option("--gpus-per-node", o->gpus_per_node,
+                  "Multi-rank: ranks per node (rank R on node R / G), for the per-node clock\n"
+                  "offsets; default: the host in tensorboard_trace_handler file names, else the\n"
+                  "trace's device count")
+      ->check(CLI::Range(1, 1 << 20));
   cmd->add_option(
       "--summaries-out", o->summaries_out,
       "Multi-rank: also write each rank's summary (rank-NNNNN.tpsum) into this folder,\n"
@@ -267,6 +273,9 @@ void add_merge_command(CLI::App& app) {
   add_analysis_options(*cmd, o->analysis);
   cmd->add_flag("--allow-partial", o->allow_partial,
                 "Report cross-rank items even when under half of the job's ranks were analysed");
+  cmd->add_option("--gpus-per-node", o->gpus_per_node,
+                  "Ranks per node (rank R on node R / G), for the per-node clock offsets")
+      ->check(CLI::Range(1, 1 << 20));
   cmd->footer(
       "Examples:\n"
       "  traceprism analyze 'job/rank[0-3].json.gz' --summaries-out sums -o /tmp/part1\n"

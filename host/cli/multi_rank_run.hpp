@@ -26,6 +26,7 @@ struct MultiRankOptions {
   bool allow_partial = false;  // --allow-partial
   bool quiet = false;
   std::string summaries_out;  // --summaries-out: also write rank-NNNNN.tpsum there
+  int gpus_per_node = 0;      // --gpus-per-node; 0: from the traces (§7.6)
 };
 
 // `inputs`: files, folders (their .json, .json.gz and .json.zst traces) and globs, each file's

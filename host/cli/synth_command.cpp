@@ -34,6 +34,7 @@ struct SynthArgs {
   std::string meta_on = "both";
   std::vector<std::string> stragglers, host_stragglers;
   double skew_us = 0;
+  double clock_skew_us = 0;
 };
 
 // `auto` follows the extension, so `-o trace.json.gz` does what it says.
@@ -137,6 +138,7 @@ void run_multi_rank(const SynthArgs& args, const synth::SynthOptions& options) {
     multi.host_stall_ns[rank] = std::llround(us * 1000);
   }
   multi.skew_ns = std::llround(args.skew_us * 1000);
+  multi.clock_skew_ns = std::llround(args.clock_skew_us * 1000);
   synth::MultiRankSummary summary;
   try {
     summary = synth::write_multi_rank_traces(options, multi, args.output);
@@ -256,6 +258,11 @@ void add_synth_command(CLI::App& app) {
   cmd->add_option("--skew-us", args->skew_us,
                   "With --ranks: before each collective, each rank's gradient-bucket copy takes\n"
                   "up to this many microseconds longer (arrival jitter)")
+      ->check(CLI::Range(0.0, 1e9))
+      ->capture_default_str();
+  cmd->add_option("--clock-skew-us", args->clock_skew_us,
+                  "With --ranks: every node but node 0 writes its times shifted by up to this\n"
+                  "many microseconds either way (its own clock; synth_truth.json lists them)")
       ->check(CLI::Range(0.0, 1e9))
       ->capture_default_str();
   cmd->add_option("--drop-collectives", args->multi.drop,

@@ -31,6 +31,14 @@ struct MultiRankFacts {
   double slowest_last_percent = 0;          // the largest % last among them
   double collective_wait_percent = 0;       // Σ exposed wait / Σ E2E over the ranks
   std::vector<std::string> warnings;        // one sentence each, for the Warnings section
+  struct NodeClock {
+    std::int32_t node = -1;
+    std::int64_t offset_ns = 0;  // ahead of the reference node's clock
+    std::int64_t mad_ns = 0;
+    std::size_t samples = 0;
+    bool applied = false;
+  };
+  std::vector<NodeClock> clock_offsets;  // per node, ascending
   struct Rank {
     std::int32_t rank = -1;
     std::string file;

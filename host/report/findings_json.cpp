@@ -468,6 +468,17 @@ void write_multi_rank(text::JsonWriter& w, const pipeline::MultiRankFacts& m) {
   for (std::int32_t rank : m.slowest_ranks) w.value(static_cast<std::int64_t>(rank));
   w.end_array();
   w.key("collective_wait_percent").value(m.collective_wait_percent);
+  w.key("clock_offsets").begin_array();
+  for (const pipeline::MultiRankFacts::NodeClock& n : m.clock_offsets) {
+    w.begin_object();
+    w.key("node").value(static_cast<std::int64_t>(n.node));
+    w.key("offset_us").value(static_cast<double>(n.offset_ns) / 1e3);
+    w.key("mad_us").value(static_cast<double>(n.mad_ns) / 1e3);
+    w.key("samples").value(static_cast<std::uint64_t>(n.samples));
+    w.key("applied").value(n.applied);
+    w.end_object();
+  }
+  w.end_array();
   w.key("ranks").begin_array();
   for (const pipeline::MultiRankFacts::Rank& rank : m.ranks) {
     w.begin_object();

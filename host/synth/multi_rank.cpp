@@ -37,6 +37,14 @@ void check_options(const SynthOptions& base, const MultiRankOptions& o) {
   if (o.drop < 0 || o.drop >= 1)
     throw std::invalid_argument("--drop-collectives is a probability in [0, 1).");
   if (o.skew_ns < 0) throw std::invalid_argument("--skew-us cannot be negative.");
+  if (o.clock_skew_ns < 0) throw std::invalid_argument("--clock-skew-us cannot be negative.");
+}
+
+// Node j != 0's clock offset: U[-S, S] from the seed, the same for every rank of the node.
+std::int64_t node_clock_offset(const MultiRankOptions& o, std::uint64_t seed, int node) {
+  if (node == 0 || o.clock_skew_ns == 0) return 0;
+  detail::Rng rng(seed ^ (0xa0761d6478bd642fULL * static_cast<std::uint64_t>(node)));
+  return rng.between(-o.clock_skew_ns, o.clock_skew_ns);
 }
 
 RankRole role_of(int rank, const MultiRankOptions& o, Rendezvous& rendezvous) {
@@ -95,7 +103,8 @@ void append_list(std::string& s, const std::vector<std::int64_t>& values) {
   s += ']';
 }
 
-std::string truth_json(const MultiRankOptions& o, const Rendezvous& rendezvous) {
+std::string truth_json(const MultiRankOptions& o, std::uint64_t seed,
+                       const Rendezvous& rendezvous) {
   std::vector<std::int64_t> last_count(static_cast<std::size_t>(o.ranks), 0);
   std::string s = "{\n\"world_size\":" + std::to_string(o.ranks) +
                   ",\n\"gpus_per_node\":" + std::to_string(o.gpus_per_node) + ",\n\"ranks\":[";
@@ -111,7 +120,12 @@ std::string truth_json(const MultiRankOptions& o, const Rendezvous& rendezvous) 
     if (stall != o.host_stall_ns.end()) s += ",\"host_stall_ns\":" + std::to_string(stall->second);
     s += "}";
   }
-  s += "\n],\n\"clock_offsets_ns\":[],\n\"instances\":[";
+  // Per node: how far its clock runs ahead of node 0's (what analysis should estimate).
+  s += "\n],\n\"clock_offsets_ns\":[";
+  const int nodes = (o.ranks + o.gpus_per_node - 1) / o.gpus_per_node;
+  for (int node = 0; node < nodes; ++node)
+    s += (node ? "," : "") + std::to_string(node_clock_offset(o, seed, node));
+  s += "],\n\"instances\":[";
   const auto& instances = rendezvous.instances();
   for (std::size_t i = 0; i < instances.size(); ++i) {
     const Rendezvous::Instance& c = instances[i];
@@ -152,6 +166,7 @@ MultiRankSummary write_multi_rank_traces(const SynthOptions& base, const MultiRa
   for (int r = 0; r < o.ranks; ++r) {
     RankRun& run = runs[static_cast<std::size_t>(r)];
     run.role = role_of(r, o, rendezvous);
+    run.role.clock_offset_ns = node_clock_offset(o, base.seed, r / o.gpus_per_node);
     run.options = base;
     run.options.nccl = true;
     if (auto it = o.host_stall_ns.find(r); it != o.host_stall_ns.end())
@@ -167,7 +182,8 @@ MultiRankSummary write_multi_rank_traces(const SynthOptions& base, const MultiRa
   for (std::thread& t : threads) t.join();
   for (const RankRun& run : runs)
     if (run.error) std::rethrow_exception(run.error);
-  io::write_text_file_atomically((dir / "synth_truth.json").string(), truth_json(o, rendezvous));
+  io::write_text_file_atomically((dir / "synth_truth.json").string(),
+                                 truth_json(o, base.seed, rendezvous));
   MultiRankSummary summary;
   for (const RankRun& run : runs) {
     if (!run.written) continue;

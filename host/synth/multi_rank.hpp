@@ -21,6 +21,7 @@ struct MultiRankOptions {
   std::map<int, std::int64_t> straggler_permille;  // --straggler R:F, F x 1000
   std::map<int, std::int64_t> host_stall_ns;       // --host-straggler R:US
   std::int64_t skew_ns = 0;                        // --skew-us
+  std::int64_t clock_skew_ns = 0;                  // --clock-skew-us: node j != 0 off by U[-S, S]
   double drop = 0;                                 // --drop-collectives P
   std::set<int> missing;                           // --missing-rank R: not written
 };

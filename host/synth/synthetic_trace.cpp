@@ -220,7 +220,9 @@ void Synthesizer::write_header() {
   h += "\n],\n";
   h += v_.runtime_version;
   h += ",\n\"record_shapes\":1,\n\"with_stack\":1,\n\"displayTimeUnit\":\"ms\",\n";
-  h += "\"baseTimeNanoseconds\":1700000000000000000,\n";
+  // A node whose clock runs ahead writes every time that much later (multi-rank.md §11).
+  h += "\"baseTimeNanoseconds\":" +
+       std::to_string(1700000000000000000 + (o_.rank ? o_.rank->clock_offset_ns : 0)) + ",\n";
   if (o_.rank) {
     h += "\"distributedInfo\":";
     Fields info(h);

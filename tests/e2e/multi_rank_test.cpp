@@ -200,6 +200,45 @@ TEST(MultiRankAnalyze, MergeOfSomethingElseIsOneSentence) {
       << output;
 }
 
+double straggler_impact_mid(const fs::path& report) {
+  const auto root = boost::json::parse(read_file(report / "findings.json")).as_object();
+  for (const auto& f : root.at("findings").as_array())
+    if (f.as_object().at("analyzer").as_string() == "xrank-straggler")
+      return f.as_object().at("impact").as_object().at("mid").to_number<double>();
+  return -1;
+}
+
+// §12: node 1's clock off by up to 2 ms; its offset estimated within 25 µs of the truth, and
+// the same straggler card as without the skew, impact within 2%.
+TEST(MultiRankAnalyze, ClockOffsetsOfANodeAreEstimatedAndRemoved) {
+  traceprism::testing::TempDir dir, plain;
+  write_job(dir, "--gpus-per-node 4 --clock-skew-us 2000 --straggler 5:1.25");
+  write_job(plain, "--gpus-per-node 4 --straggler 5:1.25");
+  std::string output;
+  for (const traceprism::testing::TempDir* d : {&dir, &plain})
+    ASSERT_EQ(run_cli("analyze -q " + shell_quote(d->file("job")) + " --gpus-per-node 4 -o " +
+                          shell_quote(d->file("out")),
+                      &output),
+              0)
+        << output;
+  const auto truth =
+      boost::json::parse(read_file(fs::path(dir.file("job")) / "synth_truth.json")).as_object();
+  const double true_offset_us =
+      truth.at("clock_offsets_ns").as_array().at(1).to_number<double>() / 1e3;
+  ASSERT_NE(true_offset_us, 0.0);
+  const auto root = boost::json::parse(read_file(fs::path(dir.file("out")) / "findings.json"));
+  const auto& node1 = root.at("multi_rank").at("clock_offsets").as_array().at(1).as_object();
+  EXPECT_NEAR(node1.at("offset_us").to_number<double>(), true_offset_us, 25.0);
+  EXPECT_TRUE(node1.at("applied").as_bool());
+  const std::vector<std::string> titles = straggler_titles(dir.file("out"));
+  ASSERT_EQ(titles.size(), 1u);
+  EXPECT_EQ(titles[0].rfind("Rank 5 arrives last", 0), 0u) << titles[0];
+  const double skewed = straggler_impact_mid(dir.file("out"));
+  const double reference = straggler_impact_mid(plain.file("out"));
+  ASSERT_GT(reference, 0);
+  EXPECT_NEAR(skewed, reference, 0.02 * reference);
+}
+
 TEST(MultiRankAnalyze, TwoFilesOfOneRankAreRefused) {
   traceprism::testing::TempDir dir;
   write_job(dir, "");
