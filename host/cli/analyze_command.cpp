@@ -35,6 +35,8 @@ struct AnalyzeOptions {
   bool allow_partial = false;
   std::string summaries_out;    // --summaries-out
   int gpus_per_node = 0;        // --gpus-per-node
+  unsigned rank_jobs = 0;       // --rank-jobs
+  std::string memory_budget;    // --memory-budget
   bool from_summaries = false;  // `merge`: traces are folders of rank summaries
   std::string output_dir;
   pipeline::PlatformOptions platform;
@@ -77,6 +79,32 @@ std::string dump_config(const config::RunConfig& cfg, const plugins::PluginRegis
   w.end_array();
   w.end_object();
   return w.str();
+}
+
+// "16G", "512M", "64K", "2000000000" (bytes; binary units).
+bool parse_size(const std::string& text, std::uint64_t& bytes) {
+  std::size_t used = 0;
+  unsigned long long value = 0;
+  try {
+    value = std::stoull(text, &used);
+  } catch (const std::exception&) {
+    return false;
+  }
+  const std::string unit = text.substr(used);
+  int shift = 0;
+  if (unit == "K" || unit == "k")
+    shift = 10;
+  else if (unit == "M" || unit == "m")
+    shift = 20;
+  else if (unit == "G" || unit == "g")
+    shift = 30;
+  else if (unit == "T" || unit == "t")
+    shift = 40;
+  else if (!unit.empty())
+    return false;
+  if (value > (~0ull >> shift)) return false;
+  bytes = static_cast<std::uint64_t>(value) << shift;
+  return bytes > 0;
 }
 
 // multi_rank_csvs/ beside the focus rank's report.
@@ -219,6 +247,13 @@ void add_analyze_command(CLI::App& app) {
                   "offsets; default: the host in tensorboard_trace_handler file names, else the\n"
                   "trace's device count")
       ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--rank-jobs", o->rank_jobs,
+                  "Multi-rank: rank traces read at once (default: as many as half the cores and\n"
+                  "--memory-budget allow, each rank needing about half its JSON size)")
+      ->check(CLI::Range(1, 4096));
+  cmd->add_option("--memory-budget", o->memory_budget,
+                  "Multi-rank: memory the ranks read at once may use, e.g. 16G (default: 70% of\n"
+                  "the available memory)");
   cmd->add_option(
       "--summaries-out", o->summaries_out,
       "Multi-rank: also write each rank's summary (rank-NNNNN.tpsum) into this folder,\n"

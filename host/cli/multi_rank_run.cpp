@@ -3,11 +3,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <mutex>
+#include <optional>
 #include <span>
+#include <thread>
 
 #include "ingest/trace_reader.hpp"
 #include "io/input_error.hpp"
@@ -31,6 +35,7 @@ namespace fs = std::filesystem;
 struct JobShape {
   std::int64_t world_size = 0;
   std::vector<std::int32_t> missing_ranks;
+  std::vector<std::string> excluded;  // one sentence per unreadable rank trace
 };
 
 std::int64_t span_ns(const multirank::ActivityTotals& t) {
@@ -58,20 +63,70 @@ LoadedRank load_rank(const multirank::RankFile& file) {
   return r;
 }
 
-// One rank at a time (§3.1 with K = 1), in rank order.
-// The progress line is drawn only on a terminal, as the reader's.
-std::vector<LoadedRank> load_ranks(const multirank::Discovery& found, bool quiet) {
+// §3.1 step 2: K = clamp(min(budget / max p, cores / 2), 1, N) with p = 0.5 U + 64 MB per rank
+// (U its JSON size), each rank's read using a decompression and a parser thread.
+// MemAvailable of /proc/meminfo, or 0 where it cannot be read.
+std::uint64_t available_memory_bytes() {
+  std::FILE* f = std::fopen("/proc/meminfo", "r");
+  if (!f) return 0;
+  char line[256];
+  unsigned long long kib = 0;
+  while (std::fgets(line, sizeof line, f))
+    if (std::sscanf(line, "MemAvailable: %llu kB", &kib) == 1) break;
+  std::fclose(f);
+  return static_cast<std::uint64_t>(kib) * 1024;
+}
+
+std::size_t rank_jobs(const multirank::Discovery& found, const MultiRankOptions& options) {
+  const std::size_t n = found.files.size();
+  if (options.rank_jobs > 0) return std::min<std::size_t>(options.rank_jobs, n);
+  std::uint64_t largest = 0;
+  for (const multirank::RankFile& f : found.files)
+    largest =
+        std::max<std::uint64_t>(largest, f.estimated_json_bytes / 2 + (std::uint64_t{64} << 20));
+  const std::uint64_t budget = options.memory_budget_bytes > 0 ? options.memory_budget_bytes
+                                                               : available_memory_bytes() / 10 * 7;
+  const std::size_t by_memory =
+      budget > 0 && largest > 0 ? static_cast<std::size_t>(budget / largest) : n;
+  const std::size_t by_cores = std::max(1u, std::thread::hardware_concurrency()) / 2;
+  return std::clamp<std::size_t>(std::min(by_memory, by_cores), 1, n);
+}
+
+// One rank's trace into its summary, or the sentence that excludes it (§2: an unreadable rank
+// is left out and the run goes on).
+struct RankResult {
+  std::optional<LoadedRank> loaded;
+  std::string error;
+};
+
+// K workers take the ranks in turn; results land by index, so the outcome does not depend on
+// which worker finished first. The progress line is drawn only on a terminal, as the reader's.
+std::vector<RankResult> read_ranks(const multirank::Discovery& found, std::size_t jobs,
+                                   bool quiet) {
   const bool progress = !quiet && ::isatty(STDERR_FILENO);
-  std::vector<LoadedRank> ranks;
-  for (std::size_t i = 0; i < found.files.size(); ++i) {
-    if (progress) {
-      std::fprintf(stderr, "\rreading rank traces: %zu of %zu", i + 1, found.files.size());
+  std::vector<RankResult> results(found.files.size());
+  std::atomic<std::size_t> next{0}, done{0};
+  std::mutex print;
+  auto worker = [&] {
+    for (std::size_t i = next++; i < results.size(); i = next++) {
+      try {
+        results[i].loaded = load_rank(found.files[i]);
+      } catch (const io::InputError& e) {
+        results[i].error = e.what();
+      }
+      const std::size_t finished = ++done;
+      if (!progress) continue;
+      std::lock_guard lock(print);
+      std::fprintf(stderr, "\rreading rank traces: %zu of %zu", finished, results.size());
       std::fflush(stderr);
     }
-    ranks.push_back(load_rank(found.files[i]));
-  }
+  };
+  std::vector<std::thread> threads;
+  for (std::size_t t = 1; t < jobs; ++t) threads.emplace_back(worker);
+  worker();
+  for (std::thread& t : threads) t.join();
   if (progress) std::fprintf(stderr, "\n");
-  return ranks;
+  return results;
 }
 
 // §9.1: the rank with the largest mean compute per step (ties: the lowest rank).
@@ -175,9 +230,10 @@ pipeline::MultiRankFacts facts_of(const std::vector<LoadedRank>& ranks, const Jo
   if (!found.missing_ranks.empty())
     facts.warnings.push_back(
         std::to_string(ranks.size()) + " of " + std::to_string(found.world_size) +
-        " ranks analysed: no trace for rank" + (found.missing_ranks.size() == 1 ? " " : "s ") +
+        " ranks analysed: no readable trace for rank" + (found.missing_ranks.size() == 1 ? " " : "s ") +
         rank_set_text(found.missing_ranks) +
         "; collectives they joined are judged among the ranks that were loaded.");
+  for (const std::string& sentence : found.excluded) facts.warnings.push_back(sentence);
   if (figures.partial_instances > 0)
     facts.warnings.push_back(std::to_string(figures.partial_instances) +
                              " matched collective(s) lack a loaded member (events the trace "
@@ -322,8 +378,26 @@ MultiRankPlan plan_multi_rank(const std::vector<std::string>& inputs,
                          std::to_string(found.files.size()) + " found in the given paths.");
   if (!options.quiet)
     for (const std::string& note : found.notes) std::fprintf(stderr, "note: %s\n", note.c_str());
-  const std::vector<LoadedRank> ranks = load_ranks(found, options.quiet);
+  std::vector<LoadedRank> ranks;
+  std::vector<std::string> excluded;
+  std::vector<std::int32_t> unreadable;
+  std::vector<RankResult> results = read_ranks(found, rank_jobs(found, options), options.quiet);
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    if (results[i].loaded) {
+      ranks.push_back(std::move(*results[i].loaded));
+    } else {
+      excluded.push_back(results[i].error);
+      unreadable.push_back(found.files[i].rank);
+    }
+  }
+  if (ranks.size() < 2)
+    throw io::InputError(excluded.empty() ? "multi-rank analysis needs two readable rank traces."
+                                          : excluded.front());
   JobShape job{found.world_size, found.missing_ranks};
+  job.missing_ranks.insert(job.missing_ranks.end(), unreadable.begin(), unreadable.end());
+  std::sort(job.missing_ranks.begin(), job.missing_ranks.end());
+  for (const std::string& sentence : excluded)
+    job.excluded.push_back(sentence.substr(0, sentence.find_last_not_of('.') + 1) + "; excluded.");
   for (const LoadedRank& r : ranks)
     job.world_size = std::max(job.world_size, static_cast<std::int64_t>(r.rank) + 1);
   if (!options.summaries_out.empty()) write_summaries(ranks, job, options.summaries_out);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,8 @@ struct MultiRankOptions {
   bool quiet = false;
   std::string summaries_out;  // --summaries-out: also write rank-NNNNN.tpsum there
   int gpus_per_node = 0;      // --gpus-per-node; 0: from the traces (§7.6)
+  unsigned rank_jobs = 0;     // --rank-jobs: ranks read at once; 0: from cores and memory
+  std::uint64_t memory_budget_bytes = 0;  // --memory-budget; 0: 70% of MemAvailable
 };
 
 // `inputs`: files, folders (their .json, .json.gz and .json.zst traces) and globs, each file's

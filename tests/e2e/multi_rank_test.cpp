@@ -97,7 +97,7 @@ TEST(MultiRankAnalyze, AMissingRankIsNamedAndTheStragglerStillFound) {
       << output;
   const std::string md = read_file(fs::path(dir.file("out")) / "analysis.md");
   EXPECT_NE(md.find("| Ranks Analyzed | 7 of 8 |"), std::string::npos);
-  EXPECT_NE(md.find("7 of 8 ranks analysed: no trace for rank 6;"), std::string::npos);
+  EXPECT_NE(md.find("7 of 8 ranks analysed: no readable trace for rank 6;"), std::string::npos);
   const std::vector<std::string> titles = straggler_titles(dir.file("out"));
   ASSERT_EQ(titles.size(), 1u);
   EXPECT_EQ(titles[0].rfind("Rank 5 arrives last", 0), 0u) << titles[0];
@@ -237,6 +237,36 @@ TEST(MultiRankAnalyze, ClockOffsetsOfANodeAreEstimatedAndRemoved) {
   const double reference = straggler_impact_mid(plain.file("out"));
   ASSERT_GT(reference, 0);
   EXPECT_NEAR(skewed, reference, 0.02 * reference);
+}
+
+// Ranks read one at a time or four at once: the same bytes. A truncated rank file is left out
+// with its sentence, and the run goes on (§2).
+TEST(MultiRankAnalyze, RankJobsAndAnUnreadableRank) {
+  traceprism::testing::TempDir dir;
+  write_job(dir, "--straggler 5:1.25");
+  const std::string job = dir.file("job");
+  std::string output;
+  for (const char* jobs : {"1", "4"})
+    ASSERT_EQ(run_cli("analyze -q " + shell_quote(job) + " --rank-jobs " + jobs + " -o " +
+                          shell_quote(dir.file(std::string("j") + jobs)),
+                      &output),
+              0)
+        << output;
+  for (const char* file : {"analysis.md", "findings.json", "multi_rank_csvs/ranks.csv"})
+    EXPECT_EQ(read_file(fs::path(dir.file("j1")) / file),
+              read_file(fs::path(dir.file("j4")) / file))
+        << file;
+  const std::string whole = read_file(fs::path(job) / "rank3.json.gz");
+  std::ofstream(fs::path(job) / "rank3.json.gz", std::ios::binary | std::ios::trunc)
+      << whole.substr(0, whole.size() / 2);
+  ASSERT_EQ(
+      run_cli("analyze -q " + shell_quote(job) + " -o " + shell_quote(dir.file("cut")), &output), 0)
+      << output;
+  const std::string md = read_file(fs::path(dir.file("cut")) / "analysis.md");
+  EXPECT_NE(md.find("| Ranks Analyzed | 7 of 8 |"), std::string::npos);
+  EXPECT_NE(md.find("rank3.json.gz: truncated gzip stream"), std::string::npos);
+  EXPECT_NE(md.find("; excluded."), std::string::npos);
+  EXPECT_EQ(straggler_titles(dir.file("cut")).size(), 1u);
 }
 
 TEST(MultiRankAnalyze, TwoFilesOfOneRankAreRefused) {
