@@ -230,8 +230,8 @@ pipeline::MultiRankFacts facts_of(const std::vector<LoadedRank>& ranks, const Jo
   if (!found.missing_ranks.empty())
     facts.warnings.push_back(
         std::to_string(ranks.size()) + " of " + std::to_string(found.world_size) +
-        " ranks analysed: no readable trace for rank" + (found.missing_ranks.size() == 1 ? " " : "s ") +
-        rank_set_text(found.missing_ranks) +
+        " ranks analysed: no readable trace for rank" +
+        (found.missing_ranks.size() == 1 ? " " : "s ") + rank_set_text(found.missing_ranks) +
         "; collectives they joined are judged among the ranks that were loaded.");
   for (const std::string& sentence : found.excluded) facts.warnings.push_back(sentence);
   if (figures.partial_instances > 0)
