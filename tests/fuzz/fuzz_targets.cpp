@@ -47,6 +47,10 @@
 #include "model/profiler_steps.hpp"
 #include "model/pseudo_ops.hpp"
 #include "model/step_annotation.hpp"
+#include "multirank/collective_matching.hpp"
+#include "multirank/cross_rank_figures.hpp"
+#include "multirank/rank_summary_builder.hpp"
+#include "multirank/rank_summary_file.hpp"
 #include "perf_report/device_copy_model.hpp"
 #include "perf_report/perf_report.hpp"
 #include "perf_report/unified_perf_table.hpp"
@@ -335,6 +339,21 @@ void merge_self_capture(std::string_view bytes, const Variant& v, ingest::TraceF
 
 // One trace through the pipeline's stages (pipeline/analysis_pipeline.cpp) in memory, without
 // plugins: no op model claims an op and no analyzer runs. The report points into it.
+// Multi-rank (docs/multi-rank.md): the trace's rank summary, its .tpsum round trip, and the
+// trace matched against its read-back self as two ranks, through the cross-rank figures.
+void fuzz_multi_rank(const index::EventIndex& index, const model::LaunchLinks& links) {
+  const multirank::RankSummary summary = multirank::summarize_rank(index, links);
+  const multirank::RankSummary back =
+      multirank::decode_rank_summary(multirank::encode_rank_summary(summary), "fuzz.tpsum");
+  std::vector<model::CollectiveInstance> first, second;
+  for (const multirank::CollectiveRow& row : summary.collectives) first.push_back(row.instance);
+  for (const multirank::CollectiveRow& row : back.collectives) second.push_back(row.instance);
+  const std::vector<multirank::RankCollectives> ranks{{0, first}, {1, second}};
+  const multirank::MatchResult matches = multirank::match_collectives(ranks);
+  const std::vector<multirank::RankInput> inputs{{0, &summary, first}, {1, &back, second}};
+  multirank::cross_rank_figures(inputs, matches);
+}
+
 struct Analysis {
   ingest::TraceFile file;
   model::CallTree tree;
@@ -472,6 +491,7 @@ void analyze(Analysis& a, const Variant& v, const CaptureMerge* merge, const Enr
   std::vector<findings::CollectiveRow> collectives;
   for (const model::CollectiveFigures& c : model::collective_figures(index, a.links))
     collectives.push_back({c.type, c.count, c.time_us, c.exposed_us});
+  fuzz_multi_rank(index, a.links);
   static const perf_report::UnifiedPerfTable kNoTable;
   const perf_report::UnifiedPerfTable& t = r.unified ? *r.unified : kNoTable;
   const auto partition = model::partition_computation(
