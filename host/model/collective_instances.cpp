@@ -12,6 +12,7 @@
 #include <traceprism/intervals.hpp>
 
 #include "model/gpu_timeline.hpp"
+#include "model/profiler_steps.hpp"
 
 namespace traceprism::model {
 
@@ -279,22 +280,12 @@ struct StepSpan {
   std::int32_t number;
 };
 
-std::optional<std::int32_t> step_number(std::string_view name) {
-  constexpr std::string_view kPrefix = "ProfilerStep#";
-  if (name.substr(0, kPrefix.size()) != kPrefix) return std::nullopt;
-  std::int32_t n = 0;
-  const char* end = name.data() + name.size();
-  auto [ptr, ec] = std::from_chars(name.data() + kPrefix.size(), end, n);
-  if (ec != std::errc() || ptr != end) return std::nullopt;
-  return n;
-}
-
 std::vector<StepSpan> step_spans(const EventIndex& index, EventKind kind) {
   std::vector<StepSpan> spans;
   for (Row r : index.rows_of_kind(kind)) {
     if (!index.valid(r)) continue;
-    if (std::optional<std::int32_t> n = step_number(index.name(r)))
-      spans.push_back({index.ts_ns(r), index.end_ns(r), *n});
+    if (std::optional<std::int64_t> n = profiler_step_number(index.name(r)))
+      spans.push_back({index.ts_ns(r), index.end_ns(r), static_cast<std::int32_t>(*n)});
   }
   std::sort(spans.begin(), spans.end(), [](const StepSpan& a, const StepSpan& b) {
     return std::tie(a.start_ns, a.number) < std::tie(b.start_ns, b.number);

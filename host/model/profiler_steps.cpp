@@ -1,5 +1,7 @@
 #include "model/profiler_steps.hpp"
 
+#include <charconv>
+
 #include <algorithm>
 #include <set>
 #include <string>
@@ -109,6 +111,16 @@ std::vector<std::size_t> outlier_steps(const std::vector<StepFigures>& steps, do
   for (std::size_t i = 0; i < steps.size(); ++i)
     if (static_cast<double>(steps[i].dur_ns) > factor * median) out.push_back(i);
   return out;
+}
+
+std::optional<std::int64_t> profiler_step_number(std::string_view name) {
+  constexpr std::string_view kPrefix = "ProfilerStep#";
+  if (name.substr(0, kPrefix.size()) != kPrefix) return std::nullopt;
+  std::int64_t n = 0;
+  const char* end = name.data() + name.size();
+  auto [ptr, ec] = std::from_chars(name.data() + kPrefix.size(), end, n);
+  if (ec != std::errc() || ptr != end) return std::nullopt;
+  return n;
 }
 
 }  // namespace traceprism::model

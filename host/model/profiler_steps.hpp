@@ -37,6 +37,9 @@ struct StepFigures {
 std::vector<StepFigures> profiler_steps(const index::EventIndex& index, const LaunchLinks& links,
                                         const IdleAttribution& idle);
 
+// N of a "ProfilerStep#N" name; nullopt for any other name.
+std::optional<std::int64_t> profiler_step_number(std::string_view name);
+
 // Steps longer than `factor` x the median step (diagnosis.md §3: 1.25).
 std::vector<std::size_t> outlier_steps(const std::vector<StepFigures>& steps, double factor = 1.25);
 

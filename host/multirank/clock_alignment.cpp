@@ -8,26 +8,11 @@
 #include <utility>
 
 #include "multirank/robust_stats.hpp"
+#include "multirank/saturating.hpp"
 
 namespace traceprism::multirank {
 
 namespace {
-
-constexpr std::int64_t kInt64Max = std::numeric_limits<std::int64_t>::max();
-constexpr std::int64_t kInt64Min = std::numeric_limits<std::int64_t>::min();
-
-// Written times are untrusted input: saturate rather than overflow.
-std::int64_t saturating_sub(std::int64_t a, std::int64_t b) {
-  std::int64_t out = 0;
-  if (!__builtin_sub_overflow(a, b, &out)) return out;
-  return b < 0 ? kInt64Max : kInt64Min;
-}
-
-std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
-  std::int64_t out = 0;
-  if (!__builtin_add_overflow(a, b, &out)) return out;
-  return b > 0 ? kInt64Max : kInt64Min;
-}
 
 std::int64_t saturating_mul(std::int64_t a, std::int64_t b) {
   std::int64_t out = 0;
@@ -144,7 +129,7 @@ Edge estimate_edge(const std::vector<InstanceNodes>& all, std::int32_t j, std::i
   }
   edge.samples = deltas.size();
   edge.offset = median(deltas);
-  edge.mad = median_absolute_deviation(std::move(deltas));
+  edge.mad = median_absolute_deviation(deltas);
   edge.bound_consistent = lower <= upper;
   if (edge.bound_consistent && !shared.empty()) {
     const std::int64_t clamped = std::clamp(edge.offset, lower, upper);

@@ -5,6 +5,8 @@
 #include <optional>
 #include <tuple>
 
+#include "multirank/saturating.hpp"
+
 namespace traceprism::multirank {
 
 namespace {
@@ -15,21 +17,6 @@ using model::MatchTier;
 
 constexpr std::int64_t kMaxTolerance = 1'000'000'000'000;  // 1000 s keeps sums of costs in int64
 constexpr std::int64_t kSeqBlock = 1024;
-constexpr std::int64_t kInt64Max = std::numeric_limits<std::int64_t>::max();
-constexpr std::int64_t kInt64Min = std::numeric_limits<std::int64_t>::min();
-
-// Trace times and user offsets are untrusted: saturate instead of overflowing.
-std::int64_t saturating_sub(std::int64_t a, std::int64_t b) {
-  std::int64_t out = 0;
-  if (!__builtin_sub_overflow(a, b, &out)) return out;
-  return b < 0 ? kInt64Max : kInt64Min;
-}
-
-std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
-  std::int64_t out = 0;
-  if (!__builtin_add_overflow(a, b, &out)) return out;
-  return b > 0 ? kInt64Max : kInt64Min;
-}
 
 std::int64_t saturating_abs(std::int64_t v) {
   if (v == kInt64Min) return kInt64Max;

@@ -11,6 +11,7 @@
 
 #include "model/collective_instances.hpp"
 #include "model/gpu_timeline.hpp"
+#include "model/profiler_steps.hpp"
 
 namespace traceprism::multirank {
 
@@ -21,16 +22,6 @@ using index::Row;
 namespace {
 
 using Span = Interval<std::int64_t>;
-
-std::optional<std::int64_t> step_number(std::string_view name) {
-  constexpr std::string_view kPrefix = "ProfilerStep#";
-  if (name.substr(0, kPrefix.size()) != kPrefix) return std::nullopt;
-  std::int64_t n = 0;
-  const char* end = name.data() + name.size();
-  auto [ptr, ec] = std::from_chars(name.data() + kPrefix.size(), end, n);
-  if (ec != std::errc() || ptr != end) return std::nullopt;
-  return n;
-}
 
 SummaryMeta meta_of(const EventIndex& index) {
   SummaryMeta meta;
@@ -121,7 +112,7 @@ std::map<std::int64_t, StepSpans> step_spans(const EventIndex& index) {
   std::map<std::int64_t, StepSpans> steps;
   for (EventKind kind : {EventKind::kUserAnnotation, EventKind::kGpuUserAnnotation}) {
     for (Row r : index.rows_of_kind(kind)) {
-      const std::optional<std::int64_t> n = step_number(index.name(r));
+      const std::optional<std::int64_t> n = model::profiler_step_number(index.name(r));
       if (!n || !index.valid(r)) continue;
       StepSpans& s = steps[*n];
       std::int64_t& start = kind == EventKind::kUserAnnotation ? s.cpu_start : s.gpu_start;
