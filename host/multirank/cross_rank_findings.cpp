@@ -82,17 +82,9 @@ findings::DataTable straggler_table(const CrossRankFigures& f, std::span<const R
     const RankSummary* summary = nullptr;
     for (const RankInput& in : ranks)
       if (in.rank == r->rank) summary = in.summary;
-    double compute_ms = 0, idle_pct = 0;
-    if (summary && !summary->steps.empty()) {
-      std::int64_t compute = 0, idle = 0, span = 0;
-      for (const StepSummary& step : summary->steps) {
-        compute += step.totals.compute_ns;
-        idle += step.totals.idle_ns;
-        span += std::max<std::int64_t>(0, step.totals.gpu_end_ns - step.totals.gpu_start_ns);
-      }
-      compute_ms = static_cast<double>(compute) / 1e6 / static_cast<double>(summary->steps.size());
-      idle_pct = span > 0 ? 100.0 * static_cast<double>(idle) / static_cast<double>(span) : 0;
-    }
+    const double compute_ms =
+        summary ? static_cast<double>(mean_step_compute_ns(*summary)) / 1e6 : 0;
+    const double idle_pct = summary ? gpu_idle_percent(*summary) : 0;
     t.rows.push_back({std::to_string(r->rank), std::to_string(r->last_count),
                       fixed(100.0 * r->last_share, 1),
                       fixed(static_cast<double>(r->mean_lateness_ns) / 1e3, 1),

@@ -97,4 +97,24 @@ const char* tier_name(MatchTier tier) {
   return "timeline";
 }
 
+double gpu_idle_percent(const RankSummary& summary) {
+  std::int64_t idle = summary.profile.totals.idle_ns;
+  std::int64_t span = summary.profile.totals.gpu_end_ns - summary.profile.totals.gpu_start_ns;
+  if (!summary.steps.empty()) {
+    idle = span = 0;
+    for (const StepSummary& step : summary.steps) {
+      idle += step.totals.idle_ns;
+      span += std::max<std::int64_t>(0, step.totals.gpu_end_ns - step.totals.gpu_start_ns);
+    }
+  }
+  return span > 0 ? 100.0 * static_cast<double>(idle) / static_cast<double>(span) : 0;
+}
+
+std::int64_t mean_step_compute_ns(const RankSummary& summary) {
+  if (summary.steps.empty()) return summary.profile.totals.compute_ns;
+  std::int64_t compute = 0;
+  for (const StepSummary& step : summary.steps) compute += step.totals.compute_ns;
+  return compute / static_cast<std::int64_t>(summary.steps.size());
+}
+
 }  // namespace traceprism::multirank

@@ -203,4 +203,9 @@ std::string truncate_utf8(std::string_view text, std::size_t max_bytes);
 
 const char* tier_name(model::MatchTier tier);  // "seq", "ordinal", "timeline"
 
+// GPU idle over the rank's profiler steps' GPU spans (the whole trace's without steps), in %.
+double gpu_idle_percent(const RankSummary& summary);
+// Mean computation time per profiler step (the whole trace's without steps), in ns.
+std::int64_t mean_step_compute_ns(const RankSummary& summary);
+
 }  // namespace traceprism::multirank

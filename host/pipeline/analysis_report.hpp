@@ -46,8 +46,28 @@ struct MultiRankFacts {
     double wait_ms = 0, exposed_wait_ms = 0, last_percent = 0, mean_lateness_us = 0;
     std::size_t last_arrivals = 0;
     std::string cause;
+    std::int32_t node = -1;
+    double step_ms = 0;           // mean GPU span of its profiler steps; 0 without steps
+    double gpu_idle_percent = 0;  // over its steps, else the whole trace
   };
-  std::vector<Rank> ranks;
+  std::vector<Rank> ranks;  // ascending rank
+  // Matching (§5): instances on every rank, of which matched, per tier; complete instances.
+  struct Matching {
+    std::string tier;  // "seq", "ordinal", "timeline"
+    std::size_t groups = 0, instances = 0, matched_instances = 0, collectives = 0;
+  };
+  std::vector<Matching> matching;  // tiers in that order, only those used
+  std::size_t complete_collectives = 0;
+  // The heat map's rows (§9.3), ascending rank: each profiler step's GPU span cut into equal
+  // bins, and per bin the mean over the rank's steps of the share of the bin that computation
+  // (communication) kernels covered, in % (0-100). Empty vectors: the rank has no steps.
+  struct HeatRow {
+    std::int32_t rank = -1;
+    std::int32_t node = -1;
+    std::vector<double> compute_percent;
+    std::vector<double> comm_percent;
+  };
+  std::vector<HeatRow> heat_rows;
 };
 
 struct AnalysisReport {

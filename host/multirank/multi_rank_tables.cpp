@@ -1,0 +1,407 @@
+#include "multirank/multi_rank_tables.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+#include <set>
+#include <tuple>
+#include <unordered_set>
+#include <vector>
+
+#include "multirank/group_membership.hpp"
+#include "multirank/rank_discovery.hpp"
+#include "multirank/rank_summary.hpp"
+#include "text/python_format.hpp"
+
+namespace traceprism::multirank {
+
+namespace {
+
+using model::CollectiveInstance;
+using model::CollectiveKind;
+
+// Fixed-point text of a number: "%.<decimals>f".
+std::string fixed(double value, int decimals) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", decimals, value);
+  return text;
+}
+
+std::string us(std::int64_t ns, int decimals) {
+  return fixed(static_cast<double>(ns) / 1e3, decimals);
+}
+
+std::string known_number(std::int64_t value) {
+  return value >= 0 ? std::to_string(value) : std::string();
+}
+
+// The loaded ranks by number (the first RankInput of a number wins, as in matching).
+class Ranks {
+ public:
+  explicit Ranks(std::span<const RankInput> ranks) : ranks_(ranks) {
+    for (std::size_t i = 0; i < ranks.size(); ++i) input_of_.emplace(ranks[i].rank, i);
+  }
+
+  const CollectiveInstance* instance(const MemberRef& ref) const {
+    const auto it = input_of_.find(ref.rank);
+    if (it == input_of_.end() || ref.index >= ranks_[it->second].instances.size()) return nullptr;
+    return &ranks_[it->second].instances[ref.index];
+  }
+
+  std::vector<std::int32_t> numbers() const {
+    std::vector<std::int32_t> out;
+    for (const auto& [rank, input] : input_of_) out.push_back(rank);
+    return out;  // ascending
+  }
+
+ private:
+  std::span<const RankInput> ranks_;
+  std::map<std::int32_t, std::size_t> input_of_;
+};
+
+// The member whose fields speak for a matched collective: the sender of a point-to-point pair,
+// else the lowest rank; nullptr when no member resolves.
+const CollectiveInstance* sample_of(const MatchedCollective& matched, const Ranks& ranks) {
+  if (matched.partition_key.kind == PartitionKind::kPointToPoint)
+    for (const MemberRef& ref : matched.members)
+      if (ref.rank == matched.key_rank)
+        if (const CollectiveInstance* c = ranks.instance(ref)) return c;
+  for (const MemberRef& ref : matched.members)
+    if (const CollectiveInstance* c = ranks.instance(ref)) return c;
+  return nullptr;
+}
+
+// Σ over members of (latest start − own start) on the aligned clock, and each member's part.
+struct Waits {
+  std::vector<std::pair<std::int32_t, std::int64_t>> starts;  // (rank, aligned start)
+  std::int64_t latest = 0, earliest = 0;
+};
+
+Waits waits_of(const MatchedCollective& matched, const Ranks& ranks,
+               const RankClockOffsets& offsets) {
+  Waits w;
+  for (const MemberRef& ref : matched.members) {
+    const CollectiveInstance* c = ranks.instance(ref);
+    if (!c) continue;
+    const auto it = offsets.find(ref.rank);
+    w.starts.emplace_back(ref.rank, c->start_ns - (it == offsets.end() ? 0 : it->second));
+  }
+  if (w.starts.empty()) return w;
+  w.latest = w.earliest = w.starts.front().second;
+  for (const auto& [rank, start] : w.starts) {
+    w.latest = std::max(w.latest, start);
+    w.earliest = std::min(w.earliest, start);
+  }
+  return w;
+}
+
+// ---- process groups --------------------------------------------------------------------------
+
+using GroupKey = std::tuple<std::string, std::string, std::string, std::int64_t, std::int64_t,
+                            std::int64_t>;  // name, description, ranks text, size, start, stride
+
+GroupKey key_of(const ProcessGroup& g) {
+  return {g.name, g.description, g.ranks_text, g.size, g.rank_start, g.rank_stride};
+}
+
+GroupKey key_of(const CollectiveInstance& c) {
+  return {c.pg_name,    c.pg_description,    c.pg_ranks,
+          c.group_size, c.global_rank_start, c.global_rank_stride};
+}
+
+// The identity fields of an instance, by reference (no copies).
+auto key_fields(const CollectiveInstance& c) {
+  return std::tie(c.pg_name, c.pg_description, c.pg_ranks, c.group_size, c.global_rank_start,
+                  c.global_rank_stride);
+}
+
+// The identity of instances without process-group metadata.
+GroupKey no_group() {
+  return {"", "", "", -1, -1, -1};
+}
+
+bool all_digits(const std::string& text) {
+  return !text.empty() &&
+         std::all_of(text.begin(), text.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+}
+
+// The row order of process_groups.csv.
+bool group_before(const GroupKey& a, const GroupKey& b) {
+  const auto order = [](const GroupKey& k) {
+    const std::string& name = std::get<0>(k);
+    const bool numeric = all_digits(name);
+    return std::tuple<bool, bool, std::size_t, const GroupKey&>(k == no_group(), !numeric,
+                                                                numeric ? name.size() : 0, k);
+  };
+  return order(a) < order(b);
+}
+
+struct GroupRow {
+  std::size_t ranks_loaded = 0;
+  std::size_t matched = 0, complete = 0;
+  bool any_tier = false;
+  model::MatchTier summary_tier = model::MatchTier::kSeq;  // the worst tier the PGRPs give
+  std::vector<std::int32_t> summary_members;               // a PGRP's exact member list
+  bool summary_truncated = false;
+};
+
+std::string members_text(const GroupKey& key, const GroupRow& row, const Ranks& ranks) {
+  if (key == no_group()) return format_rank_set(ranks.numbers());
+  CollectiveInstance sample;
+  std::tie(sample.pg_name, sample.pg_description, sample.pg_ranks, sample.group_size,
+           sample.global_rank_start, sample.global_rank_stride) = key;
+  const GroupMembership expected = expected_members(sample, {}, {});
+  if (expected.source != MembershipSource::kUnknown) return format_rank_set(expected.members);
+  if (!row.summary_members.empty()) return format_rank_set(row.summary_members);
+  if (expected.rank_list_truncated || row.summary_truncated) return "truncated";
+  return {};
+}
+
+// ---- families --------------------------------------------------------------------------------
+
+std::int64_t bytes_from(std::int64_t explicit_bytes, std::int64_t nelems,
+                        model::CollectiveDtype dtype) {
+  if (explicit_bytes >= 0) return explicit_bytes;
+  const std::int64_t size = model::dtype_bytes(dtype);
+  if (nelems < 0 || size <= 0 || nelems > std::numeric_limits<std::int64_t>::max() / size)
+    return -1;
+  return nelems * size;
+}
+
+// The description, unless PyTorch left its default; else the name.
+std::string group_label(const CollectiveInstance& c) {
+  if (!c.pg_description.empty() && c.pg_description != "undefined") return c.pg_description;
+  return c.pg_name;
+}
+
+using FamilyKey = std::tuple<std::string, std::int64_t, std::string, std::string,
+                             std::int64_t>;  // group, n, kind, dtype, bytes
+
+struct Family {
+  CollectiveKind kind = CollectiveKind::kUnknown;
+  std::size_t count = 0;
+  std::int64_t transfer_ns = 0;
+  std::int64_t wait_ns = 0;
+};
+
+}  // namespace
+
+std::int64_t collective_message_bytes(const model::CollectiveInstance& c) {
+  const std::int64_t in = bytes_from(c.in_bytes, c.in_nelems, c.dtype);
+  switch (c.kind) {
+    case CollectiveKind::kAllReduce:
+    case CollectiveKind::kBroadcast:
+    case CollectiveKind::kReduce:
+    case CollectiveKind::kReduceScatter:
+    case CollectiveKind::kAllToAll:
+      return in;
+    case CollectiveKind::kAllGather:
+      return bytes_from(c.out_bytes, c.out_nelems, c.dtype);
+    case CollectiveKind::kSend:
+    case CollectiveKind::kRecv:
+      return in >= 0 ? in : bytes_from(c.out_bytes, c.out_nelems, c.dtype);
+    default:
+      return -1;
+  }
+}
+
+std::optional<double> bus_bandwidth_factor(model::CollectiveKind kind, std::int64_t n) {
+  if (n <= 0) return std::nullopt;
+  const double size = static_cast<double>(n);
+  switch (kind) {
+    case CollectiveKind::kAllReduce:
+      return 2.0 * (size - 1) / size;
+    case CollectiveKind::kAllGather:
+    case CollectiveKind::kReduceScatter:
+    case CollectiveKind::kAllToAll:
+      return (size - 1) / size;
+    case CollectiveKind::kBroadcast:
+    case CollectiveKind::kReduce:
+    case CollectiveKind::kSend:
+    case CollectiveKind::kRecv:
+      return 1.0;
+    default:
+      return std::nullopt;
+  }
+}
+
+std::string process_groups_csv(std::span<const RankInput> ranks, const MatchResult& matches,
+                               const CrossRankFigures& figures) {
+  const Ranks lookup(ranks);
+  std::map<GroupKey, GroupRow> rows;
+  std::set<std::int32_t> counted;  // a rank number given twice counts once
+  for (const RankInput& input : ranks) {
+    if (!counted.insert(input.rank).second) continue;
+    std::set<GroupKey> seen;
+    if (input.summary) {
+      for (const ProcessGroup& g : input.summary->process_groups) {
+        const GroupKey key = key_of(g);
+        seen.insert(key);
+        GroupRow& row = rows[key];
+        row.summary_tier = std::max(row.any_tier ? row.summary_tier : g.tier, g.tier);
+        row.any_tier = true;
+        if (row.summary_members.empty()) row.summary_members = g.members;
+        row.summary_truncated = row.summary_truncated || g.members_truncated;
+      }
+    }
+    const CollectiveInstance* previous = nullptr;  // runs of one group are common: skip them
+    for (const CollectiveInstance& c : input.instances) {
+      if (previous && key_fields(*previous) == key_fields(c)) continue;
+      previous = &c;
+      seen.insert(has_process_group(c) ? key_of(c) : no_group());
+    }
+    for (const GroupKey& key : seen) ++rows[key].ranks_loaded;
+  }
+  std::unordered_set<std::size_t> complete;
+  for (const InstanceFigures& f : figures.instances) complete.insert(f.collective);
+  for (std::size_t i = 0; i < matches.collectives.size(); ++i) {
+    const CollectiveInstance* sample = sample_of(matches.collectives[i], lookup);
+    if (!sample) continue;
+    GroupRow& row = rows[has_process_group(*sample) ? key_of(*sample) : no_group()];
+    ++row.matched;
+    if (complete.count(i)) ++row.complete;
+  }
+  std::map<std::string, model::MatchTier> tier_of_name;
+  for (const GroupMatchSummary& g : matches.groups) tier_of_name.emplace(g.pg_name, g.tier);
+
+  std::vector<std::pair<const GroupKey*, const GroupRow*>> order;
+  for (const auto& [key, row] : rows) order.emplace_back(&key, &row);
+  std::sort(order.begin(), order.end(),
+            [](const auto& a, const auto& b) { return group_before(*a.first, *b.first); });
+  std::string csv =
+      "name,description,size,members,ranks_loaded,tier,instances_matched,instances_complete,"
+      "instances_partial\n";
+  for (const auto& [key, row] : order) {
+    const auto named = tier_of_name.find(std::get<0>(*key));
+    const model::MatchTier tier = named != tier_of_name.end() ? named->second
+                                  : row->any_tier             ? row->summary_tier
+                                                              : model::MatchTier::kTimeline;
+    csv += text::csv_field(std::get<0>(*key)) + "," + text::csv_field(std::get<1>(*key)) + "," +
+           known_number(std::get<3>(*key)) + "," +
+           text::csv_field(members_text(*key, *row, lookup)) + "," +
+           std::to_string(row->ranks_loaded) + "," + tier_name(tier) + "," +
+           std::to_string(row->matched) + "," + std::to_string(row->complete) + "," +
+           std::to_string(row->matched - row->complete) + "\n";
+  }
+  return csv;
+}
+
+std::string clock_offsets_csv(const ClockAlignment& clocks) {
+  std::vector<NodeClockOffset> nodes = clocks.nodes;
+  std::stable_sort(nodes.begin(), nodes.end(),
+                   [](const auto& a, const auto& b) { return a.node < b.node; });
+  std::string csv = "node,offset_us,mad_us,samples,applied\n";
+  for (const NodeClockOffset& n : nodes)
+    csv += std::to_string(n.node) + "," + us(n.offset_ns, 3) + "," + us(n.mad_ns, 3) + "," +
+           std::to_string(n.samples) + "," + (n.applied ? "true" : "false") + "\n";
+  return csv;
+}
+
+std::string straggler_summary_csv(std::span<const RankInput> ranks, const MatchResult& matches,
+                                  const CrossRankFigures& figures,
+                                  const RankClockOffsets& clock_offset_ns) {
+  const Ranks lookup(ranks);
+  struct Row {
+    std::int64_t wait_ns = 0;
+    std::size_t joined = 0, last = 0, first = 0;
+  };
+  std::map<std::int32_t, Row> rows;
+  std::size_t collectives = 0;
+  for (const InstanceFigures& f : figures.instances) {
+    if (f.collective >= matches.collectives.size()) continue;
+    const MatchedCollective& matched = matches.collectives[f.collective];
+    const CollectiveInstance* sample = sample_of(matched, lookup);
+    if (!sample || sample->p2p || model::is_point_to_point(sample->kind) ||
+        sample->kind == CollectiveKind::kAllToAllV)
+      continue;
+    const Waits w = waits_of(matched, lookup, clock_offset_ns);
+    if (w.starts.empty()) continue;
+    ++collectives;
+    bool last_taken = false, first_taken = false;
+    for (const auto& [rank, start] : w.starts) {  // ascending rank: ties go to the lowest
+      Row& row = rows[rank];
+      ++row.joined;
+      row.wait_ns += w.latest - start;
+      if (start == w.latest && !last_taken) ++row.last, last_taken = true;
+      if (start == w.earliest && !first_taken) ++row.first, first_taken = true;
+    }
+  }
+  std::map<std::int32_t, std::int64_t> duration_ns;
+  std::set<std::int32_t> counted;
+  for (const RankInput& input : ranks) {
+    if (!counted.insert(input.rank).second) continue;
+    std::int64_t total = 0;
+    for (const CollectiveInstance& c : input.instances) total += c.duration_ns;
+    duration_ns[input.rank] = total;
+  }
+  std::vector<std::pair<std::int32_t, Row>> order(rows.begin(), rows.end());
+  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+    return a.second.wait_ns < b.second.wait_ns;  // ties keep ascending rank
+  });
+  std::string csv =
+      "rank,total_wait_time_us,mean_wait_time_us,times_arrived_last,times_arrived_first,"
+      "pct_arrived_last,num_collectives,total_nccl_dur_us\n";
+  for (const auto& [rank, row] : order) {
+    const double mean_ns = static_cast<double>(row.wait_ns) / static_cast<double>(row.joined);
+    const double pct =
+        100.0 * static_cast<double>(row.last) / static_cast<double>(collectives);  // ≥ 1
+    csv += std::to_string(rank) + "," + us(row.wait_ns, 1) + "," + fixed(mean_ns / 1e3, 1) + "," +
+           std::to_string(row.last) + "," + std::to_string(row.first) + "," + fixed(pct, 1) + "," +
+           std::to_string(collectives) + "," + us(duration_ns[rank], 1) + "\n";
+  }
+  return csv;
+}
+
+std::string collectives_summary_csv(std::span<const RankInput> ranks, const MatchResult& matches,
+                                    const CrossRankFigures& figures,
+                                    const RankClockOffsets& clock_offset_ns) {
+  const Ranks lookup(ranks);
+  std::map<FamilyKey, Family> families;
+  for (const InstanceFigures& f : figures.instances) {
+    if (f.collective >= matches.collectives.size()) continue;
+    const MatchedCollective& matched = matches.collectives[f.collective];
+    const CollectiveInstance* sample = sample_of(matched, lookup);
+    if (!sample) continue;
+    const std::int64_t n = sample->group_size > 0
+                               ? sample->group_size
+                               : static_cast<std::int64_t>(matched.members.size());
+    const FamilyKey key{group_label(*sample), n, model::kind_name(sample->kind),
+                        model::dtype_name(sample->dtype), collective_message_bytes(*sample)};
+    Family& family = families[key];
+    family.kind = sample->kind;
+    ++family.count;
+    family.transfer_ns += f.transfer_ns;
+    const Waits w = waits_of(matched, lookup, clock_offset_ns);
+    for (const auto& [rank, start] : w.starts) family.wait_ns += w.latest - start;
+  }
+  std::vector<std::pair<const FamilyKey*, const Family*>> order;
+  for (const auto& [key, family] : families) order.emplace_back(&key, &family);
+  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+    return a.second->transfer_ns > b.second->transfer_ns;  // ties keep the key order
+  });
+  std::string csv =
+      "process_group,group_size,kind,dtype,bytes,count,transfer_total_us,transfer_mean_us,"
+      "wait_total_us,algbw_gbps,busbw_gbps\n";
+  for (const auto& [key, family] : order) {
+    const auto& [group, n, kind, dtype, bytes] = *key;
+    const double mean_ns =
+        static_cast<double>(family->transfer_ns) / static_cast<double>(family->count);
+    std::string algbw, busbw;
+    if (bytes >= 0 && family->transfer_ns > 0) {
+      // bytes per ns = GB/s
+      const double gbps = static_cast<double>(bytes) * static_cast<double>(family->count) /
+                          static_cast<double>(family->transfer_ns);
+      algbw = fixed(gbps, 3);
+      if (const std::optional<double> factor = bus_bandwidth_factor(family->kind, n))
+        busbw = fixed(gbps * *factor, 3);
+    }
+    csv += text::csv_field(group) + "," + std::to_string(n) + "," + kind + "," +
+           text::csv_field(dtype) + "," + known_number(bytes) + "," +
+           std::to_string(family->count) + "," + us(family->transfer_ns, 3) + "," +
+           fixed(mean_ns / 1e3, 3) + "," + us(family->wait_ns, 3) + "," + algbw + "," + busbw +
+           "\n";
+  }
+  return csv;
+}
+
+}  // namespace traceprism::multirank
