@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 layers=(config io index text ingest platform synth model perf_report findings multirank comparison plugins schedule
-        pipeline report validate cli)
+        pipeline report validate cli mpi)
 
 declare -A rank
 for i in "${!layers[@]}"; do rank[${layers[$i]}]=$i; done

@@ -36,6 +36,7 @@ if [ ${#packages[@]} -eq 0 ]; then
     libtbb-dev libzstd-dev zlib1g-dev libisal-dev
     libspdlog-dev libgtest-dev libcli11-dev
     zstd gzip time
+    openmpi-bin libopenmpi-dev
   )
 fi
 

@@ -14,13 +14,16 @@
 #include "cli/multi_rank_run.hpp"
 #include "cli/platform_options.hpp"
 #include "cli/plugin_loading.hpp"
+#include "cli/rank_distribution.hpp"
 #include "cli/trace_options.hpp"
 #include "config/run_config.hpp"
 #include "io/folder_replacement.hpp"
 #include "io/output_file.hpp"
+#include "multirank/rank_discovery.hpp"
 #include "multirank/rank_summary_file.hpp"
 #include "perf_report/gpu_timeline_sheet.hpp"
 #include "pipeline/analysis_pipeline.hpp"
+#include "report/multi_rank_heatmap.hpp"
 #include "report/report_writers.hpp"
 #include "text/json_writer.hpp"
 
@@ -33,10 +36,17 @@ namespace fs = std::filesystem;
 struct AnalyzeOptions {
   std::vector<std::string> traces;  // one trace, or the rank traces of a multi-rank job
   bool allow_partial = false;
-  std::string summaries_out;    // --summaries-out
-  int gpus_per_node = 0;        // --gpus-per-node
-  unsigned rank_jobs = 0;       // --rank-jobs
-  std::string memory_budget;    // --memory-budget
+  std::string summaries_out;  // --summaries-out
+  int gpus_per_node = 0;      // --gpus-per-node
+  unsigned rank_jobs = 0;     // --rank-jobs
+  std::string memory_budget;  // --memory-budget
+  std::string focus_rank = "auto";
+  std::string rank_from = "auto";
+  std::string rank_regex = std::string(multirank::kDefaultRankRegex);
+  std::string rank_set;  // --ranks
+  bool recursive = false;
+  std::string on_duplicate_rank = "error";
+  bool require_all_ranks = false;
   bool from_summaries = false;  // `merge`: traces are folders of rank summaries
   std::string output_dir;
   pipeline::PlatformOptions platform;
@@ -107,11 +117,56 @@ bool parse_size(const std::string& text, std::uint64_t& bytes) {
   return bytes > 0;
 }
 
+const std::map<std::string, multirank::RankFrom> kRankFromNames{
+    {"auto", multirank::RankFrom::kAuto},
+    {"meta", multirank::RankFrom::kMeta},
+    {"filename", multirank::RankFrom::kFileName},
+    {"order", multirank::RankFrom::kOrder}};
+
+// The multi-rank options as the run takes them; the usage error's sentence when one is bad.
+std::string multi_rank_options(const AnalyzeOptions& o, MultiRankOptions& out) {
+  out.allow_partial = o.allow_partial;
+  out.quiet = o.analysis.load.quiet;
+  out.summaries_out = o.summaries_out;
+  out.gpus_per_node = o.gpus_per_node;
+  out.rank_jobs = o.rank_jobs;
+  if (!o.memory_budget.empty() && !parse_size(o.memory_budget, out.memory_budget_bytes))
+    return "--memory-budget takes a size such as 16G, 512M or a byte count; got '" +
+           o.memory_budget + "'.";
+  if (o.focus_rank != "auto") {
+    std::size_t used = 0;
+    int rank = -1;
+    try {
+      rank = std::stoi(o.focus_rank, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != o.focus_rank.size() || rank < 0)
+      return "--focus-rank takes auto or a rank number; got '" + o.focus_rank + "'.";
+    out.focus_rank = rank;
+  }
+  multirank::DiscoveryOptions& d = out.discovery;
+  d.from = kRankFromNames.at(o.rank_from);
+  d.recursive = o.recursive;
+  d.keep_first_duplicate = o.on_duplicate_rank == "first";
+  d.require_all_ranks = o.require_all_ranks;
+  try {
+    multirank::check_rank_regex(o.rank_regex);
+    d.rank_regex = o.rank_regex;
+    if (!o.rank_set.empty()) d.rank_ranges = multirank::parse_rank_ranges(o.rank_set);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return {};
+}
+
 // multi_rank_csvs/ beside the focus rank's report.
 void write_multi_rank_files(const fs::path& staging, const MultiRankPlan& job) {
   io::create_output_folder(staging / "multi_rank_csvs");
-  io::write_text_file_atomically((staging / "multi_rank_csvs" / "ranks.csv").string(),
-                                 job.ranks_csv);
+  for (const auto& [name, text] : job.csvs)
+    io::write_text_file_atomically((staging / "multi_rank_csvs" / name).string(), text);
+  io::write_text_file_atomically((staging / report::kMultiRankHeatmapFile).string(),
+                                 report::multi_rank_heatmap_svg(job.facts));
 }
 
 int run_analyze(const AnalyzeOptions& o) {
@@ -144,11 +199,22 @@ int run_analyze(const AnalyzeOptions& o) {
     print_error("--capture-dir analyses one serving trace; give one TRACE with it.");
     return kExitUsage;
   }
+  MultiRankOptions rank_options;
+  if (std::string problem = multi_rank_options(o, rank_options); !problem.empty()) {
+    print_error(problem);
+    return kExitUsage;
+  }
   if (int code = check_loaded_plugins(registry, a); code != kExitOk) return code;
 
   if (o.mode == "default" && !a.load.capture_dir.empty()) {
     print_error("--capture-dir needs --mode inference (the capture merge is inference mode's).");
     return kExitUsage;
+  }
+  // traceprism-mpi: the job's other processes read their share of the rank traces for process
+  // 0, which alone writes the report.
+  if (RankDistribution* d = installed_rank_distribution(); d && !d->writes_outputs()) {
+    if (!multi_rank || o.from_summaries) return kExitOk;
+    return exit_code_of_pipeline([&] { read_rank_share(o.traces, rank_options); });
   }
   // The output folder first: a folder in use or holding other files should not cost the
   // minute a big trace takes to read.
@@ -166,10 +232,9 @@ int run_analyze(const AnalyzeOptions& o) {
   p.trace_path = o.traces.front();
   std::optional<MultiRankPlan> job;
   if (multi_rank) {
-    const MultiRankOptions options{o.allow_partial, a.load.quiet, o.summaries_out, o.gpus_per_node};
     if (int code = exit_code_of_pipeline([&] {
-          job = o.from_summaries ? plan_from_summaries(o.traces, options)
-                                 : plan_multi_rank(o.traces, options);
+          job = o.from_summaries ? plan_from_summaries(o.traces, rank_options)
+                                 : plan_multi_rank(o.traces, rank_options);
         });
         code != kExitOk)
       return code;
@@ -222,6 +287,17 @@ int run_analyze(const AnalyzeOptions& o) {
   return severity_threshold_exit(cfg, r.findings);
 }
 
+// Options that `analyze` over rank traces and `merge` share.
+void add_rank_choice_options(CLI::App& cmd, AnalyzeOptions& o) {
+  cmd.add_option("--focus-rank", o.focus_rank,
+                 "Multi-rank: the rank whose own report fills the compute and fusion items\n"
+                 "(auto: the one with the most compute per step)")
+      ->capture_default_str();
+  cmd.add_flag("--require-all-ranks", o.require_all_ranks,
+               "Multi-rank: exit 2 when a rank of the job is missing or unreadable, instead of\n"
+               "analysing the others and saying which are missing");
+}
+
 }  // namespace
 
 void add_analyze_command(CLI::App& app) {
@@ -254,6 +330,23 @@ void add_analyze_command(CLI::App& app) {
   cmd->add_option("--memory-budget", o->memory_budget,
                   "Multi-rank: memory the ranks read at once may use, e.g. 16G (default: 70% of\n"
                   "the available memory)");
+  add_rank_choice_options(*cmd, *o);
+  cmd->add_option("--rank-from", o->rank_from,
+                  "Multi-rank: where a trace's rank comes from: auto (distributedInfo.rank, else\n"
+                  "the file name), meta, filename (--rank-regex) or order (sorted path order)")
+      ->check(CLI::IsMember({"auto", "meta", "filename", "order"}));
+  cmd->add_option("--rank-regex", o->rank_regex,
+                  "Multi-rank: regular expression whose first group is the rank in a file name\n"
+                  "(searched in the base name, then the path)")
+      ->capture_default_str();
+  cmd->add_option("--ranks", o->rank_set, "Multi-rank: analyse only these ranks, e.g. 0-7,64");
+  cmd->add_flag("--recursive", o->recursive,
+                "Multi-rank: also look for rank traces in the subfolders of a given folder");
+  cmd->add_option("--on-duplicate-rank", o->on_duplicate_rank,
+                  "Multi-rank: two files of one rank are an error (exit 2), or keep the first in\n"
+                  "path order")
+      ->check(CLI::IsMember({"error", "first"}))
+      ->capture_default_str();
   cmd->add_option(
       "--summaries-out", o->summaries_out,
       "Multi-rank: also write each rank's summary (rank-NNNNN.tpsum) into this folder,\n"
@@ -311,6 +404,7 @@ void add_merge_command(CLI::App& app) {
   cmd->add_option("--gpus-per-node", o->gpus_per_node,
                   "Ranks per node (rank R on node R / G), for the per-node clock offsets")
       ->check(CLI::Range(1, 1 << 20));
+  add_rank_choice_options(*cmd, *o);
   cmd->footer(
       "Examples:\n"
       "  traceprism analyze 'job/rank[0-3].json.gz' --summaries-out sums -o /tmp/part1\n"

@@ -15,6 +15,11 @@ enum ExitCode : int {
   kExitInternal = 70,  // a bug or resource exhaustion (EX_SOFTWARE)
 };
 
+// Parses and runs one traceprism command line; returns the exit code. `may_restart`: the
+// process may re-execute itself with huge-page malloc settings first (huge_page_malloc.hpp);
+// traceprism-mpi, already inside MPI, may not.
+int run_command_line(int argc, char** argv, bool may_restart);
+
 // Each subcommand registers itself on the app and runs through the callback it installs.
 void add_analyze_command(CLI::App& app);
 void add_merge_command(CLI::App& app);

@@ -13,6 +13,7 @@
 #include <span>
 #include <thread>
 
+#include "cli/rank_distribution.hpp"
 #include "ingest/trace_reader.hpp"
 #include "io/input_error.hpp"
 #include "io/output_file.hpp"
@@ -21,6 +22,8 @@
 #include "multirank/collective_matching.hpp"
 #include "multirank/cross_rank_figures.hpp"
 #include "multirank/cross_rank_findings.hpp"
+#include "multirank/multi_rank_tables.hpp"
+#include "multirank/rank_balance_findings.hpp"
 #include "multirank/rank_discovery.hpp"
 #include "multirank/rank_summary_builder.hpp"
 #include "multirank/rank_summary_file.hpp"
@@ -49,15 +52,18 @@ struct LoadedRank {
   std::vector<model::CollectiveInstance> instances;
 };
 
-LoadedRank load_rank(const multirank::RankFile& file) {
-  LoadedRank r;
-  r.path = file.path;
-  r.rank = file.rank;
+multirank::RankSummary summarize_rank_file(const multirank::RankFile& file) {
   const ingest::TraceFile trace = ingest::read_trace(file.path);
-  r.summary = multirank::summarize_rank(trace.index, model::LaunchLinks::build(trace.index));
-  r.summary.meta.file_path = file.path;
-  r.summary.meta.file_size = trace.file_bytes;
-  r.summary.meta.host_name = file.host;
+  multirank::RankSummary summary =
+      multirank::summarize_rank(trace.index, model::LaunchLinks::build(trace.index));
+  summary.meta.file_path = file.path;
+  summary.meta.file_size = trace.file_bytes;
+  summary.meta.host_name = file.host;
+  return summary;
+}
+
+LoadedRank loaded_rank(std::string path, int rank, multirank::RankSummary summary) {
+  LoadedRank r{std::move(path), rank, std::move(summary), {}};
   for (const multirank::CollectiveRow& row : r.summary.collectives)
     r.instances.push_back(row.instance);
   return r;
@@ -77,13 +83,14 @@ std::uint64_t available_memory_bytes() {
   return static_cast<std::uint64_t>(kib) * 1024;
 }
 
-std::size_t rank_jobs(const multirank::Discovery& found, const MultiRankOptions& options) {
-  const std::size_t n = found.files.size();
+std::size_t rank_jobs(const multirank::Discovery& found, const std::vector<std::size_t>& indices,
+                      const MultiRankOptions& options) {
+  const std::size_t n = std::max<std::size_t>(1, indices.size());
   if (options.rank_jobs > 0) return std::min<std::size_t>(options.rank_jobs, n);
   std::uint64_t largest = 0;
-  for (const multirank::RankFile& f : found.files)
-    largest =
-        std::max<std::uint64_t>(largest, f.estimated_json_bytes / 2 + (std::uint64_t{64} << 20));
+  for (std::size_t i : indices)
+    largest = std::max<std::uint64_t>(
+        largest, found.files[i].estimated_json_bytes / 2 + (std::uint64_t{64} << 20));
   const std::uint64_t budget = options.memory_budget_bytes > 0 ? options.memory_budget_bytes
                                                                : available_memory_bytes() / 10 * 7;
   const std::size_t by_memory =
@@ -92,27 +99,24 @@ std::size_t rank_jobs(const multirank::Discovery& found, const MultiRankOptions&
   return std::clamp<std::size_t>(std::min(by_memory, by_cores), 1, n);
 }
 
-// One rank's trace into its summary, or the sentence that excludes it (§2: an unreadable rank
-// is left out and the run goes on).
-struct RankResult {
-  std::optional<LoadedRank> loaded;
-  std::string error;
-};
-
-// K workers take the ranks in turn; results land by index, so the outcome does not depend on
+// K workers take the files in turn; results land by position, so the outcome does not depend on
 // which worker finished first. The progress line is drawn only on a terminal, as the reader's.
-std::vector<RankResult> read_ranks(const multirank::Discovery& found, std::size_t jobs,
-                                   bool quiet) {
+std::vector<RankReadResult> read_rank_files(const multirank::Discovery& found,
+                                            const std::vector<std::size_t>& indices,
+                                            std::size_t jobs, bool quiet) {
   const bool progress = !quiet && ::isatty(STDERR_FILENO);
-  std::vector<RankResult> results(found.files.size());
+  std::vector<RankReadResult> results(indices.size());
   std::atomic<std::size_t> next{0}, done{0};
   std::mutex print;
   auto worker = [&] {
     for (std::size_t i = next++; i < results.size(); i = next++) {
+      const multirank::RankFile& file = found.files[indices[i]];
       try {
-        results[i].loaded = load_rank(found.files[i]);
+        results[i].summary = summarize_rank_file(file);
       } catch (const io::InputError& e) {
         results[i].error = e.what();
+      } catch (const std::exception& e) {  // out of memory, say: this rank only
+        results[i].error = file.path + ": " + e.what();
       }
       const std::size_t finished = ++done;
       if (!progress) continue;
@@ -129,41 +133,103 @@ std::vector<RankResult> read_ranks(const multirank::Discovery& found, std::size_
   return results;
 }
 
-// §9.1: the rank with the largest mean compute per step (ties: the lowest rank).
-std::size_t focus_of(const std::vector<LoadedRank>& ranks) {
-  std::size_t best = 0;
-  double best_compute = -1;
-  for (std::size_t i = 0; i < ranks.size(); ++i) {
-    const auto& steps = ranks[i].summary.steps;
-    double compute = 0;
-    for (const multirank::StepSummary& s : steps)
-      compute += static_cast<double>(s.totals.compute_ns);
-    if (!steps.empty()) compute /= static_cast<double>(steps.size());
-    if (compute > best_compute) best = i, best_compute = compute;
+// What discovery found, identically on every process of an MPI job (or an error on all).
+std::uint64_t fingerprint_of(const multirank::Discovery& found) {
+  std::string text = std::to_string(found.world_size);
+  for (const multirank::RankFile& f : found.files)
+    text += '\n' + f.path + '\t' + std::to_string(f.rank);
+  return multirank::fnv1a64(text);
+}
+
+multirank::Discovery discover_job(const std::vector<std::string>& inputs,
+                                  const MultiRankOptions& options) {
+  RankDistribution* distribution = installed_rank_distribution();
+  multirank::Discovery found;
+  std::string error;
+  try {
+    found = multirank::discover_ranks(inputs, options.discovery);
+    if (found.files.size() < 2)
+      throw io::InputError("multi-rank analysis needs at least two rank traces; " +
+                           std::to_string(found.files.size()) + " found in the given paths.");
+  } catch (const io::InputError& e) {
+    if (!distribution) throw;
+    error = e.what();
   }
+  if (distribution) distribution->agree_on_inputs(fingerprint_of(found), error);
+  return found;
+}
+
+// Every file's result by index (on an MPI job's other processes: none).
+std::vector<RankReadResult> read_job(const multirank::Discovery& found,
+                                     const MultiRankOptions& options) {
+  const LocalRankReader read_local = [&](const std::vector<std::size_t>& indices) {
+    return read_rank_files(found, indices, rank_jobs(found, indices, options), options.quiet);
+  };
+  if (RankDistribution* distribution = installed_rank_distribution())
+    return distribution->read_ranks(found, read_local);
+  std::vector<std::size_t> all(found.files.size());
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+  return read_local(all);
+}
+
+// §9.1: the rank with the largest mean compute per step (ties: the lowest rank), unless
+// --focus-rank names one.
+std::size_t focus_of(const std::vector<LoadedRank>& ranks, std::int32_t requested) {
+  if (requested >= 0) {
+    for (std::size_t i = 0; i < ranks.size(); ++i)
+      if (ranks[i].rank == requested) return i;
+    throw io::InputError("--focus-rank " + std::to_string(requested) +
+                         ": no trace of that rank was analysed.");
+  }
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < ranks.size(); ++i)
+    if (multirank::mean_step_compute_ns(ranks[i].summary) >
+        multirank::mean_step_compute_ns(ranks[best].summary))
+      best = i;
   return best;
 }
 
+// §9.4's ranks.csv: per-step figures are means over the rank's profiler steps (the whole trace
+// without steps). critical_share_pct and flags are not computed yet, so they are left out.
 std::string ranks_csv(const std::vector<LoadedRank>& ranks,
-                      const multirank::CrossRankFigures& figures) {
+                      const multirank::CrossRankFigures& figures,
+                      const std::map<std::int32_t, std::int32_t>& nodes) {
   std::string csv =
-      "rank,file,steps,step_ms,collectives,wait_ms,exposed_wait_ms,last_arrivals,pct_last,"
-      "mean_lateness_us,cause\n";
-  auto ms = [](std::int64_t ns) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.3f", static_cast<double>(ns) / 1e6);
+      "rank,node,host,file,steps,step_ms,compute_ms,comm_ms,exposed_comm_ms,idle_pct,"
+      "host_wait_ms,collectives,wait_ms,exposed_wait_ms,last_arrivals,pct_last,mean_lateness_us,"
+      "cause\n";
+  auto number = [](double value, int decimals) {
+    char text[40];
+    std::snprintf(text, sizeof text, "%.*f", decimals, value);
     return std::string(text);
   };
+  auto ms = [&](std::int64_t ns) { return number(static_cast<double>(ns) / 1e6, 3); };
   for (std::size_t i = 0; i < ranks.size(); ++i) {
     const multirank::RankFigures& f = figures.ranks[i];
-    char pct[32], late[32];
-    std::snprintf(pct, sizeof pct, "%.1f", 100.0 * f.last_share);
-    std::snprintf(late, sizeof late, "%.1f", static_cast<double>(f.mean_lateness_ns) / 1e3);
-    csv += std::to_string(f.rank) + "," + fs::path(ranks[i].path).filename().string() + "," +
-           std::to_string(ranks[i].summary.steps.size()) + "," + ms(f.mean_step_ns) + "," +
-           std::to_string(ranks[i].instances.size()) + "," + ms(f.wait_ns) + "," +
-           ms(f.exposed_wait_ns) + "," + std::to_string(f.last_count) + "," + pct + "," + late +
-           "," + multirank::cause_name(f.cause) + "\n";
+    const multirank::RankSummary& summary = ranks[i].summary;
+    multirank::ActivityTotals per_step = summary.profile.totals;
+    if (!summary.steps.empty()) {
+      per_step = {};
+      for (const multirank::StepSummary& step : summary.steps) {
+        per_step.compute_ns += step.totals.compute_ns;
+        per_step.comm_ns += step.totals.comm_ns;
+        per_step.exposed_comm_ns += step.totals.exposed_comm_ns;
+        per_step.host_wait_idle_ns += step.totals.host_wait_idle_ns;
+      }
+      const auto n = static_cast<std::int64_t>(summary.steps.size());
+      per_step.compute_ns /= n, per_step.comm_ns /= n, per_step.exposed_comm_ns /= n;
+      per_step.host_wait_idle_ns /= n;
+    }
+    csv += std::to_string(f.rank) + "," + std::to_string(nodes.at(f.rank)) + "," +
+           summary.meta.host_name + "," + fs::path(ranks[i].path).filename().string() + "," +
+           std::to_string(summary.steps.size()) + "," + ms(f.mean_step_ns) + "," +
+           ms(per_step.compute_ns) + "," + ms(per_step.comm_ns) + "," +
+           ms(per_step.exposed_comm_ns) + "," + number(multirank::gpu_idle_percent(summary), 2) +
+           "," + ms(per_step.host_wait_idle_ns) + "," + std::to_string(ranks[i].instances.size()) +
+           "," + ms(f.wait_ns) + "," + ms(f.exposed_wait_ns) + "," + std::to_string(f.last_count) +
+           "," + number(100.0 * f.last_share, 1) + "," +
+           number(static_cast<double>(f.mean_lateness_ns) / 1e3, 1) + "," +
+           multirank::cause_name(f.cause) + "\n";
   }
   return csv;
 }
@@ -200,9 +266,56 @@ void add_matching_warnings(const multirank::MatchResult& matches,
                        "one sequence number: a hang or correctness risk).");
 }
 
+// Per tier, the groups matched with it and their instance counts (the appendix's Matching line).
+std::vector<pipeline::MultiRankFacts::Matching> matching_by_tier(
+    const multirank::MatchResult& matches) {
+  std::vector<pipeline::MultiRankFacts::Matching> tiers;
+  for (model::MatchTier tier :
+       {model::MatchTier::kSeq, model::MatchTier::kOrdinal, model::MatchTier::kTimeline}) {
+    pipeline::MultiRankFacts::Matching m;
+    m.tier = multirank::tier_name(tier);
+    for (const multirank::GroupMatchSummary& g : matches.groups) {
+      if (g.tier != tier) continue;
+      ++m.groups;
+      m.instances += g.instances;
+      m.matched_instances += g.matched_instances;
+      m.collectives += g.collectives;
+    }
+    if (m.groups > 0) tiers.push_back(m);
+  }
+  return tiers;
+}
+
+// One heat-map row (§9.3): per bin, the mean over the rank's binned steps of the share of the
+// bin its computation (communication) kernels covered.
+pipeline::MultiRankFacts::HeatRow heat_row(const LoadedRank& r, std::int32_t node) {
+  pipeline::MultiRankFacts::HeatRow row{r.rank, node, {}, {}};
+  std::map<std::int64_t, std::int64_t> span_of_step;
+  for (const multirank::StepSummary& s : r.summary.steps) span_of_step[s.step] = span_ns(s.totals);
+  std::vector<double> compute(multirank::kBinsPerStep, 0), comm(multirank::kBinsPerStep, 0);
+  std::size_t steps = 0;
+  for (const multirank::StepBins& bins : r.summary.step_bins) {
+    const auto span = span_of_step.find(bins.step);
+    if (span == span_of_step.end() || span->second <= 0) continue;
+    const double bin_us = static_cast<double>(span->second) / 1e3 / multirank::kBinsPerStep;
+    for (std::size_t b = 0; b < multirank::kBinsPerStep; ++b) {
+      compute[b] += std::min(100.0, 100.0 * bins.compute_us[b] / bin_us);
+      comm[b] += std::min(100.0, 100.0 * bins.comm_us[b] / bin_us);
+    }
+    ++steps;
+  }
+  if (steps == 0) return row;
+  for (std::size_t b = 0; b < multirank::kBinsPerStep; ++b) {
+    row.compute_percent.push_back(compute[b] / static_cast<double>(steps));
+    row.comm_percent.push_back(comm[b] / static_cast<double>(steps));
+  }
+  return row;
+}
+
 pipeline::MultiRankFacts facts_of(const std::vector<LoadedRank>& ranks, const JobShape& found,
                                   const multirank::CrossRankFigures& figures,
-                                  const LoadedRank& focus) {
+                                  const LoadedRank& focus,
+                                  const std::map<std::int32_t, std::int32_t>& nodes) {
   pipeline::MultiRankFacts facts;
   facts.ranks_analyzed = ranks.size();
   facts.world_size = found.world_size;
@@ -213,11 +326,13 @@ pipeline::MultiRankFacts facts_of(const std::vector<LoadedRank>& ranks, const Jo
     const multirank::RankFigures& f = figures.ranks[i];
     exposed_wait += f.exposed_wait_ns;
     e2e += span_ns(ranks[i].summary.profile.totals);
-    facts.ranks.push_back({f.rank, fs::path(ranks[i].path).filename().string(),
-                           ranks[i].instances.size(), static_cast<double>(f.wait_ns) / 1e6,
-                           static_cast<double>(f.exposed_wait_ns) / 1e6, 100.0 * f.last_share,
-                           static_cast<double>(f.mean_lateness_ns) / 1e3, f.last_count,
-                           multirank::cause_name(f.cause)});
+    facts.ranks.push_back(
+        {f.rank, fs::path(ranks[i].path).filename().string(), ranks[i].instances.size(),
+         static_cast<double>(f.wait_ns) / 1e6, static_cast<double>(f.exposed_wait_ns) / 1e6,
+         100.0 * f.last_share, static_cast<double>(f.mean_lateness_ns) / 1e3, f.last_count,
+         multirank::cause_name(f.cause), nodes.at(f.rank),
+         static_cast<double>(f.mean_step_ns) / 1e6, multirank::gpu_idle_percent(ranks[i].summary)});
+    facts.heat_rows.push_back(heat_row(ranks[i], nodes.at(f.rank)));
   }
   facts.collective_wait_percent =
       e2e > 0 ? 100.0 * static_cast<double>(exposed_wait) / static_cast<double>(e2e) : 0;
@@ -325,7 +440,7 @@ MultiRankPlan plan_from_ranks(const std::vector<LoadedRank>& ranks, const JobSha
   figure_options.clock_offset_ns = match_options.clock_offset_ns;
   const multirank::CrossRankFigures figures =
       multirank::cross_rank_figures(inputs_of_ranks, matches, figure_options);
-  const LoadedRank& focus = ranks[focus_of(ranks)];
+  const LoadedRank& focus = ranks[focus_of(ranks, options.focus_rank)];
   multirank::CrossRankContext context;
   context.e2e_ns = span_ns(focus.summary.profile.totals);
   for (const LoadedRank& r : ranks) context.sum_e2e_ns += span_ns(r.summary.profile.totals);
@@ -339,8 +454,21 @@ MultiRankPlan plan_from_ranks(const std::vector<LoadedRank>& ranks, const JobSha
   plan.world_size = job.world_size;
   plan.outcomes.push_back(multirank::arrival_jitter_outcome(figures, context));
   plan.outcomes.push_back(multirank::straggler_outcome(figures, inputs_of_ranks, context));
-  plan.ranks_csv = ranks_csv(ranks, figures);
-  plan.facts = facts_of(ranks, job, figures, focus);
+  plan.outcomes.push_back(
+      multirank::idle_outlier_outcome(inputs_of_ranks, figures, nodes, context));
+  plan.outcomes.push_back(multirank::step_imbalance_outcome(inputs_of_ranks, figures, context));
+  plan.csvs = {
+      {"ranks.csv", ranks_csv(ranks, figures, nodes)},
+      {"process_groups.csv", multirank::process_groups_csv(inputs_of_ranks, matches, figures)},
+      {"clock_offsets.csv", multirank::clock_offsets_csv(clocks)},
+      {"collectives_summary.csv",
+       multirank::collectives_summary_csv(inputs_of_ranks, matches, figures,
+                                          figure_options.clock_offset_ns)},
+      {"straggler_summary.csv", multirank::straggler_summary_csv(inputs_of_ranks, matches, figures,
+                                                                 figure_options.clock_offset_ns)}};
+  plan.facts = facts_of(ranks, job, figures, focus, nodes);
+  plan.facts.matching = matching_by_tier(matches);
+  plan.facts.complete_collectives = figures.instances.size();
   add_matching_warnings(matches, plan.facts.warnings);
   for (const multirank::NodeClockOffset& n : clocks.nodes)
     plan.facts.clock_offsets.push_back({n.node, n.offset_ns, n.mad_ns, n.samples, n.applied});
@@ -372,28 +500,26 @@ void write_summaries(const std::vector<LoadedRank>& ranks, const JobShape& job,
 
 MultiRankPlan plan_multi_rank(const std::vector<std::string>& inputs,
                               const MultiRankOptions& options) {
-  const multirank::Discovery found = multirank::discover_ranks(inputs, {});
-  if (found.files.size() < 2)
-    throw io::InputError("multi-rank analysis needs at least two rank traces; " +
-                         std::to_string(found.files.size()) + " found in the given paths.");
+  const multirank::Discovery found = discover_job(inputs, options);
   if (!options.quiet)
     for (const std::string& note : found.notes) std::fprintf(stderr, "note: %s\n", note.c_str());
   std::vector<LoadedRank> ranks;
   std::vector<std::string> excluded;
   std::vector<std::int32_t> unreadable;
-  std::vector<RankResult> results = read_ranks(found, rank_jobs(found, options), options.quiet);
+  std::vector<RankReadResult> results = read_job(found, options);
   for (std::size_t i = 0; i < results.size(); ++i) {
-    if (results[i].loaded) {
-      ranks.push_back(std::move(*results[i].loaded));
+    if (results[i].summary) {
+      ranks.push_back(
+          loaded_rank(found.files[i].path, found.files[i].rank, std::move(*results[i].summary)));
     } else {
       excluded.push_back(results[i].error);
       unreadable.push_back(found.files[i].rank);
     }
   }
-  if (ranks.size() < 2)
+  if (ranks.size() < 2 || (options.discovery.require_all_ranks && !excluded.empty()))
     throw io::InputError(excluded.empty() ? "multi-rank analysis needs two readable rank traces."
                                           : excluded.front());
-  JobShape job{found.world_size, found.missing_ranks};
+  JobShape job{found.world_size, found.missing_ranks, {}};
   job.missing_ranks.insert(job.missing_ranks.end(), unreadable.begin(), unreadable.end());
   std::sort(job.missing_ranks.begin(), job.missing_ranks.end());
   for (const std::string& sentence : excluded)
@@ -402,6 +528,12 @@ MultiRankPlan plan_multi_rank(const std::vector<std::string>& inputs,
     job.world_size = std::max(job.world_size, static_cast<std::int64_t>(r.rank) + 1);
   if (!options.summaries_out.empty()) write_summaries(ranks, job, options.summaries_out);
   return plan_from_ranks(ranks, job, options);
+}
+
+void read_rank_share(const std::vector<std::string>& inputs, const MultiRankOptions& options) {
+  MultiRankOptions quiet = options;
+  quiet.quiet = true;
+  read_job(discover_job(inputs, quiet), quiet);
 }
 
 MultiRankPlan plan_from_summaries(const std::vector<std::string>& dirs,
@@ -421,16 +553,14 @@ MultiRankPlan plan_from_summaries(const std::vector<std::string>& dirs,
         files.push_back(entry.path().string());
     std::sort(files.begin(), files.end());
     for (const std::string& file : files) {
-      LoadedRank r;
-      r.summary = multirank::read_rank_summary_file(file);
-      r.rank = static_cast<int>(r.summary.meta.trace_rank);
-      r.path = r.summary.meta.file_path;
+      multirank::RankSummary summary = multirank::read_rank_summary_file(file);
+      const auto rank = static_cast<int>(summary.meta.trace_rank);
+      std::string path = summary.meta.file_path;
+      LoadedRank r = loaded_rank(std::move(path), rank, std::move(summary));
       auto [it, fresh] = file_of_rank.emplace(r.rank, file);
       if (!fresh)
         throw io::InputError("rank " + std::to_string(r.rank) + " is given by two summaries: " +
                              it->second + " and " + file + "; keep one.");
-      for (const multirank::CollectiveRow& row : r.summary.collectives)
-        r.instances.push_back(row.instance);
       job.world_size = std::max(
           {job.world_size, r.summary.meta.world_size, static_cast<std::int64_t>(r.rank) + 1});
       ranks.push_back(std::move(r));
@@ -444,6 +574,10 @@ MultiRankPlan plan_from_summaries(const std::vector<std::string>& dirs,
   for (std::int64_t rank = 0; rank < job.world_size; ++rank)
     if (!file_of_rank.count(static_cast<int>(rank)))
       job.missing_ranks.push_back(static_cast<std::int32_t>(rank));
+  if (options.discovery.require_all_ranks && !job.missing_ranks.empty())
+    throw io::InputError("--require-all-ranks: no summary of rank(s) " +
+                         multirank::format_rank_set(job.missing_ranks) + " of " +
+                         std::to_string(job.world_size) + ".");
   return plan_from_ranks(ranks, job, options);
 }
 

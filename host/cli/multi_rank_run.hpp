@@ -2,9 +2,11 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "findings/finding.hpp"
+#include "multirank/rank_discovery.hpp"
 #include "pipeline/analysis_report.hpp"
 
 namespace traceprism::cli {
@@ -19,7 +21,9 @@ struct MultiRankPlan {
   std::size_t ranks = 0;
   std::int64_t world_size = 0;
   std::vector<findings::AnalyzerOutcome> outcomes;
-  std::string ranks_csv;           // multi_rank_csvs/ranks.csv
+  // multi_rank_csvs/: file name and text (ranks.csv, process_groups.csv, clock_offsets.csv,
+  // collectives_summary.csv, straggler_summary.csv; docs/multi-rank-csvs.md)
+  std::vector<std::pair<std::string, std::string>> csvs;
   pipeline::MultiRankFacts facts;  // for analysis.md and findings.json
 };
 
@@ -30,6 +34,9 @@ struct MultiRankOptions {
   int gpus_per_node = 0;      // --gpus-per-node; 0: from the traces (§7.6)
   unsigned rank_jobs = 0;     // --rank-jobs: ranks read at once; 0: from cores and memory
   std::uint64_t memory_budget_bytes = 0;  // --memory-budget; 0: 70% of MemAvailable
+  std::int32_t focus_rank = -1;           // --focus-rank; -1: auto (§9.1)
+  // --rank-from, --rank-regex, --ranks, --recursive, --on-duplicate-rank, --require-all-ranks
+  multirank::DiscoveryOptions discovery;
 };
 
 // `inputs`: files, folders (their .json, .json.gz and .json.zst traces) and globs, each file's
@@ -42,6 +49,10 @@ MultiRankPlan plan_multi_rank(const std::vector<std::string>& inputs,
 // The same from the rank summaries `analyze --summaries-out` wrote (`traceprism merge`): the
 // folders' rank-NNNNN.tpsum files. The focus rank's trace is read again at the path its summary
 // records, so the report is the one `analyze` writes over the traces themselves.
+// An MPI job's other processes (traceprism-mpi): find the rank traces as process 0 does and read
+// this process's share of them for it; process 0 calls plan_multi_rank and writes the report.
+void read_rank_share(const std::vector<std::string>& inputs, const MultiRankOptions& options);
+
 MultiRankPlan plan_from_summaries(const std::vector<std::string>& dirs,
                                   const MultiRankOptions& options);
 

@@ -491,6 +491,21 @@ void write_multi_rank(text::JsonWriter& w, const pipeline::MultiRankFacts& m) {
     w.key("pct_last").value(rank.last_percent);
     w.key("mean_lateness_us").value(rank.mean_lateness_us);
     w.key("cause").value(rank.cause);
+    w.key("node").value(static_cast<std::int64_t>(rank.node));
+    w.key("step_ms").value(rank.step_ms);
+    w.key("gpu_idle_percent").value(rank.gpu_idle_percent);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("complete_collectives").value(static_cast<std::uint64_t>(m.complete_collectives));
+  w.key("matching").begin_array();
+  for (const pipeline::MultiRankFacts::Matching& t : m.matching) {
+    w.begin_object();
+    w.key("tier").value(t.tier);
+    w.key("groups").value(static_cast<std::uint64_t>(t.groups));
+    w.key("instances").value(static_cast<std::uint64_t>(t.instances));
+    w.key("matched_instances").value(static_cast<std::uint64_t>(t.matched_instances));
+    w.key("collectives").value(static_cast<std::uint64_t>(t.collectives));
     w.end_object();
   }
   w.end_array();

@@ -460,6 +460,50 @@ void write_warnings(std::ostringstream& md, const AnalysisReport& r,
   }
 }
 
+namespace {
+
+// multi-rank.md §9.3's appendix: coverage, matching, clock offsets and the per-rank rows (all of
+// them up to kAllRanksShown, else the latest and earliest arrivers).
+void write_multi_rank_overview(std::ostringstream& md, const pipeline::MultiRankFacts& m) {
+  md << "\n### Multi-Rank Overview\n"
+     << "- **Ranks**: " << m.ranks_analyzed << " of " << m.world_size << " analysed; focus rank "
+     << m.focus_rank << "\n- **Collectives**: " << m.complete_collectives
+     << " matched on every loaded member";
+  for (const pipeline::MultiRankFacts::Matching& t : m.matching)
+    md << "; " << t.matched_instances << " of " << t.instances << " instances in " << t.groups
+       << " group" << (t.groups == 1 ? "" : "s") << " matched by " << t.tier;
+  md << "\n- **Heat map**: `multi_rank_heatmap.svg` (each rank's computation and communication "
+        "across the step); the tables: `multi_rank_csvs/`\n";
+  if (!m.clock_offsets.empty()) {
+    md << "\n| Node | Clock Offset (µs) | MAD (µs) | Samples | Applied |\n|---|---|---|---|---|\n";
+    for (const pipeline::MultiRankFacts::NodeClock& n : m.clock_offsets)
+      md << "| " << n.node << " | " << fixed(static_cast<double>(n.offset_ns) / 1e3, 1) << " | "
+         << fixed(static_cast<double>(n.mad_ns) / 1e3, 1) << " | " << n.samples << " | "
+         << (n.applied ? "yes" : "no") << " |\n";
+  }
+  constexpr std::size_t kAllRanksShown = 64, kEachEnd = 5;
+  std::vector<const pipeline::MultiRankFacts::Rank*> rows;
+  for (const auto& rank : m.ranks) rows.push_back(&rank);
+  if (rows.size() > kAllRanksShown) {
+    std::stable_sort(rows.begin(), rows.end(), [](const auto* a, const auto* b) {
+      return a->mean_lateness_us > b->mean_lateness_us;
+    });
+    rows.erase(rows.begin() + kEachEnd, rows.end() - kEachEnd);
+    md << "\nThe " << kEachEnd << " latest and " << kEachEnd << " earliest of " << m.ranks.size()
+       << " ranks by mean lateness (every rank: multi_rank_csvs/ranks.csv).\n";
+  }
+  md << "\n| Rank | Node | Step (ms) | GPU Idle % | Collectives | Wait (ms) | Exposed Wait (ms) "
+        "| % Last | Mean Lateness (µs) | Cause |\n|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const auto* rank : rows)
+    md << "| " << rank->rank << " | " << rank->node << " | " << fixed(rank->step_ms, 3) << " | "
+       << fixed(rank->gpu_idle_percent) << " | " << rank->collectives << " | "
+       << fixed(rank->wait_ms, 3) << " | " << fixed(rank->exposed_wait_ms, 3) << " | "
+       << fixed(rank->last_percent, 1) << " | " << fixed(rank->mean_lateness_us, 1) << " | "
+       << rank->cause << " |\n";
+}
+
+}  // namespace
+
 void write_appendix(std::ostringstream& md, const AnalysisReport& r) {
   md << "---\n\n## Appendix\n\n### Model Architecture\n"
      << "- **Model**: " << r.model.model << "\n"
@@ -479,6 +523,7 @@ void write_appendix(std::ostringstream& md, const AnalysisReport& r) {
     md << "- **Peak MAF (FP4)**: " << fixed(*maf, 0) << " TFLOPS\n";
   if (r.platform.numbers.empty())
     md << "- Peak numbers: none loaded (no platform file selected).\n";
+  if (r.multi_rank) write_multi_rank_overview(md, *r.multi_rank);
 }
 
 std::string tokens_per_s(std::int64_t tokens, double dur_us) {

@@ -2,6 +2,7 @@
 
 #include "findings/model_identification.hpp"
 #include "io/output_file.hpp"
+#include "report/multi_rank_heatmap.hpp"
 #include "report/report_writers.hpp"
 #include "report/sheet_csv.hpp"
 
@@ -26,7 +27,8 @@ bool is_csv_in(const std::string& relative_path, const std::string& folder) {
 }
 
 bool is_analysis_report_file(const std::string& relative_path) {
-  for (const char* name : {"findings.json", "model_info.json", "analysis.md", kBreakdownChartFile})
+  for (const char* name : {"findings.json", "model_info.json", "analysis.md", kBreakdownChartFile,
+                           kMultiRankHeatmapFile})
     if (relative_path == name) return true;
   return is_csv_in(relative_path, "perf_report_csvs") ||
          is_csv_in(relative_path, "multi_rank_csvs");

@@ -53,6 +53,7 @@ RankRole role_of(int rank, const MultiRankOptions& o, Rendezvous& rendezvous) {
   role.world = o.ranks;
   role.meta = o.meta;
   role.meta_on = o.meta_on;
+  role.devices_per_node = o.gpus_per_node;
   if (auto it = o.straggler_permille.find(rank); it != o.straggler_permille.end())
     role.compute_permille = it->second;
   role.skew_ns = o.skew_ns;

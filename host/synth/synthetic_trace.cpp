@@ -217,6 +217,11 @@ void Synthesizer::write_header() {
   std::string h;
   h += "{\n\"schemaVersion\":1,\n\"deviceProperties\":[\n";
   h += v_.device_properties;
+  // A rank's trace lists every GPU of its node, as torch.profiler does; only ids differ.
+  const std::string first_id = "{\"id\":0,";
+  for (int d = 1; o_.rank && d < o_.rank->devices_per_node; ++d)
+    h += ",\n{\"id\":" + std::to_string(d) + "," +
+         std::string(v_.device_properties.substr(first_id.size()));
   h += "\n],\n";
   h += v_.runtime_version;
   h += ",\n\"record_shapes\":1,\n\"with_stack\":1,\n\"displayTimeUnit\":\"ms\",\n";

@@ -37,6 +37,7 @@ struct RankRole {
   std::int64_t skew_ns = 0;              // each collective's preceding kernel grows U[0, skew]
   std::uint32_t drop_ppm = 0;            // each collective left out of this file with this odds
   std::int64_t clock_offset_ns = 0;      // this node's clock runs ahead by this much
+  int devices_per_node = 1;              // deviceProperties lists this many GPUs (the node's)
   Rendezvous* rendezvous = nullptr;      // where the ranks meet at each collective
 };
 

@@ -70,7 +70,7 @@ TEST(MultiRankAnalyze, TheSlowerRankIsTheStragglerCard) {
   // One row per rank; rank 5 last at every skewed collective it joined.
   const std::string csv = read_file(out / "multi_rank_csvs" / "ranks.csv");
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 9);
-  EXPECT_NE(csv.find("\n5,rank5.json.gz,"), std::string::npos);
+  EXPECT_NE(csv.find("\n5,0,,rank5.json.gz,3,"), std::string::npos) << csv;
   ASSERT_EQ(run_cli("validate-report " + shell_quote(out.string()), &output), 0) << output;
   // The executive summary says whose report this is and who is slowest (§9.3).
   const std::string md = read_file(out / "analysis.md");
@@ -113,7 +113,9 @@ TEST(MultiRankAnalyze, ACleanJobHasNoCrossRankCard) {
       0)
       << output;
   EXPECT_TRUE(straggler_titles(dir.file("out")).empty());
-  EXPECT_TRUE(titles_of(dir.file("out"), "xrank-arrival-jitter").empty());
+  for (const char* analyzer :
+       {"xrank-arrival-jitter", "xrank-idle-outlier", "xrank-step-imbalance"})
+    EXPECT_TRUE(titles_of(dir.file("out"), analyzer).empty()) << analyzer;
   const std::string md = read_file(fs::path(dir.file("out")) / "analysis.md");
   EXPECT_NE(md.find("| Slowest Rank(s) | none flagged |"), std::string::npos);
 }
@@ -152,6 +154,10 @@ TEST(MultiRankAnalyze, TheSameJobGivesTheSameBytes) {
   ASSERT_EQ(titles.size(), 1u);
   EXPECT_EQ(titles[0].rfind("Rank 2 arrives last", 0), 0u) << titles[0];
   EXPECT_NE(titles[0].find("(host)"), std::string::npos) << titles[0];
+  // §9.2's "one mechanism, one card": its idle outlier is the straggler card's, not a second.
+  EXPECT_TRUE(titles_of(dir.file("a"), "xrank-idle-outlier").empty());
+  const std::string heatmap = read_file(fs::path(dir.file("a")) / "multi_rank_heatmap.svg");
+  EXPECT_EQ(heatmap.rfind("<svg", 0), 0u);
 }
 
 // §3.3's scheduler path: groups of ranks analysed as separate tasks, their summaries merged,
@@ -283,6 +289,50 @@ TEST(MultiRankAnalyze, TwoFilesOfOneRankAreRefused) {
   EXPECT_NE(output.find("rank3.json.gz"), std::string::npos) << output;
   EXPECT_NE(output.find("rank3_copy.json.gz"), std::string::npos) << output;
   EXPECT_FALSE(fs::exists(dir.file("out") + "/analysis.md"));
+}
+
+// §2's rank-choice options: --ranks narrows the job, --focus-rank names whose report it is,
+// --require-all-ranks refuses a job with a missing rank, --on-duplicate-rank first keeps the
+// first path, and bad values are usage errors (exit 64) that name the option.
+TEST(MultiRankAnalyze, RankChoiceOptions) {
+  constexpr int kExitUsage = 64;
+  traceprism::testing::TempDir dir;
+  write_job(dir, "--straggler 5:1.25 --missing-rank 6");
+  const std::string job = shell_quote(dir.file("job"));
+  std::string output;
+  ASSERT_EQ(run_cli("analyze -q " + job + " --ranks 0-3,5 --focus-rank 2 -o " +
+                        shell_quote(dir.file("some")),
+                    &output),
+            0)
+      << output;
+  const std::string md = read_file(fs::path(dir.file("some")) / "analysis.md");
+  EXPECT_NE(md.find("| Ranks Analyzed | 5 of 8 |"), std::string::npos);
+  EXPECT_NE(md.find("| Focus Rank | 2 |"), std::string::npos);
+  const std::string csv = read_file(fs::path(dir.file("some")) / "multi_rank_csvs" / "ranks.csv");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 6);
+  EXPECT_EQ(csv.find("\n4,"), std::string::npos);
+
+  EXPECT_EQ(run_cli("analyze -q " + job + " --require-all-ranks -o " + shell_quote(dir.file("all")),
+                    &output),
+            kExitBadInput);
+  EXPECT_NE(output.find("6"), std::string::npos) << output;
+
+  for (const char* bad : {"--focus-rank x", "--focus-rank 42", "--memory-budget 12Q", "--ranks 7-3",
+                          "--rank-regex '('"}) {
+    const int code =
+        run_cli("analyze -q " + job + " " + bad + " -o " + shell_quote(dir.file("bad")), &output);
+    EXPECT_TRUE(code == kExitUsage || code == kExitBadInput) << bad << ": " << code;
+    EXPECT_NE(output.find(std::string(bad).substr(0, std::string(bad).find(' '))),
+              std::string::npos)
+        << bad << ": " << output;
+  }
+  fs::copy_file(fs::path(dir.file("job")) / "rank3.json.gz",
+                fs::path(dir.file("job")) / "rank3_copy.json.gz");
+  EXPECT_EQ(
+      run_cli("analyze -q " + job + " --on-duplicate-rank first -o " + shell_quote(dir.file("dup")),
+              &output),
+      0)
+      << output;
 }
 
 }  // namespace

@@ -111,7 +111,9 @@ TEST(CrossRankFigures, ASlowerGpuIsTheOneStragglerWithAComputeCause) {
   EXPECT_LE(job.figures.stragglers->impact_mid_ns, job.figures.stragglers->impact_high_ns);
   // Everyone else waits for it: rank 5 waits least.
   for (const multirank::RankFigures& r : job.figures.ranks)
-    if (r.rank != 5) EXPECT_GT(r.wait_ns, five.wait_ns) << "rank " << r.rank;
+    if (r.rank != 5) {
+      EXPECT_GT(r.wait_ns, five.wait_ns) << "rank " << r.rank;
+    }
 }
 
 TEST(CrossRankFigures, AStalledHostIsAStragglerWithAHostCause) {
