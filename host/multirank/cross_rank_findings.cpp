@@ -100,8 +100,9 @@ findings::Severity severity_of(double mid_percent) {
   return findings::Severity::kInfo;
 }
 
-// A host analyzer's outcome, skipped with the reason below 50% rank coverage (§5.4).
-findings::AnalyzerOutcome host_outcome(const char* name, const CrossRankContext& context) {
+}  // namespace
+
+findings::AnalyzerOutcome cross_rank_outcome(const char* name, const CrossRankContext& context) {
   findings::AnalyzerOutcome out;
   out.name = name;
   out.plugin = "host";
@@ -117,7 +118,8 @@ findings::AnalyzerOutcome host_outcome(const char* name, const CrossRankContext&
   return out;
 }
 
-findings::Finding system_finding(const findings::AnalyzerOutcome& out, const char* key) {
+findings::Finding cross_rank_finding(const findings::AnalyzerOutcome& out, const char* key,
+                                     findings::ImpactKind impact_kind) {
   findings::Finding f;
   f.analyzer = out.name;
   f.plugin = out.plugin;
@@ -125,16 +127,14 @@ findings::Finding system_finding(const findings::AnalyzerOutcome& out, const cha
   f.tier = findings::Tier::kSystem;
   f.category = "multi_rank";
   f.key = key;
-  f.impact_kind = findings::ImpactKind::kQuantified;
+  f.impact_kind = impact_kind;
   return f;
 }
-
-}  // namespace
 
 findings::AnalyzerOutcome arrival_jitter_outcome(const CrossRankFigures& figures,
                                                  const CrossRankContext& context,
                                                  double min_wait_percent) {
-  findings::AnalyzerOutcome out = host_outcome("xrank-arrival-jitter", context);
+  findings::AnalyzerOutcome out = cross_rank_outcome("xrank-arrival-jitter", context);
   if (out.status == findings::AnalyzerStatus::kSkipped) return out;
   std::int64_t exposed_wait = 0;
   for (const RankFigures& r : figures.ranks) exposed_wait += r.exposed_wait_ns;
@@ -155,7 +155,8 @@ findings::AnalyzerOutcome arrival_jitter_outcome(const CrossRankFigures& figures
     high += i.arrival_skew_ns * i.exposure_permille / 1000;
   }
   const double e2e = static_cast<double>(context.e2e_ns);
-  findings::Finding f = system_finding(out, "arrival-jitter");
+  findings::Finding f =
+      cross_rank_finding(out, "arrival-jitter", findings::ImpactKind::kQuantified);
   f.impact_low = 100.0 * static_cast<double>(low) / e2e;
   f.impact_mid = 100.0 * static_cast<double>(mid) / e2e;
   f.impact_high = 100.0 * static_cast<double>(high) / e2e;
@@ -189,7 +190,7 @@ findings::AnalyzerOutcome arrival_jitter_outcome(const CrossRankFigures& figures
 findings::AnalyzerOutcome straggler_outcome(const CrossRankFigures& figures,
                                             std::span<const RankInput> ranks,
                                             const CrossRankContext& context) {
-  findings::AnalyzerOutcome out = host_outcome("xrank-straggler", context);
+  findings::AnalyzerOutcome out = cross_rank_outcome("xrank-straggler", context);
   if (out.status == findings::AnalyzerStatus::kSkipped) return out;
   if (!figures.stragglers || context.e2e_ns <= 0) {
     out.summary = "no rank arrives last at most collectives";
@@ -201,7 +202,7 @@ findings::AnalyzerOutcome straggler_outcome(const CrossRankFigures& figures,
     if (std::binary_search(s.ranks.begin(), s.ranks.end(), r.rank))
       share = std::max(share, r.last_share);
   const double e2e = static_cast<double>(context.e2e_ns);
-  findings::Finding f = system_finding(out, "straggler");
+  findings::Finding f = cross_rank_finding(out, "straggler", findings::ImpactKind::kQuantified);
   f.impact_low = 100.0 * static_cast<double>(s.impact_low_ns) / e2e;
   f.impact_mid = 100.0 * static_cast<double>(s.impact_mid_ns) / e2e;
   f.impact_high = 100.0 * static_cast<double>(s.impact_high_ns) / e2e;

@@ -18,6 +18,13 @@ struct CrossRankContext {
   bool allow_partial = false;  // --allow-partial: P-items below 50% rank coverage too
 };
 
+// A cross-rank analyzer's outcome (plugin `host`): skipped, with the reason, below 50% rank
+// coverage (§5.4) unless context.allow_partial.
+findings::AnalyzerOutcome cross_rank_outcome(const char* name, const CrossRankContext& context);
+// A System card of `out` in category multi_rank.
+findings::Finding cross_rank_finding(const findings::AnalyzerOutcome& out, const char* key,
+                                     findings::ImpactKind impact_kind);
+
 // The `xrank-straggler` analyzer's outcome (multi-rank.md §9.2): one System card when the
 // figures flag stragglers, none otherwise; skipped, with the reason, below 50% coverage.
 findings::AnalyzerOutcome straggler_outcome(const CrossRankFigures& figures,

@@ -46,37 +46,6 @@ bool contains(const std::vector<std::int32_t>& sorted, std::int32_t rank) {
   return std::binary_search(sorted.begin(), sorted.end(), rank);
 }
 
-// A host analyzer's outcome, skipped with the reason below 50% rank coverage (§5.4); the same
-// gate and sentence as the straggler's.
-findings::AnalyzerOutcome host_outcome(const char* name, const CrossRankContext& context) {
-  findings::AnalyzerOutcome out;
-  out.name = name;
-  out.plugin = "host";
-  out.plugin_version = TRACEPRISM_VERSION;
-  const bool covered = context.world_size <= 0 ||
-                       2 * static_cast<std::int64_t>(context.loaded_ranks) >= context.world_size;
-  if (!covered && !context.allow_partial) {
-    out.status = findings::AnalyzerStatus::kSkipped;
-    out.error = std::to_string(context.loaded_ranks) + " of " + std::to_string(context.world_size) +
-                " ranks analysed, below half the job; --allow-partial reports cross-rank items "
-                "anyway.";
-  }
-  return out;
-}
-
-// A System card whose impact the traces cannot quantify: share_percent carries the excess.
-findings::Finding system_finding(const findings::AnalyzerOutcome& out, const char* key) {
-  findings::Finding f;
-  f.analyzer = out.name;
-  f.plugin = out.plugin;
-  f.plugin_version = out.plugin_version;
-  f.tier = findings::Tier::kSystem;
-  f.category = "multi_rank";
-  f.key = key;
-  f.impact_kind = findings::ImpactKind::kNotQuantifiable;
-  return f;
-}
-
 // One rank's GPU time: its profiler steps with a GPU span (the whole trace without steps). The
 // idle % and compute per step are the rank summary's own figures, the ones the straggler card's
 // table shows.
@@ -243,7 +212,7 @@ findings::AnalyzerOutcome idle_outlier_outcome(
     std::span<const RankInput> ranks, const CrossRankFigures& figures,
     const std::map<std::int32_t, std::int32_t>& node_of_rank, const CrossRankContext& context,
     const RankBalanceOptions& options) {
-  findings::AnalyzerOutcome out = host_outcome("xrank-idle-outlier", context);
+  findings::AnalyzerOutcome out = cross_rank_outcome("xrank-idle-outlier", context);
   if (out.status == findings::AnalyzerStatus::kSkipped) return out;
   std::vector<IdleRow> rows;
   for (const RankTime& t : rank_times(ranks)) {
@@ -377,7 +346,8 @@ findings::AnalyzerOutcome idle_outlier_outcome(
     who = joined(ordered);
   }
   who = capitalised(who);
-  findings::Finding f = system_finding(out, "idle-outlier");
+  findings::Finding f =
+      cross_rank_finding(out, "idle-outlier", findings::ImpactKind::kNotQuantifiable);
   f.share_percent = std::min(100.0, top.excess_pp);
   f.severity = top.excess_pp >= 10 ? findings::Severity::kCritical : findings::Severity::kWarning;
   f.title = who + (one ? " idles " : " idle up to ") + fixed(top.excess_pp, 1) + " pp more than " +
@@ -427,7 +397,7 @@ findings::AnalyzerOutcome step_imbalance_outcome(std::span<const RankInput> rank
                                                  const CrossRankFigures& figures,
                                                  const CrossRankContext& context,
                                                  const RankBalanceOptions& options) {
-  findings::AnalyzerOutcome out = host_outcome("xrank-step-imbalance", context);
+  findings::AnalyzerOutcome out = cross_rank_outcome("xrank-step-imbalance", context);
   if (out.status == findings::AnalyzerStatus::kSkipped) return out;
   if (!figures.instances.empty()) {
     out.summary =
@@ -471,7 +441,8 @@ findings::AnalyzerOutcome step_imbalance_outcome(std::span<const RankInput> rank
   }
   const double slower = 100.0 * (top_ratio - 1);
   const bool one = slow.size() == 1;
-  findings::Finding f = system_finding(out, "step-imbalance");
+  findings::Finding f =
+      cross_rank_finding(out, "step-imbalance", findings::ImpactKind::kNotQuantifiable);
   f.share_percent = std::min(100.0, slower);
   f.severity = slower >= 25 ? findings::Severity::kCritical : findings::Severity::kWarning;
   f.title = std::string(one ? "Rank " : "Ranks ") + rank_list(slow) +

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "report/svg_text.hpp"
+
 namespace traceprism::report {
 namespace {
 
@@ -24,35 +26,7 @@ constexpr double kAxisY = kBarTop + kBarHeight, kLegendTop = kAxisY + 70, kLegen
 constexpr std::size_t kLegendColumns = 4;
 
 std::string num(double v, int decimals = 2) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
-
-std::string xml_escape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
+  return svg_number(v, decimals);
 }
 
 std::string capitalized(std::string name) {

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "report/svg_text.hpp"
+
 namespace traceprism::report {
 namespace {
 
@@ -34,35 +36,7 @@ constexpr double kRightMargin = 30, kRowHeight = 14, kGridTop = 96;
 constexpr double kLegendWidth = 160, kLegendHeight = 10;
 
 std::string num(double v, int decimals = 2) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
-
-std::string xml_escape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
+  return svg_number(v, decimals);
 }
 
 std::string hex(Rgb c) {
