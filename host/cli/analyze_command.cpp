@@ -40,6 +40,7 @@ struct AnalyzeOptions {
   int gpus_per_node = 0;      // --gpus-per-node
   unsigned rank_jobs = 0;     // --rank-jobs
   std::string memory_budget;  // --memory-budget
+  double nic_gbits = 0;       // --nic-gbps
   std::string focus_rank = "auto";
   std::string rank_from = "auto";
   std::string rank_regex = std::string(multirank::kDefaultRankRegex);
@@ -130,6 +131,8 @@ std::string multi_rank_options(const AnalyzeOptions& o, MultiRankOptions& out) {
   out.summaries_out = o.summaries_out;
   out.gpus_per_node = o.gpus_per_node;
   out.rank_jobs = o.rank_jobs;
+  out.platform = o.platform;
+  out.nic_gbits = o.nic_gbits;
   if (!o.memory_budget.empty() && !parse_size(o.memory_budget, out.memory_budget_bytes))
     return "--memory-budget takes a size such as 16G, 512M or a byte count; got '" +
            o.memory_budget + "'.";
@@ -249,7 +252,10 @@ int run_analyze(const AnalyzeOptions& o) {
   std::unique_ptr<pipeline::PipelineRun> run;
   if (int code = exit_code_of_pipeline([&] { run = pipeline::run_pipeline(p); }); code != kExitOk)
     return code;
-  if (job) run->report.multi_rank = job->facts;
+  if (job) {
+    run->report.multi_rank = job->facts;
+    add_collective_wait_to_exposed_comm(run->report);
+  }
   const pipeline::AnalysisReport& r = run->report;
 
   const auto write_start = std::chrono::steady_clock::now();
@@ -331,6 +337,11 @@ void add_analyze_command(CLI::App& app) {
                   "Multi-rank: memory the ranks read at once may use, e.g. 16G (default: 70% of\n"
                   "the available memory)");
   add_rank_choice_options(*cmd, *o);
+  cmd->add_option("--nic-gbps", o->nic_gbits,
+                  "Multi-rank: scale-out NIC bandwidth per GPU in Gb/s (400: 50 GB/s per\n"
+                  "direction), for the bandwidth of collectives across nodes (default: unknown,\n"
+                  "so those are not judged)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--rank-from", o->rank_from,
                   "Multi-rank: where a trace's rank comes from: auto (distributedInfo.rank, else\n"
                   "the file name), meta, filename (--rank-regex) or order (sorted path order)")

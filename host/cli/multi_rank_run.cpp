@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -19,7 +20,9 @@
 #include "io/output_file.hpp"
 #include "model/launch_links.hpp"
 #include "multirank/clock_alignment.hpp"
+#include "multirank/collective_bandwidth_findings.hpp"
 #include "multirank/collective_matching.hpp"
+#include "multirank/collective_pattern_findings.hpp"
 #include "multirank/cross_rank_figures.hpp"
 #include "multirank/cross_rank_findings.hpp"
 #include "multirank/multi_rank_tables.hpp"
@@ -27,6 +30,7 @@
 #include "multirank/rank_discovery.hpp"
 #include "multirank/rank_summary_builder.hpp"
 #include "multirank/rank_summary_file.hpp"
+#include "platform/platform_file.hpp"
 
 namespace traceprism::cli {
 
@@ -358,6 +362,35 @@ pipeline::MultiRankFacts facts_of(const std::vector<LoadedRank>& ranks, const Jo
 
 }  // namespace
 
+void add_collective_wait_to_exposed_comm(pipeline::AnalysisReport& report) {
+  if (!report.multi_rank || report.multi_rank->focus_exposed_comm_ns <= 0) return;
+  const pipeline::MultiRankFacts& m = *report.multi_rank;
+  const double wait_share = std::min(1.0, static_cast<double>(m.focus_exposed_wait_ns) /
+                                              static_cast<double>(m.focus_exposed_comm_ns));
+  const findings::Finding* cross_rank = nullptr;
+  for (const findings::Finding& f : report.findings.system)
+    if (!cross_rank && f.analyzer.starts_with("xrank-") &&
+        f.impact_kind == findings::ImpactKind::kQuantified)
+      cross_rank = &f;
+  // Below a tenth the waiting explains little of it: the metric only, no sentence.
+  constexpr double kMentionedWaitShare = 0.1;
+  for (findings::Finding& f : report.findings.system) {
+    if (f.key != "exposed-comm") continue;
+    f.metrics.emplace_back("exposed_wait_percent", std::round(1000.0 * wait_share) / 10.0);
+    if (wait_share < kMentionedWaitShare) continue;
+    char text[64];
+    std::snprintf(text, sizeof text, "%.1f%% (%.3f ms)", 100.0 * wait_share,
+                  static_cast<double>(m.focus_exposed_wait_ns) / 1e6);
+    f.insight += std::string(f.insight.empty() ? "" : " ") +
+                 "Of this rank's exposed communication, " + text +
+                 " is waiting at collectives for later ranks to arrive" +
+                 (cross_rank ? " (see system P" + std::to_string(cross_rank->rank) + ", \"" +
+                                   cross_rank->title + "\")"
+                             : "") +
+                 ", not transfer time.";
+  }
+}
+
 bool is_multi_rank_input(const std::vector<std::string>& inputs) {
   if (inputs.size() != 1) return inputs.size() > 1;
   std::error_code ec;
@@ -417,6 +450,18 @@ multirank::ClockAlignment align_clocks(const multirank::MatchResult& by_identity
   return multirank::estimate_clock_offsets(instances, nodes, clock_options);
 }
 
+// The interconnect peaks of the platform the report uses: --platform-file, --platform NAME, else
+// the bundled platform matching the focus rank's device (no guess from kernel names here: a
+// bandwidth judged against a guessed link would not be worth printing).
+std::optional<platform::Interconnect> interconnect_of(const pipeline::PlatformOptions& options,
+                                                      const std::string& device_name) {
+  if (!options.file.empty()) return platform::load_platform_file(options.file).interconnect;
+  const platform::PlatformSpec* spec = options.name != "auto"
+                                           ? platform::find_platform(options.name)
+                                           : platform::match_device(device_name);
+  return spec ? spec->interconnect : std::nullopt;
+}
+
 // Everything after the ranks are loaded: matching, clocks, figures, the findings, what the
 // report says.
 MultiRankPlan plan_from_ranks(const std::vector<LoadedRank>& ranks, const JobShape& job,
@@ -457,6 +502,19 @@ MultiRankPlan plan_from_ranks(const std::vector<LoadedRank>& ranks, const JobSha
   plan.outcomes.push_back(
       multirank::idle_outlier_outcome(inputs_of_ranks, figures, nodes, context));
   plan.outcomes.push_back(multirank::step_imbalance_outcome(inputs_of_ranks, figures, context));
+  plan.outcomes.push_back(
+      multirank::small_collectives_outcome(inputs_of_ranks, matches, figures, context));
+  plan.outcomes.push_back(multirank::alltoall_imbalance_outcome(
+      inputs_of_ranks, matches, figures, figure_options.clock_offset_ns, context));
+  plan.outcomes.push_back(multirank::pipeline_wait_outcome(
+      inputs_of_ranks, matches, figure_options.clock_offset_ns, context));
+  const std::optional<platform::Interconnect> interconnect =
+      interconnect_of(options.platform, focus.summary.meta.device_name);
+  std::optional<double> nic_gbps;  // GB/s per direction
+  if (options.nic_gbits > 0) nic_gbps = options.nic_gbits / 8;
+  if (!nic_gbps && interconnect) nic_gbps = interconnect->scale_out_gbps_per_direction;
+  plan.outcomes.push_back(multirank::collective_bandwidth_outcome(
+      inputs_of_ranks, matches, figures, nodes, interconnect, nic_gbps, context));
   plan.csvs = {
       {"ranks.csv", ranks_csv(ranks, figures, nodes)},
       {"process_groups.csv", multirank::process_groups_csv(inputs_of_ranks, matches, figures)},
@@ -467,8 +525,18 @@ MultiRankPlan plan_from_ranks(const std::vector<LoadedRank>& ranks, const JobSha
       {"straggler_summary.csv", multirank::straggler_summary_csv(inputs_of_ranks, matches, figures,
                                                                  figure_options.clock_offset_ns)}};
   plan.facts = facts_of(ranks, job, figures, focus, nodes);
+  if (figures.stragglers && figures.stragglers->hint == multirank::ComputeHint::kSlowerGpu &&
+      std::binary_search(figures.stragglers->ranks.begin(), figures.stragglers->ranks.end(),
+                         focus.rank))
+    plan.facts.warnings.push_back(
+        "The focus rank " + std::to_string(focus.rank) +
+        " is the straggler whose GPU runs its kernels slower than its peers': its compute items "
+        "are measured on that GPU (--focus-rank R reports another rank's).");
   plan.facts.matching = matching_by_tier(matches);
   plan.facts.complete_collectives = figures.instances.size();
+  plan.facts.focus_exposed_comm_ns = focus.summary.profile.totals.exposed_comm_ns;
+  for (const multirank::RankFigures& f : figures.ranks)
+    if (f.rank == focus.rank) plan.facts.focus_exposed_wait_ns = f.exposed_wait_ns;
   add_matching_warnings(matches, plan.facts.warnings);
   for (const multirank::NodeClockOffset& n : clocks.nodes)
     plan.facts.clock_offsets.push_back({n.node, n.offset_ns, n.mad_ns, n.samples, n.applied});

@@ -8,6 +8,7 @@
 #include "findings/finding.hpp"
 #include "multirank/rank_discovery.hpp"
 #include "pipeline/analysis_report.hpp"
+#include "pipeline/platform_choice.hpp"
 
 namespace traceprism::cli {
 
@@ -37,6 +38,10 @@ struct MultiRankOptions {
   std::int32_t focus_rank = -1;           // --focus-rank; -1: auto (§9.1)
   // --rank-from, --rank-regex, --ranks, --recursive, --on-duplicate-rank, --require-all-ranks
   multirank::DiscoveryOptions discovery;
+  // The platform whose interconnect peaks collective bandwidth is judged against (§8): as the
+  // single-rank report chooses it, from the focus rank's device name by default.
+  pipeline::PlatformOptions platform;
+  double nic_gbits = 0;  // --nic-gbps: scale-out NIC bandwidth per GPU in Gb/s; 0 unknown
 };
 
 // `inputs`: files, folders (their .json, .json.gz and .json.zst traces) and globs, each file's
@@ -57,6 +62,11 @@ MultiRankPlan plan_from_summaries(const std::vector<std::string>& dirs,
                                   const MultiRankOptions& options);
 
 // Whether `inputs` name a multi-rank job: two or more paths, or one folder.
+// §9.1: the focus rank's exposed-comm card gains the metric exposed_wait_percent and a sentence
+// on the part of its exposed communication spent waiting for later ranks (naming the cross-rank
+// card that explains it).
+void add_collective_wait_to_exposed_comm(pipeline::AnalysisReport& report);
+
 bool is_multi_rank_input(const std::vector<std::string>& inputs);
 
 }  // namespace traceprism::cli

@@ -58,6 +58,10 @@ struct MultiRankFacts {
   };
   std::vector<Matching> matching;  // tiers in that order, only those used
   std::size_t complete_collectives = 0;
+  // The focus rank's exposed communication and the part of it spent waiting at collectives for
+  // later ranks (§9.1: the exposed-comm card says so).
+  std::int64_t focus_exposed_comm_ns = 0;
+  std::int64_t focus_exposed_wait_ns = 0;
   // The heat map's rows (§9.3), ascending rank: each profiler step's GPU span cut into equal
   // bins, and per bin the mean over the rank's steps of the share of the bin that computation
   // (communication) kernels covered, in % (0-100). Empty vectors: the rank has no steps.

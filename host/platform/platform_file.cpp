@@ -72,6 +72,86 @@ std::map<std::string, double> spec_table(const json::value& v, const std::string
   return out;
 }
 
+int positive_integer(const json::value& v, const std::string& origin, const std::string& field) {
+  if (!v.is_number()) fail(origin, field + " must be a positive integer.");
+  const double d = v.to_number<double>();
+  if (!std::isfinite(d) || d < 1 || d > 1e6 || d != std::floor(d))
+    fail(origin, field + " must be a positive integer.");
+  return static_cast<int>(d);
+}
+
+// Keys starting with `_` are comments, as at the top level; any other unknown key is an error.
+[[noreturn]] void unknown_key(const std::string& origin, const std::string& field,
+                              const char* known) {
+  fail(origin, "'" + field + "' is not a field of " + known + ".");
+}
+
+ScaleUpLink parse_scale_up(const json::object& o, const std::string& origin) {
+  ScaleUpLink link;
+  for (const auto& [k, v] : o) {
+    const std::string key(k);
+    const std::string field = "interconnect.scale_up." + key;
+    if (key == "kind")
+      link.kind = text(v, origin, field);
+    else if (key == "gbps_per_direction")
+      link.gbps_per_direction = positive(v, origin, field);
+    else if (key == "domain_gpus")
+      link.domain_gpus = positive_integer(v, origin, field);
+    else if (!key.starts_with("_"))
+      unknown_key(origin, field, "interconnect.scale_up (kind, gbps_per_direction, domain_gpus)");
+  }
+  if (link.kind.empty()) fail(origin, "interconnect.scale_up.kind is missing.");
+  return link;
+}
+
+PcieLink parse_pcie(const json::object& o, const std::string& origin) {
+  PcieLink link;
+  bool has_gbps = false;
+  for (const auto& [k, v] : o) {
+    const std::string key(k);
+    const std::string field = "interconnect.pcie." + key;
+    if (key == "gen")
+      link.gen = positive_integer(v, origin, field);
+    else if (key == "gbps_per_direction")
+      link.gbps_per_direction = positive(v, origin, field), has_gbps = true;
+    else if (!key.starts_with("_"))
+      unknown_key(origin, field, "interconnect.pcie (gen, gbps_per_direction)");
+  }
+  if (link.gen == 0) fail(origin, "interconnect.pcie.gen is missing.");
+  if (!has_gbps) fail(origin, "interconnect.pcie.gbps_per_direction is missing.");
+  return link;
+}
+
+Interconnect parse_interconnect(const json::value& v, const std::string& origin) {
+  if (!v.is_object()) fail(origin, "interconnect must be an object (see docs/platforms.md).");
+  Interconnect out;
+  for (const auto& [k, x] : v.get_object()) {
+    const std::string key(k);
+    const std::string field = "interconnect." + key;
+    if (key == "scale_up") {
+      if (x.is_null()) continue;  // no scale-up link
+      if (!x.is_object()) fail(origin, field + " must be an object or null.");
+      out.scale_up = parse_scale_up(x.get_object(), origin);
+    } else if (key == "pcie") {
+      if (!x.is_object()) fail(origin, field + " must be an object.");
+      out.pcie = parse_pcie(x.get_object(), origin);
+    } else if (key == "scale_out_gbps_per_direction") {
+      if (x.is_null()) continue;  // unknown: a property of the cluster
+      if (!x.is_number() || !std::isfinite(x.to_number<double>()) || x.to_number<double>() <= 0)
+        fail(origin, field + " must be a positive number or null.");
+      out.scale_out_gbps_per_direction = x.to_number<double>();
+    } else if (!key.starts_with("_")) {
+      unknown_key(origin, field, "interconnect (scale_up, pcie, scale_out_gbps_per_direction)");
+    }
+  }
+  return out;
+}
+
+bool holds_numbers(const Interconnect& i) {
+  return (i.scale_up && (i.scale_up->gbps_per_direction || i.scale_up->domain_gpus)) || i.pcie ||
+         i.scale_out_gbps_per_direction;
+}
+
 PlatformSpec parse_reference_arch(const json::object& o, const std::string& origin) {
   PlatformSpec p;
   p.origin = origin;
@@ -128,6 +208,8 @@ PlatformSpec parse_ours(const json::object& o, const std::string& origin) {
       p.peak_tflops = spec_table(v, origin, key);
     else if (key == "achievable_tflops")
       p.achievable_tflops = spec_table(v, origin, key);
+    else if (key == "interconnect")
+      p.interconnect = parse_interconnect(v, origin);
     else if (key == "sources") {
       if (!v.is_array()) fail(origin, "sources must be a list of {\"what\", \"url\"}.");
       for (const auto& s : v.get_array()) {
@@ -145,7 +227,8 @@ PlatformSpec parse_ours(const json::object& o, const std::string& origin) {
   if (p.name.empty()) fail(origin, "name is missing.");
   const bool has_numbers = p.memory_gb || p.hbm_bandwidth_gbps || p.achievable_hbm_bandwidth_gbps ||
                            p.host_link_gbps || !p.peak_tflops.empty() ||
-                           !p.achievable_tflops.empty();
+                           !p.achievable_tflops.empty() ||
+                           (p.interconnect && holds_numbers(*p.interconnect));
   if (has_numbers && p.sources.empty())
     fail(origin, "sources is missing; every number needs a source.");
   return p;

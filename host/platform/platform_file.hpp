@@ -18,6 +18,27 @@ class PlatformError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The GPU's interconnect peaks (multi-rank.md §8, docs/platforms.md `interconnect`): per GPU,
+// per direction, GB/s (10^9 B/s), the published bidirectional figure halved. What a file leaves
+// out is unknown, never guessed.
+struct ScaleUpLink {
+  std::string kind;                          // "NVLink 4", "Infinity Fabric", ...
+  std::optional<double> gbps_per_direction;  // absent: not sourced (MI250X per GCD)
+  std::optional<int> domain_gpus;            // GPUs one scale-up domain joins (HGX board: 8)
+};
+
+struct PcieLink {
+  int gen = 0;                    // PCIe generation of the x16 slot
+  double gbps_per_direction = 0;  // data rate after line encoding (Gen5 x16: 63)
+};
+
+struct Interconnect {
+  std::optional<ScaleUpLink> scale_up;  // absent (or null in the file): the GPU has none (L40S)
+  std::optional<PcieLink> pcie;         // absent: unknown
+  // The NIC bandwidth per GPU: a property of the cluster, so null (unknown) in the bundled files.
+  std::optional<double> scale_out_gbps_per_direction;
+};
+
 // One GPU as described by a platform file (docs/platforms.md).
 struct PlatformSpec {
   std::string origin;  // the file it came from ("platforms/h100_sxm.json" when bundled)
@@ -32,7 +53,8 @@ struct PlatformSpec {
   std::optional<double> memory_gb, hbm_bandwidth_gbps, achievable_hbm_bandwidth_gbps;
   std::optional<double> host_link_gbps;  // host <-> device link, GB/s in one direction
   std::map<std::string, double> peak_tflops, achievable_tflops;  // spec -> TFLOPS (TOPS for int8)
-  std::vector<std::pair<std::string, std::string>> sources;      // what, url
+  std::optional<Interconnect> interconnect;  // absent: the file gives no interconnect peaks
+  std::vector<std::pair<std::string, std::string>> sources;  // what, url
 
   // The numbers analyzers see, keyed as PlatformInfo documents.
   PlatformInfo info(const std::string& device_name = {}) const;

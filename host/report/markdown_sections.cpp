@@ -474,7 +474,7 @@ void write_multi_rank_overview(std::ostringstream& md, const pipeline::MultiRank
        << " group" << (t.groups == 1 ? "" : "s") << " matched by " << t.tier;
   md << "\n- **Heat map**: `multi_rank_heatmap.svg` (each rank's computation and communication "
         "across the step); the tables: `multi_rank_csvs/`\n";
-  if (!m.clock_offsets.empty()) {
+  if (m.clock_offsets.size() > 1) {
     md << "\n| Node | Clock Offset (µs) | MAD (µs) | Samples | Applied |\n|---|---|---|---|---|\n";
     for (const pipeline::MultiRankFacts::NodeClock& n : m.clock_offsets)
       md << "| " << n.node << " | " << fixed(static_cast<double>(n.offset_ns) / 1e3, 1) << " | "

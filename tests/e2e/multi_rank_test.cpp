@@ -77,6 +77,9 @@ TEST(MultiRankAnalyze, TheSlowerRankIsTheStragglerCard) {
   EXPECT_NE(md.find("Across 8 ranks (8 of 8 analysed); focus rank "), std::string::npos);
   EXPECT_NE(md.find("| Ranks Analyzed | 8 of 8 |"), std::string::npos);
   EXPECT_NE(md.find("| Slowest Rank(s) | 5 (last at "), std::string::npos);
+  // The focus (most compute per step) is the slow GPU itself: the report says so.
+  EXPECT_NE(md.find("The focus rank 5 is the straggler whose GPU runs its kernels slower"),
+            std::string::npos);
   const auto root = boost::json::parse(read_file(out / "findings.json")).as_object();
   const auto& multi = root.at("multi_rank").as_object();
   EXPECT_EQ(multi.at("ranks_analyzed").as_int64(), 8);
@@ -156,6 +159,10 @@ TEST(MultiRankAnalyze, TheSameJobGivesTheSameBytes) {
   EXPECT_NE(titles[0].find("(host)"), std::string::npos) << titles[0];
   // §9.2's "one mechanism, one card": its idle outlier is the straggler card's, not a second.
   EXPECT_TRUE(titles_of(dir.file("a"), "xrank-idle-outlier").empty());
+  // §9.1: the focus rank's exposed communication is mostly waiting for rank 2, and says so.
+  const std::string md = read_file(fs::path(dir.file("a")) / "analysis.md");
+  EXPECT_NE(md.find("is waiting at collectives for later ranks to arrive (see system P1, "),
+            std::string::npos);
   const std::string heatmap = read_file(fs::path(dir.file("a")) / "multi_rank_heatmap.svg");
   EXPECT_EQ(heatmap.rfind("<svg", 0), 0u);
 }

@@ -163,6 +163,161 @@ TEST(PlatformErrors, OneSentenceNamingFileAndField) {
   }
 }
 
+// Interconnect peaks (multi-rank.md §8): per GPU, per direction, GB/s, the published
+// bidirectional figure halved; PCIe after 128b/130b encoding (15.75, 31.5, 63 for Gen3-5). The
+// figures the spec asks to verify are absent: B200's PCIe, MI250X's Infinity Fabric per GCD.
+TEST(BundledPlatforms, InterconnectPeaksPerDirectionWithASource) {
+  struct Case {
+    const char* name;
+    const char* kind;  // nullptr: no scale-up link
+    double scale_up;   // 0: absent
+    int domain;        // 0: absent
+    int gen;           // 0: no pcie object
+    double pcie;
+  };
+  const Case cases[] = {
+      {"V100-SXM2-32GB", "NVLink 2", 150, 0, 3, 15.75},
+      {"A100-SXM-80GB", "NVLink 3", 300, 16, 4, 31.5},
+      {"H100-SXM", "NVLink 4", 450, 8, 5, 63},
+      {"H200", "NVLink 4", 450, 8, 5, 63},
+      {"H100-PCIe", "NVLink 4 bridge", 300, 2, 5, 63},
+      {"B200", "NVLink 5", 900, 8, 0, 0},
+      {"L40S", nullptr, 0, 0, 4, 31.5},
+      {"MI250X", "Infinity Fabric", 0, 0, 4, 31.5},
+      {"MI300X", "Infinity Fabric", 448, 8, 5, 63},
+      {"MI325X", "Infinity Fabric", 448, 8, 5, 63},
+      {"MI355X", "Infinity Fabric", 537.6, 8, 5, 63},
+  };
+  ASSERT_EQ(std::size(cases), bundled_platforms().size());
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const PlatformSpec* p = find_platform(c.name);
+    ASSERT_NE(p, nullptr);
+    ASSERT_TRUE(p->interconnect.has_value());
+    const Interconnect& i = *p->interconnect;
+    EXPECT_FALSE(i.scale_out_gbps_per_direction.has_value());  // a property of the cluster
+    if (c.kind) {
+      ASSERT_TRUE(i.scale_up.has_value());
+      EXPECT_EQ(i.scale_up->kind, c.kind);
+      EXPECT_EQ(i.scale_up->gbps_per_direction.value_or(0), c.scale_up);
+      EXPECT_EQ(i.scale_up->domain_gpus.value_or(0), c.domain);
+    } else {
+      EXPECT_FALSE(i.scale_up.has_value());
+    }
+    if (c.gen) {
+      ASSERT_TRUE(i.pcie.has_value());
+      EXPECT_EQ(i.pcie->gen, c.gen);
+      EXPECT_EQ(i.pcie->gbps_per_direction, c.pcie);
+    } else {
+      EXPECT_FALSE(i.pcie.has_value());
+    }
+    bool scale_up_sourced = false, pcie_sourced = false;
+    for (const auto& [what, url] : p->sources) {
+      if (url.empty()) continue;
+      if (what.find("interconnect.scale_up") != std::string::npos) scale_up_sourced = true;
+      if (what.find("interconnect.pcie") != std::string::npos) pcie_sourced = true;
+    }
+    EXPECT_TRUE(scale_up_sourced);  // also where it is null or partly left out: the note says why
+    EXPECT_TRUE(pcie_sourced);      // B200's note says why it is left out
+  }
+}
+
+TEST(PlatformInterconnect, ParsesEveryPart) {
+  const PlatformSpec p = parse_platform(
+      R"({"schema_version":1,"name":"X","sources":[{"what":"a","url":"b"}],
+          "interconnect":{"scale_up":{"kind":"NVLink 4","gbps_per_direction":450,"domain_gpus":8,
+                                      "_note":"comment"},
+                          "pcie":{"gen":5,"gbps_per_direction":63},
+                          "scale_out_gbps_per_direction":50,"_why":"comment"}})",
+      "x.json");
+  ASSERT_TRUE(p.interconnect.has_value());
+  ASSERT_TRUE(p.interconnect->scale_up.has_value());
+  EXPECT_EQ(p.interconnect->scale_up->kind, "NVLink 4");
+  EXPECT_EQ(p.interconnect->scale_up->gbps_per_direction, 450);
+  EXPECT_EQ(p.interconnect->scale_up->domain_gpus, 8);
+  ASSERT_TRUE(p.interconnect->pcie.has_value());
+  EXPECT_EQ(p.interconnect->pcie->gen, 5);
+  EXPECT_EQ(p.interconnect->pcie->gbps_per_direction, 63);
+  EXPECT_EQ(p.interconnect->scale_out_gbps_per_direction, 50);
+  // The analyzers' number map is unchanged: interconnect peaks live in PlatformSpec only.
+  EXPECT_TRUE(p.info().numbers.empty());
+
+  const PlatformSpec bare = parse_platform(
+      R"({"schema_version":1,"name":"X","interconnect":{"scale_up":null,
+          "scale_out_gbps_per_direction":null}})",
+      "x.json");
+  ASSERT_TRUE(bare.interconnect.has_value());
+  EXPECT_FALSE(bare.interconnect->scale_up.has_value());
+  EXPECT_FALSE(bare.interconnect->pcie.has_value());
+  EXPECT_FALSE(bare.interconnect->scale_out_gbps_per_direction.has_value());
+  // A scale-up kind alone (MI250X) is no number: no source needed.
+  const PlatformSpec kind_only = parse_platform(
+      R"({"schema_version":1,"name":"X","interconnect":{"scale_up":{"kind":"Infinity Fabric"}}})",
+      "x.json");
+  EXPECT_EQ(kind_only.interconnect->scale_up->kind, "Infinity Fabric");
+  EXPECT_FALSE(kind_only.interconnect->scale_up->gbps_per_direction.has_value());
+  EXPECT_FALSE(parse_platform(R"({"schema_version":1,"name":"X"})", "x.json").interconnect);
+}
+
+TEST(PlatformErrors, InterconnectFieldsAreValidated) {
+  const std::string head = R"({"schema_version":1,"name":"X","sources":[{"what":"a","url":"b"}],)";
+  const auto ic = [&](const std::string& body) {
+    return error_of(head + R"("interconnect":)" + body + "}");
+  };
+  EXPECT_EQ(ic("[]"), "platforms/x.json: interconnect must be an object (see docs/platforms.md).");
+  EXPECT_EQ(ic(R"({"scale_up":8})"),
+            "platforms/x.json: interconnect.scale_up must be an object or null.");
+  EXPECT_EQ(ic(R"({"scale_up":{"gbps_per_direction":450}})"),
+            "platforms/x.json: interconnect.scale_up.kind is missing.");
+  EXPECT_EQ(ic(R"({"scale_up":{"kind":""}})"),
+            "platforms/x.json: interconnect.scale_up.kind must be a non-empty string.");
+  EXPECT_EQ(ic(R"({"scale_up":{"kind":7}})"),
+            "platforms/x.json: interconnect.scale_up.kind must be a non-empty string.");
+  EXPECT_EQ(
+      ic(R"({"scale_up":{"kind":"NVLink 4","gbps_per_direction":-450}})"),
+      "platforms/x.json: interconnect.scale_up.gbps_per_direction must be a positive number.");
+  EXPECT_EQ(
+      ic(R"({"scale_up":{"kind":"NVLink 4","gbps_per_direction":0}})"),
+      "platforms/x.json: interconnect.scale_up.gbps_per_direction must be a positive number.");
+  EXPECT_EQ(
+      ic(R"({"scale_up":{"kind":"NVLink 4","gbps_per_direction":"fast"}})"),
+      "platforms/x.json: interconnect.scale_up.gbps_per_direction must be a positive number.");
+  EXPECT_EQ(ic(R"({"scale_up":{"kind":"NVLink 4","domain_gpus":0}})"),
+            "platforms/x.json: interconnect.scale_up.domain_gpus must be a positive integer.");
+  EXPECT_EQ(ic(R"({"scale_up":{"kind":"NVLink 4","domain_gpus":7.5}})"),
+            "platforms/x.json: interconnect.scale_up.domain_gpus must be a positive integer.");
+  EXPECT_EQ(ic(R"({"scale_up":{"kind":"NVLink 4","links":18}})"),
+            "platforms/x.json: 'interconnect.scale_up.links' is not a field of "
+            "interconnect.scale_up (kind, gbps_per_direction, domain_gpus).");
+  EXPECT_EQ(ic(R"({"pcie":null})"), "platforms/x.json: interconnect.pcie must be an object.");
+  EXPECT_EQ(ic(R"({"pcie":{"gbps_per_direction":63}})"),
+            "platforms/x.json: interconnect.pcie.gen is missing.");
+  EXPECT_EQ(ic(R"({"pcie":{"gen":5}})"),
+            "platforms/x.json: interconnect.pcie.gbps_per_direction is missing.");
+  EXPECT_EQ(ic(R"({"pcie":{"gen":-5,"gbps_per_direction":63}})"),
+            "platforms/x.json: interconnect.pcie.gen must be a positive integer.");
+  EXPECT_EQ(ic(R"({"pcie":{"gen":"5","gbps_per_direction":63}})"),
+            "platforms/x.json: interconnect.pcie.gen must be a positive integer.");
+  EXPECT_EQ(ic(R"({"pcie":{"gen":5,"gbps_per_direction":-63}})"),
+            "platforms/x.json: interconnect.pcie.gbps_per_direction must be a positive number.");
+  EXPECT_EQ(ic(R"({"pcie":{"gen":5,"gbps_per_direction":63,"lanes":16}})"),
+            "platforms/x.json: 'interconnect.pcie.lanes' is not a field of interconnect.pcie "
+            "(gen, gbps_per_direction).");
+  EXPECT_EQ(ic(R"({"scale_out_gbps_per_direction":0})"),
+            "platforms/x.json: interconnect.scale_out_gbps_per_direction must be a positive "
+            "number or null.");
+  EXPECT_EQ(ic(R"({"scale_out_gbps_per_direction":"400G"})"),
+            "platforms/x.json: interconnect.scale_out_gbps_per_direction must be a positive "
+            "number or null.");
+  EXPECT_EQ(ic(R"({"nvlink":900})"),
+            "platforms/x.json: 'interconnect.nvlink' is not a field of interconnect (scale_up, "
+            "pcie, scale_out_gbps_per_direction).");
+  EXPECT_EQ(
+      error_of(
+          R"({"schema_version":1,"name":"X","interconnect":{"pcie":{"gen":5,"gbps_per_direction":63}}})"),
+      "platforms/x.json: sources is missing; every number needs a source.");
+}
+
 TEST(ReferenceArchJson, InlineValuesCountAsAchievable) {
   PlatformSpec p = parse_platform(
       R"({"name":"GPU","mem_bw_gbps":100,"memory_gb":8,"max_achievable_tflops":{"matrix_bf16":10},"_reference":"x"})",
