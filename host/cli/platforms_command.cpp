@@ -22,6 +22,54 @@ std::string joined(const std::vector<std::string>& items) {
   return out.empty() ? "-" : out;
 }
 
+// "NVLink 4 450 GB/s per direction (8 GPUs), PCIe Gen5 63 GB/s per direction".
+std::string interconnect_text(const std::optional<platform::Interconnect>& link) {
+  if (!link) return "unknown";
+  std::string text = "no scale-up link";
+  if (link->scale_up) {
+    text = link->scale_up->kind + " " +
+           (link->scale_up->gbps_per_direction
+                ? number(*link->scale_up->gbps_per_direction) + " GB/s per direction"
+                : std::string("(bandwidth unknown)"));
+    if (link->scale_up->domain_gpus)
+      text += " (" + std::to_string(*link->scale_up->domain_gpus) + " GPUs)";
+  }
+  if (link->pcie)
+    text += ", PCIe Gen" + std::to_string(link->pcie->gen) + " " +
+            number(link->pcie->gbps_per_direction) + " GB/s per direction";
+  if (link->scale_out_gbps_per_direction)
+    text += ", NIC " + number(*link->scale_out_gbps_per_direction) + " GB/s per direction";
+  return text;
+}
+
+void write_interconnect(text::JsonWriter& w, const platform::Interconnect& link) {
+  w.key("interconnect").begin_object();
+  w.key("scale_up");
+  if (!link.scale_up) {
+    w.null();
+  } else {
+    w.begin_object().key("kind").value(link.scale_up->kind);
+    if (link.scale_up->gbps_per_direction)
+      w.key("gbps_per_direction").value(*link.scale_up->gbps_per_direction);
+    if (link.scale_up->domain_gpus) w.key("domain_gpus").value(*link.scale_up->domain_gpus);
+    w.end_object();
+  }
+  if (link.pcie)
+    w.key("pcie")
+        .begin_object()
+        .key("gen")
+        .value(link.pcie->gen)
+        .key("gbps_per_direction")
+        .value(link.pcie->gbps_per_direction)
+        .end_object();
+  w.key("scale_out_gbps_per_direction");
+  if (link.scale_out_gbps_per_direction)
+    w.value(*link.scale_out_gbps_per_direction);
+  else
+    w.null();
+  w.end_object();
+}
+
 void print_text(const platform::PlatformSpec& p) {
   std::cout << p.name << "  (" << (p.vendor.empty() ? "?" : p.vendor) << ", " << p.origin << ")\n";
   std::cout << "  aliases: " << joined(p.aliases) << "\n";
@@ -36,6 +84,7 @@ void print_text(const platform::PlatformSpec& p) {
     std::cout << " (achievable " << number(*p.achievable_hbm_bandwidth_gbps) << " GB/s)";
   std::cout << ", host link: "
             << (p.host_link_gbps ? number(*p.host_link_gbps) + " GB/s per direction" : "unknown");
+  std::cout << "\n  interconnect: " << interconnect_text(p.interconnect);
   std::cout << "\n  peak TFLOPS:";
   if (p.peak_tflops.empty()) std::cout << " none";
   for (const auto& [spec, v] : p.peak_tflops) std::cout << " " << spec << "=" << number(v);
@@ -65,6 +114,7 @@ void write_json(text::JsonWriter& w, const platform::PlatformSpec& p) {
   if (p.achievable_hbm_bandwidth_gbps)
     w.key("achievable_hbm_bandwidth_gbps").value(*p.achievable_hbm_bandwidth_gbps);
   if (p.host_link_gbps) w.key("host_link_gbps").value(*p.host_link_gbps);
+  if (p.interconnect) write_interconnect(w, *p.interconnect);
   w.key("peak_tflops").begin_object();
   for (const auto& [spec, v] : p.peak_tflops) w.key(spec).value(v);
   w.end_object();
