@@ -121,6 +121,12 @@ TEST_F(PlatformCli, PlatformsCommandListsEveryFile) {
   EXPECT_NE(out.find("matches: MI300X"), std::string::npos) << out;
   EXPECT_NE(out.find("host link: 64 GB/s per direction"), std::string::npos) << out;
   EXPECT_NE(out.find("host link: unknown"), std::string::npos) << out;  // B200
+  EXPECT_NE(out.find("interconnect: NVLink 4 450 GB/s per direction (8 GPUs), PCIe Gen5 63 GB/s "
+                     "per direction"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("interconnect: no scale-up link, PCIe Gen4 31.5 GB/s"), std::string::npos)
+      << out;  // L40S
   ASSERT_EQ(run_program(TRACEPRISM_BINARY, "platforms --json", &out), 0) << out;
   const auto list = boost::json::parse(out).as_array();
   EXPECT_EQ(list.size(), 11u);
