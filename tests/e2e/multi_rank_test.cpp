@@ -123,6 +123,26 @@ TEST(MultiRankAnalyze, ACleanJobHasNoCrossRankCard) {
   EXPECT_NE(md.find("| Slowest Rank(s) | none flagged |"), std::string::npos);
 }
 
+// §12: traces without process-group metadata (the 2023 set) are matched by end time, with the
+// same collectives as the full metadata, and the report warns that it did so.
+TEST(MultiRankAnalyze, WithoutMetadataTheTimelineTierIsUsedAndSaid) {
+  traceprism::testing::TempDir dir;
+  write_job(dir, "--nccl-meta none --skew-us 20");
+  std::string output;
+  ASSERT_EQ(
+      run_cli("analyze -q " + shell_quote(dir.file("job")) + " -o " + shell_quote(dir.file("out")),
+              &output),
+      0)
+      << output;
+  const fs::path out = dir.file("out");
+  const std::string md = read_file(out / "analysis.md");
+  EXPECT_NE(md.find("were matched by end time alone"), std::string::npos);
+  EXPECT_NE(md.find("- **Collectives**: 9 matched on every loaded member; 72 of 72 instances"),
+            std::string::npos);
+  EXPECT_NE(md.find(" matched by timeline"), std::string::npos);
+  EXPECT_TRUE(straggler_titles(out).empty());
+}
+
 // Every rank late by a random amount before each collective: waiting with no straggler.
 TEST(MultiRankAnalyze, JitterWithoutAStragglerIsItsOwnCard) {
   traceprism::testing::TempDir dir;
