@@ -19,6 +19,7 @@
 #include "io/input_error.hpp"
 #include "io/output_file.hpp"
 #include "model/launch_links.hpp"
+#include "multirank/bandwidth_outlier_findings.hpp"
 #include "multirank/clock_alignment.hpp"
 #include "multirank/collective_bandwidth_findings.hpp"
 #include "multirank/collective_matching.hpp"
@@ -497,8 +498,17 @@ MultiRankPlan plan_from_ranks(const std::vector<LoadedRank>& ranks, const JobSha
   plan.focus_rank = focus.rank;
   plan.ranks = ranks.size();
   plan.world_size = job.world_size;
-  plan.outcomes.push_back(multirank::arrival_jitter_outcome(figures, context));
-  plan.outcomes.push_back(multirank::straggler_outcome(figures, inputs_of_ranks, context));
+  // One mechanism, one card (§9.2): stragglers late because of a slow group are that group's.
+  findings::AnalyzerOutcome straggler =
+      multirank::straggler_outcome(figures, inputs_of_ranks, context);
+  findings::AnalyzerOutcome bandwidth_outlier =
+      multirank::bandwidth_outlier_outcome(inputs_of_ranks, matches, figures, context);
+  multirank::drop_absorbed_straggler(straggler, bandwidth_outlier, figures);
+  findings::AnalyzerOutcome jitter = multirank::arrival_jitter_outcome(figures, context);
+  multirank::drop_jitter_of_slow_groups(jitter, bandwidth_outlier);
+  plan.outcomes.push_back(std::move(jitter));
+  plan.outcomes.push_back(std::move(straggler));
+  plan.outcomes.push_back(std::move(bandwidth_outlier));
   plan.outcomes.push_back(
       multirank::idle_outlier_outcome(inputs_of_ranks, figures, nodes, context));
   plan.outcomes.push_back(multirank::step_imbalance_outcome(inputs_of_ranks, figures, context));

@@ -32,7 +32,7 @@ struct SynthArgs {
   synth::MultiRankOptions multi;
   std::string nccl_meta = "full";
   std::string meta_on = "both";
-  std::vector<std::string> stragglers, host_stragglers;
+  std::vector<std::string> stragglers, host_stragglers, slow_links;
   double skew_us = 0;
   double clock_skew_us = 0;
 };
@@ -102,7 +102,8 @@ void write_trace(const synth::SynthOptions& options, const std::string& path,
   }
 }
 
-// "5:1.25" -> (5, 1.25): a rank and a number, for --straggler and --host-straggler.
+// "5:1.25" -> (5, 1.25): a rank and a number, for --straggler, --host-straggler and
+// --slow-link.
 std::pair<int, double> rank_and_number(const std::string& text, const char* option) {
   const std::size_t colon = text.find(':');
   try {
@@ -136,6 +137,10 @@ void run_multi_rank(const SynthArgs& args, const synth::SynthOptions& options) {
   for (const std::string& text : args.host_stragglers) {
     const auto [rank, us] = rank_and_number(text, "--host-straggler");
     multi.host_stall_ns[rank] = std::llround(us * 1000);
+  }
+  for (const std::string& text : args.slow_links) {
+    const auto [rank, factor] = rank_and_number(text, "--slow-link");
+    multi.slow_link_permille[rank] = std::llround(factor * 1000);
   }
   multi.skew_ns = std::llround(args.skew_us * 1000);
   multi.clock_skew_ns = std::llround(args.clock_skew_us * 1000);
@@ -231,11 +236,18 @@ void add_synth_command(CLI::App& app) {
   cmd->add_option("--ranks", args->ranks,
                   "Write a data-parallel job of N ranks: -o is then a folder that receives\n"
                   "rank<R>.json.gz per rank and synth_truth.json (what was injected, when each\n"
-                  "collective ran); the ranks meet at every gradient all-reduce")
+                  "collective ran); the ranks meet at every collective of their process groups")
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
   cmd->add_option("--gpus-per-node", args->multi.gpus_per_node,
                   "With --ranks: ranks per node (rank R is on node R / G)")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  cmd->add_option("--tp", args->multi.tp,
+                  "With --ranks: tensor-parallel groups of T consecutive ranks (T divides\n"
+                  "--gpus-per-node and --ranks), each with 2 activation all-reduces per layer\n"
+                  "forward and 2 backward that the next layer waits for; the gradient all-reduces\n"
+                  "then run on the data-parallel groups of the ranks equal mod T")
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
   cmd->add_option("--nccl-meta", args->nccl_meta,
@@ -255,9 +267,15 @@ void add_synth_command(CLI::App& app) {
                   "With --ranks: rank R's host stalls US microseconds in its DataLoader at each\n"
                   "step start while its GPU idles; repeatable")
       ->type_name("R:US");
-  cmd->add_option("--skew-us", args->skew_us,
-                  "With --ranks: before each collective, each rank's gradient-bucket copy takes\n"
-                  "up to this many microseconds longer (arrival jitter)")
+  cmd->add_option("--slow-link", args->slow_links,
+                  "With --ranks: every process group that holds rank R moves its bytes at F times\n"
+                  "the bandwidth (0 < F <= 1: its collectives last 1/F as long); repeatable")
+      ->type_name("R:F");
+  cmd->add_option(
+         "--skew-us", args->skew_us,
+         "With --ranks: before each collective, each rank's kernel that feeds it (the\n"
+         "gradient-bucket copy; with --tp, the projection before an activation all-reduce)\n"
+         "takes up to this many microseconds longer (arrival jitter)")
       ->check(CLI::Range(0.0, 1e9))
       ->capture_default_str();
   cmd->add_option("--clock-skew-us", args->clock_skew_us,
@@ -284,7 +302,8 @@ void add_synth_command(CLI::App& app) {
       "  traceprism synth -o amd.json --vendor amd --nccl\n"
       "  traceprism synth -o stall.json --steps 3 --inject dataloader=30ms --inject sync\n"
       "  traceprism synth -o serving.json.gz --inference --graph-replay --capture-out captures\n"
-      "  traceprism synth -o job/ --ranks 8 --layers 4 --steps 3 --seed 7 --straggler 5:1.25");
+      "  traceprism synth -o job/ --ranks 8 --layers 4 --steps 3 --seed 7 --straggler 5:1.25\n"
+      "  traceprism synth -o job/ --ranks 8 --tp 2 --layers 4 --steps 3 --slow-link 3:0.5");
   cmd->callback([args] { run_synth(*args); });
 }
 

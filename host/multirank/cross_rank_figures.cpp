@@ -186,7 +186,7 @@ Stragglers straggler_item(const std::vector<std::int32_t>& flagged,
   s.ranks = flagged;
   for (const InstanceFigures& f : instances) {
     if (!f.skewed || !std::binary_search(flagged.begin(), flagged.end(), f.last_rank)) continue;
-    s.impact_low_ns += f.margin_ns * f.exposure_permille / 1000;
+    s.impact_low_ns += low_late_arrival_ns(f) * f.exposure_permille / 1000;
     s.impact_mid_ns += f.late_median_ns * f.exposure_permille / 1000;
     s.impact_high_ns += f.arrival_skew_ns * f.exposure_permille / 1000;
   }

@@ -43,6 +43,13 @@ struct InstanceFigures {
   bool skewed = false;                 // A >= max(10 µs, 5% of T)
 };
 
+// The low bound of the time an instance's last arrival costs (§9.2's "low": the margin over the
+// second-last arrival), never above the "mid" (lateness past the median): with two members the
+// median is their midpoint, so the margin alone would exceed it.
+inline std::int64_t low_late_arrival_ns(const InstanceFigures& f) {
+  return f.margin_ns < f.late_median_ns ? f.margin_ns : f.late_median_ns;
+}
+
 // §7.3 for one rank, over the complete instances it joins.
 struct RankFigures {
   std::int32_t rank = -1;

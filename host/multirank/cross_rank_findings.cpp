@@ -150,7 +150,7 @@ findings::AnalyzerOutcome arrival_jitter_outcome(const CrossRankFigures& figures
   for (const InstanceFigures& i : figures.instances) {
     if (!i.skewed) continue;
     ++skewed;
-    low += i.margin_ns * i.exposure_permille / 1000;
+    low += low_late_arrival_ns(i) * i.exposure_permille / 1000;
     mid += i.late_median_ns * i.exposure_permille / 1000;
     high += i.arrival_skew_ns * i.exposure_permille / 1000;
   }

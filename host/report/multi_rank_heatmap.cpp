@@ -291,7 +291,7 @@ std::string multi_rank_heatmap_svg(const pipeline::MultiRankFacts& facts) {
   else if (any_slow_row)
     svg += "<text x=\"20\" y=\"" + num(note_y) + "\" font-size=\"12\">\xE2\x96\xB2 bold: " +
            (by_node ? "nodes holding one of the slowest ranks" : "the slowest ranks") +
-           " (straggler finding)</text>\n";
+           " (the executive summary&apos;s Slowest Rank(s))</text>\n";
   svg += "</svg>\n";
   return svg;
 }

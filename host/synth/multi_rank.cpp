@@ -23,6 +23,15 @@ void check_rank(int rank, int ranks, const char* option) {
 void check_options(const SynthOptions& base, const MultiRankOptions& o) {
   if (o.ranks < 2) throw std::invalid_argument("--ranks needs at least 2 ranks.");
   if (o.gpus_per_node < 1) throw std::invalid_argument("--gpus-per-node must be positive.");
+  if (o.tp < 1 || o.gpus_per_node % o.tp != 0 || o.ranks % o.tp != 0)
+    throw std::invalid_argument("--tp " + std::to_string(o.tp) + " must divide --gpus-per-node (" +
+                                std::to_string(o.gpus_per_node) + ") and --ranks (" +
+                                std::to_string(o.ranks) + ").");
+  if (o.tp == o.ranks)
+    throw std::invalid_argument("--tp " + std::to_string(o.tp) +
+                                " leaves data-parallel groups of one rank: it must be smaller "
+                                "than --ranks (" +
+                                std::to_string(o.ranks) + ").");
   if (!base.training || base.graph != GraphMode::kEager)
     throw std::invalid_argument("--ranks writes a data-parallel training job: drop --inference.");
   for (const auto& [rank, permille] : o.straggler_permille) {
@@ -32,6 +41,11 @@ void check_options(const SynthOptions& base, const MultiRankOptions& o) {
   for (const auto& [rank, stall] : o.host_stall_ns) {
     check_rank(rank, o.ranks, "--host-straggler");
     if (stall < 1) throw std::invalid_argument("--host-straggler needs a positive stall.");
+  }
+  for (const auto& [rank, permille] : o.slow_link_permille) {
+    check_rank(rank, o.ranks, "--slow-link");
+    if (permille < 1 || permille > 1000)
+      throw std::invalid_argument("--slow-link needs a factor in (0, 1], e.g. 3:0.5.");
   }
   for (int rank : o.missing) check_rank(rank, o.ranks, "--missing-rank");
   if (o.drop < 0 || o.drop >= 1)
@@ -47,7 +61,39 @@ std::int64_t node_clock_offset(const MultiRankOptions& o, std::uint64_t seed, in
   return rng.between(-o.clock_skew_ns, o.clock_skew_ns);
 }
 
-RankRole role_of(int rank, const MultiRankOptions& o, Rendezvous& rendezvous) {
+// The job's process groups: "0" (default_pg, the whole world); with --tp T, then the
+// tensor-parallel groups of T consecutive ranks ("1", ...) and the data-parallel groups of the
+// ranks equal mod T. A group with a --slow-link member moves its bytes at the slowest member's
+// fraction of the bandwidth (a ring is as fast as its slowest link).
+std::vector<ProcessGroup> process_groups(const MultiRankOptions& o) {
+  std::vector<ProcessGroup> groups;
+  const auto add = [&](const char* description, int first, int stride, int size) {
+    ProcessGroup g;
+    g.id = static_cast<int>(groups.size());
+    g.name = std::to_string(g.id);
+    g.description = description;
+    g.stride = stride;
+    for (int i = 0; i < size; ++i) g.ranks.push_back(first + i * stride);
+    for (int r : g.ranks)
+      if (auto it = o.slow_link_permille.find(r); it != o.slow_link_permille.end())
+        g.link_permille = std::min(g.link_permille, it->second);
+    groups.push_back(std::move(g));
+  };
+  add("default_pg", 0, 1, o.ranks);
+  if (o.tp == 1) return groups;
+  for (int first = 0; first < o.ranks; first += o.tp) add("tp_group", first, 1, o.tp);
+  for (int first = 0; first < o.tp; ++first) add("dp_group", first, o.tp, o.ranks / o.tp);
+  return groups;
+}
+
+// Whether the truth file describes groups and links (--tp, --slow-link); without them it keeps
+// the fields it always had.
+bool groups_in_truth(const MultiRankOptions& o) {
+  return o.tp > 1 || !o.slow_link_permille.empty();
+}
+
+RankRole role_of(int rank, const MultiRankOptions& o, Rendezvous& rendezvous,
+                 const std::vector<ProcessGroup>& groups) {
   RankRole role;
   role.rank = rank;
   role.world = o.ranks;
@@ -59,6 +105,14 @@ RankRole role_of(int rank, const MultiRankOptions& o, Rendezvous& rendezvous) {
   role.skew_ns = o.skew_ns;
   role.drop_ppm = static_cast<std::uint32_t>(o.drop * 1e6);
   role.rendezvous = &rendezvous;
+  role.groups = &groups;
+  if (o.tp == 1) {
+    role.dp_group = &groups[0];
+  } else {
+    const std::size_t tp_groups = static_cast<std::size_t>(o.ranks / o.tp);
+    role.tp_group = &groups[1 + static_cast<std::size_t>(rank / o.tp)];
+    role.dp_group = &groups[1 + tp_groups + static_cast<std::size_t>(rank % o.tp)];
+  }
   return role;
 }
 
@@ -88,14 +142,16 @@ struct RankRun {
 
 // The last arriver of an instance (ties: the lowest rank) when its arrival skew reaches
 // max(10 µs, 5% of the transfer), the spec's "skewed" rule (§7.1); -1 otherwise.
-int last_arriver(const Rendezvous::Instance& c) {
+int last_arriver(const Rendezvous::Instance& c, const std::vector<int>& members) {
   const auto [first, last] = std::minmax_element(c.starts.begin(), c.starts.end());
   const std::int64_t skew = *last - *first;
   if (skew < std::max<std::int64_t>(10'000, c.transfer / 20)) return -1;
-  return static_cast<int>(std::find(c.starts.begin(), c.starts.end(), *last) - c.starts.begin());
+  return members[static_cast<std::size_t>(std::find(c.starts.begin(), c.starts.end(), *last) -
+                                          c.starts.begin())];
 }
 
-void append_list(std::string& s, const std::vector<std::int64_t>& values) {
+template <class Number>
+void append_list(std::string& s, const std::vector<Number>& values) {
   s += '[';
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (i) s += ',';
@@ -105,10 +161,13 @@ void append_list(std::string& s, const std::vector<std::int64_t>& values) {
 }
 
 std::string truth_json(const MultiRankOptions& o, std::uint64_t seed,
-                       const Rendezvous& rendezvous) {
+                       const std::vector<ProcessGroup>& groups, const Rendezvous& rendezvous) {
+  const bool with_groups = groups_in_truth(o);
   std::vector<std::int64_t> last_count(static_cast<std::size_t>(o.ranks), 0);
   std::string s = "{\n\"world_size\":" + std::to_string(o.ranks) +
-                  ",\n\"gpus_per_node\":" + std::to_string(o.gpus_per_node) + ",\n\"ranks\":[";
+                  ",\n\"gpus_per_node\":" + std::to_string(o.gpus_per_node);
+  if (with_groups) s += ",\n\"tp\":" + std::to_string(o.tp);
+  s += ",\n\"ranks\":[";
   for (int r = 0; r < o.ranks; ++r) {
     if (r) s += ',';
     s += "\n{\"rank\":" + std::to_string(r) + ",\"file\":";
@@ -119,6 +178,9 @@ std::string truth_json(const MultiRankOptions& o, std::uint64_t seed,
       s += ",\"compute_factor_permille\":" + std::to_string(straggler->second);
     auto stall = o.host_stall_ns.find(r);
     if (stall != o.host_stall_ns.end()) s += ",\"host_stall_ns\":" + std::to_string(stall->second);
+    auto link = o.slow_link_permille.find(r);
+    if (link != o.slow_link_permille.end())
+      s += ",\"slow_link_permille\":" + std::to_string(link->second);
     s += "}";
   }
   // Per node: how far its clock runs ahead of node 0's (what analysis should estimate).
@@ -126,14 +188,33 @@ std::string truth_json(const MultiRankOptions& o, std::uint64_t seed,
   const int nodes = (o.ranks + o.gpus_per_node - 1) / o.gpus_per_node;
   for (int node = 0; node < nodes; ++node)
     s += (node ? "," : "") + std::to_string(node_clock_offset(o, seed, node));
-  s += "],\n\"instances\":[";
-  const auto& instances = rendezvous.instances();
+  s += "]";
+  // Per group: its name, description, members and the fraction of the bandwidth it moves at.
+  if (with_groups) {
+    s += ",\n\"process_groups\":[";
+    for (const ProcessGroup& g : groups) {
+      s += g.id ? ",\n" : "\n";
+      s += "{\"pg\":\"" + g.name + "\",\"pg_desc\":\"" + g.description + "\",\"ranks\":";
+      append_list(s, g.ranks);
+      s += ",\"link_factor_permille\":" + std::to_string(g.link_permille) + "}";
+    }
+    s += "\n]";
+  }
+  s += ",\n\"instances\":[";
+  const std::vector<const Rendezvous::Instance*> instances = rendezvous.instances();
   for (std::size_t i = 0; i < instances.size(); ++i) {
-    const Rendezvous::Instance& c = instances[i];
-    const int last = last_arriver(c);
+    const Rendezvous::Instance& c = *instances[i];
+    const ProcessGroup& g = groups[static_cast<std::size_t>(c.group)];
+    const int last = last_arriver(c, g.ranks);
     if (last >= 0) ++last_count[static_cast<std::size_t>(last)];
     s += i ? ",\n" : "\n";
-    s += "{\"pg\":\"0\",\"seq\":" + std::to_string(i + 1) + ",\"kind\":\"allreduce\"";
+    s += "{\"pg\":\"" + g.name + "\",\"seq\":" + std::to_string(c.seq) + ",\"kind\":\"allreduce\"";
+    // With groups, the per-member lists below follow "members".
+    if (with_groups) {
+      s += ",\"pg_desc\":\"" + g.description + "\",\"members\":";
+      append_list(s, g.ranks);
+      s += ",\"link_factor_permille\":" + std::to_string(g.link_permille);
+    }
     s += ",\"transfer_ns\":" + std::to_string(c.transfer) +
          ",\"last_arriver\":" + std::to_string(last) + ",\"start_ns\":";
     append_list(s, c.starts);
@@ -162,11 +243,14 @@ MultiRankSummary write_multi_rank_traces(const SynthOptions& base, const MultiRa
   check_options(base, o);
   check_injections(base);
   io::create_output_folder(dir);
-  Rendezvous rendezvous(o.ranks);
+  const std::vector<ProcessGroup> groups = process_groups(o);
+  std::vector<std::vector<int>> members;
+  for (const ProcessGroup& g : groups) members.push_back(g.ranks);
+  Rendezvous rendezvous(o.ranks, std::move(members));
   std::vector<RankRun> runs(static_cast<std::size_t>(o.ranks));
   for (int r = 0; r < o.ranks; ++r) {
     RankRun& run = runs[static_cast<std::size_t>(r)];
-    run.role = role_of(r, o, rendezvous);
+    run.role = role_of(r, o, rendezvous, groups);
     run.role.clock_offset_ns = node_clock_offset(o, base.seed, r / o.gpus_per_node);
     run.options = base;
     run.options.nccl = true;
@@ -184,14 +268,16 @@ MultiRankSummary write_multi_rank_traces(const SynthOptions& base, const MultiRa
   for (const RankRun& run : runs)
     if (run.error) std::rethrow_exception(run.error);
   io::write_text_file_atomically((dir / "synth_truth.json").string(),
-                                 truth_json(o, base.seed, rendezvous));
+                                 truth_json(o, base.seed, groups, rendezvous));
   MultiRankSummary summary;
   for (const RankRun& run : runs) {
     if (!run.written) continue;
     ++summary.files;
     summary.json_bytes += run.summary.json_bytes;
   }
-  summary.collectives = rendezvous.instances().size();
+  // Every rank meets one instance at each position.
+  for (const Rendezvous::Instance* c : rendezvous.instances())
+    summary.collectives = std::max<std::uint64_t>(summary.collectives, c->position + 1);
   return summary;
 }
 

@@ -10,16 +10,20 @@
 
 namespace traceprism::synth {
 
-// A synthetic multi-rank data-parallel job (multi-rank.md §11, `synth --ranks N`): one trace
-// per rank, the ranks coupled at every gradient all-reduce, with problems injected into chosen
-// ranks, plus synth_truth.json with what was injected and when each collective ran.
+// A synthetic multi-rank training job (multi-rank.md §11, `synth --ranks N`): one trace per
+// rank, data-parallel (with --tp, tensor-parallel groups of T consecutive ranks inside the
+// data-parallel groups), the ranks coupled at every collective of their process groups, with
+// problems injected into chosen ranks, plus synth_truth.json with what was injected and when
+// each collective ran.
 struct MultiRankOptions {
   int ranks = 2;
   int gpus_per_node = 8;
+  int tp = 1;  // --tp T: tensor-parallel group size; divides gpus_per_node and ranks
   NcclMeta meta = NcclMeta::kFull;
   MetaOn meta_on = MetaOn::kBoth;
   std::map<int, std::int64_t> straggler_permille;  // --straggler R:F, F x 1000
   std::map<int, std::int64_t> host_stall_ns;       // --host-straggler R:US
+  std::map<int, std::int64_t> slow_link_permille;  // --slow-link R:F, F x 1000 (0 < F <= 1)
   std::int64_t skew_ns = 0;                        // --skew-us
   std::int64_t clock_skew_ns = 0;                  // --clock-skew-us: node j != 0 off by U[-S, S]
   double drop = 0;                                 // --drop-collectives P
@@ -28,8 +32,8 @@ struct MultiRankOptions {
 
 struct MultiRankSummary {
   int files = 0;
-  std::uint64_t json_bytes = 0;  // all files, uncompressed
-  std::uint64_t collectives = 0;
+  std::uint64_t json_bytes = 0;   // all files, uncompressed
+  std::uint64_t collectives = 0;  // per rank
 };
 
 // "rank3.json.gz": the file of a rank in the output folder.
@@ -38,7 +42,8 @@ std::string rank_file_name(int rank);
 // Writes rank<R>.json.gz for every rank and synth_truth.json into `dir` (created when missing),
 // each file atomically. `base` gives the workload (training only; --nccl is implied). Throws
 // std::invalid_argument with a sentence naming the option when an option names a rank outside
-// the job, and std::runtime_error when a file cannot be written.
+// the job or --tp does not divide the node and the job, and std::runtime_error when a file
+// cannot be written.
 MultiRankSummary write_multi_rank_traces(const SynthOptions& base, const MultiRankOptions& options,
                                          const std::filesystem::path& dir);
 

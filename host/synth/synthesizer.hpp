@@ -224,8 +224,9 @@ struct GradNode {
 // A collective as record_param_comms and its kernel describe it.
 struct Collective {
   i64 nelems;
-  std::string_view dtype;  // "BFloat16", "Float"
-  i64 seq = 0;             // the process group's sequence number (multi-rank traces)
+  std::string_view dtype;               // "BFloat16", "Float"
+  i64 seq = 0;                          // the process group's sequence number (multi-rank traces)
+  const ProcessGroup* group = nullptr;  // multi-rank: the group it runs on
 };
 
 // Where a launched activity may start, and whether its call returns only after it ends.
@@ -338,7 +339,7 @@ class Synthesizer {
   void kernel(K k, i64 duration, Grid grid) { kernel(k, duration, grid, compute_, {}); }
   void memcpy(Copy copy, i64 bytes, i64 duration = 0, const Placement& placement = {});
   void memset(i64 bytes);
-  i64 drained() const { return std::max(compute_.free_at, comm_.free_at); }
+  i64 drained() const { return std::max({compute_.free_at, comm_.free_at, tp_comm_.free_at}); }
   i64 gemm_ns(i64 m, i64 n, i64 k) const { return 2 * m * n * k / (v_.gemm_tflops * 1000) + 3000; }
   i64 memory_ns(i64 bytes) const { return bytes / v_.hbm_gbps + 2000; }
   i64 attention_ns(bool backward) const {
@@ -364,14 +365,22 @@ class Synthesizer {
   void linear_backward(i64 in, i64 out, bool bias);
   void layer_norm_backward();
   void accumulate_grad(i64 numel);
-  void all_reduce(i64 bytes, K k, std::string_view dtype, i64 duration);
-  void all_reduce_events(i64 bytes, K k, std::string_view dtype, i64 duration);
+  // `tensor_parallel`: on this rank's --tp group and its stream; else on the data-parallel
+  // group (the whole world without --tp).
+  void all_reduce(i64 bytes, K k, std::string_view dtype, i64 duration,
+                  bool tensor_parallel = false);
+  void all_reduce_events(i64 bytes, K k, std::string_view dtype, i64 duration,
+                         bool tensor_parallel);
   // -- multi-rank (synth --ranks): no-ops or single-rank values when o_.rank is null
   int world() const { return o_.rank ? o_.rank->world : 8; }
   void write_comm_args(Fields& args, const Collective& c) const;
   bool comm_args_on(bool kernel) const;
-  i64 meet_at_collective(Stream& stream, i64 start, i64 transfer, i64 correlation);
+  bool tensor_parallel() const { return o_.rank && o_.rank->tp_group; }
+  i64 meet_at_collective(Stream& stream, i64 start, i64 transfer, i64 correlation,
+                         const Collective& c);
   void fill_gradient_bucket(i64 bytes);
+  void delay_next_kernel();
+  void tp_all_reduce(bool backward);
   void optimizer_step();
   void read_loss();
 
@@ -406,6 +415,7 @@ class Synthesizer {
   i64 now_ = kTraceStartNs;  // host clock
   i64 tid_ = kMainTid;       // the host thread recording now
   Stream compute_, comm_;
+  Stream tp_comm_;  // --tp: the tensor-parallel group's NCCL stream (unused otherwise)
   i64 step_gpu_begin_ = 0, step_gpu_end_ = 0, step_ext_ = 0;
   i64 compute_idle_ns_ = 0;   // device idle before each compute-stream activity, summed
   i64 compute_busy_ns_ = 0;   // sum of compute-stream activity durations
@@ -417,10 +427,14 @@ class Synthesizer {
   int hidden_ = 0;
   i64 graph_correlation_ = 0;
   bool capturing_ = false;
-  // Multi-rank: collectives so far (the rendezvous's instance number), the default group's
-  // sequence number, and whether the current collective is left out of this rank's file.
+  // Multi-rank: collectives so far (their position in every rank's sequence), the sequence
+  // numbers of the data-parallel (default) group and of the --tp group, the --skew-us delay
+  // the next compute kernel takes before a tensor-parallel all-reduce, and whether the current
+  // collective is left out of this rank's file.
   std::uint64_t collectives_ = 0;
   i64 group_seq_ = 0;
+  i64 tp_seq_ = 0;
+  i64 next_kernel_delay_ns_ = 0;
   bool dropping_ = false;
   Rng drop_rng_;
 

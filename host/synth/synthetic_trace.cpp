@@ -198,6 +198,7 @@ Synthesizer::Synthesizer(const SynthOptions& o, io::OutputFile& out)
       // the steady state, instead of a GPU that waits for every early launch.
       compute_{v_.compute_stream, kTraceStartNs + kWarmupTailNs, {}},
       comm_{v_.comm_stream, kTraceStartNs, {}},
+      tp_comm_{v_.comm_stream + 4, kTraceStartNs, {}},
       drop_rng_(o.seed ^ (0xd1b54a32d192ed03ULL *
                           static_cast<std::uint64_t>(o.rank ? o.rank->rank + 1 : 0))) {
   for (const Injection& injection : o.inject) {
@@ -233,14 +234,20 @@ void Synthesizer::write_header() {
     Fields info(h);
     info.str("backend", "nccl").num("rank", o_.rank->rank).num("world_size", world());
     if (o_.rank->meta != NcclMeta::kNone) {
-      std::string ranks = "[";
-      for (int r = 0; r < world(); ++r) (r ? ranks += "," : ranks) += std::to_string(r);
-      ranks += "]";
-      info.num("pg_count", 1)
-          .raw("pg_config",
-               "[{\"pg_name\":\"0\",\"pg_desc\":\"default_pg\","
-               "\"backend_config\":\"cuda:nccl\",\"pg_size\":" +
-                   std::to_string(world()) + ",\"ranks\":" + ranks + "}]");
+      // Every group of the job, as torch.distributed lists the groups it created.
+      std::string config = "[";
+      for (const ProcessGroup& g : *o_.rank->groups) {
+        if (g.id) config += ",";
+        config +=
+            "{\"pg_name\":\"" + g.name + "\",\"pg_desc\":\"" + g.description +
+            "\",\"backend_config\":\"cuda:nccl\",\"pg_size\":" + std::to_string(g.ranks.size()) +
+            ",\"ranks\":[";
+        for (std::size_t i = 0; i < g.ranks.size(); ++i)
+          (i ? config += "," : config) += std::to_string(g.ranks[i]);
+        config += "]}";
+      }
+      config += "]";
+      info.num("pg_count", static_cast<i64>(o_.rank->groups->size())).raw("pg_config", config);
       info.str("nccl_version", "2.21.5");
     }
     info.close();
@@ -284,6 +291,7 @@ void Synthesizer::write_metadata() {
   }
   thread(gpu, compute_.id, "stream " + std::to_string(compute_.id) + " ");
   if (distributed()) thread(gpu, comm_.id, "stream " + std::to_string(comm_.id) + " ");
+  if (tensor_parallel()) thread(gpu, tp_comm_.id, "stream " + std::to_string(tp_comm_.id) + " ");
   emit(host_buf_);
 }
 
@@ -390,7 +398,7 @@ void Synthesizer::open_op(std::string_view name, std::initializer_list<In> input
   work(1200, 3500);  // dispatcher and argument handling
 }
 
-// The args PyTorch's record_param_comms writes for a collective of the default process group.
+// The args PyTorch's record_param_comms writes for a collective of its process group.
 void Synthesizer::open_comm_op(const Collective& c) {
   std::size_t i = open(Kind::kOp, "cpu_op", "record_param_comms", -1);
   ext_stack_.push_back(next_ext_++);
@@ -398,7 +406,8 @@ void Synthesizer::open_comm_op(const Collective& c) {
   args.num("External id", ext_stack_.back()).num("Record function id", 0);
   if (comm_args_on(false)) {
     write_comm_args(args, c);
-    args.num("Global rank start", 0).num("Global rank stride", 1);
+    args.num("Global rank start", c.group ? c.group->ranks.front() : 0)
+        .num("Global rank stride", c.group ? c.group->stride : 1);
   }
   args.num("Ev Idx", ev_idx_++).close();
   events_[i].args_end = args_.size();
@@ -407,15 +416,15 @@ void Synthesizer::open_comm_op(const Collective& c) {
 
 // "[0, 1, 2]"; a group of more than 30 members as the profiler truncates it: 29 ranks, "...",
 // the last one.
-static std::string group_ranks_text(int world) {
+static std::string group_ranks_text(const std::vector<int>& ranks) {
   std::string text = "[";
-  for (int r = 0; r < world; ++r) {
-    if (world > 30 && r == 29) {
-      text += "..., " + std::to_string(world - 1);
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    if (ranks.size() > 30 && i == 29) {
+      text += "..., " + std::to_string(ranks.back());
       break;
     }
-    if (r) text += ", ";
-    text += std::to_string(r);
+    if (i) text += ", ";
+    text += std::to_string(ranks[i]);
   }
   return text + "]";
 }
@@ -423,26 +432,30 @@ static std::string group_ranks_text(int world) {
 // The collective's identity and message, as the profiler writes it on record_param_comms and
 // copies it onto the kernel.
 void Synthesizer::write_comm_args(Fields& args, const Collective& c) const {
+  const ProcessGroup* g = o_.rank ? c.group : nullptr;
   args.str("Collective name", "allreduce")
       .num("In msg nelems", c.nelems)
       .num("Out msg nelems", c.nelems)
-      .num("Group size", world())
+      .num("Group size", g ? static_cast<i64>(g->ranks.size()) : world())
       .str("dtype", c.dtype)
       .str("In split size", "[]")
       .str("Out split size", "[]")
-      .str("Process Group Name", "0")
-      .str("Process Group Description", "default_pg");
-  if (!o_.rank) {
+      .str("Process Group Name", g ? std::string_view(g->name) : "0")
+      .str("Process Group Description", g ? std::string_view(g->description) : "default_pg");
+  if (!g) {
     args.str("Process Group Ranks", "[0, 1, 2, 3, 4, 5, 6, 7]");
     return;
   }
-  args.str("Process Group Ranks", group_ranks_text(world()));
+  args.str("Process Group Ranks", group_ranks_text(g->ranks));
   if (o_.rank->meta != NcclMeta::kFull) return;
   // Comms Id: a hash of the group and the sequence number, equal on every member.
   std::uint64_t id = 0xcbf29ce484222325ULL;
-  for (char ch : "0/" + std::to_string(c.seq))
+  for (char ch : g->name + "/" + std::to_string(c.seq))
     id = (id ^ static_cast<unsigned char>(ch)) * 0x100000001b3ULL;
-  args.num("Seq", c.seq).raw("Comms Id", std::to_string(id)).num("Rank", o_.rank->rank);
+  // Rank: this rank's position in the group.
+  const i64 group_rank =
+      std::find(g->ranks.begin(), g->ranks.end(), o_.rank->rank) - g->ranks.begin();
+  args.num("Seq", c.seq).raw("Comms Id", std::to_string(id)).num("Rank", group_rank);
 }
 
 bool Synthesizer::comm_args_on(bool kernel) const {
@@ -539,7 +552,8 @@ i64 Synthesizer::place(Stream& stream, i64 launch_start, i64 duration, i64 not_b
   if (&stream == &compute_) {
     // Device-wide idle: the part of the gap that the communication stream does not cover
     // (its activities run back to back up to comm_.free_at).
-    compute_idle_ns_ += std::max<i64>(0, start - std::max(stream.free_at, comm_.free_at));
+    compute_idle_ns_ +=
+        std::max<i64>(0, start - std::max({stream.free_at, comm_.free_at, tp_comm_.free_at}));
     compute_busy_ns_ += duration;
     if (step_gpu_begin_ == 0) step_gpu_begin_ = start;
     step_gpu_end_ = start + duration;
@@ -567,7 +581,7 @@ void Synthesizer::launch(std::string_view api, int cbid, std::string_view cat,
   if (const i64 slot = queue_slot(stream); slot > 0) hold_until(slot + rng_.between(500, 1500));
   const i64 start = place(stream, call.start, duration, placement.not_before);
   if (placement.collective && o_.rank)
-    duration = meet_at_collective(stream, start, duration, call.correlation);
+    duration = meet_at_collective(stream, start, duration, call.correlation, *placement.collective);
   if (placement.blocking) hold_until(start + duration + rng_.between(1000, 3000));
   close();
   if (dropping_) return;  // a collective this rank's file leaves out
@@ -597,12 +611,17 @@ void Synthesizer::kernel(K k, i64 duration, Grid grid, Stream& stream, const Pla
   std::string_view name = v_.amd && !spec.amd.empty() ? spec.amd : spec.nvidia;
   if (c && o_.rank && o_.rank->meta == NcclMeta::kNone && !v_.amd)
     name = "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)";
+  if (!c && next_kernel_delay_ns_ > 0) {  // --skew-us before a tensor-parallel all-reduce
+    duration += next_kernel_delay_ns_;
+    next_kernel_delay_ns_ = 0;
+  }
   if (!c && o_.rank) duration = duration * o_.rank->compute_permille / 1000;
   const i64 blocks = grid.x * grid.y * grid.z;
   const i64 warps = blocks * ceil_div(spec.block, v_.warp_size);
   const i64 occupancy =
       std::clamp<i64>(warps * 100 / (v_.sms * v_.max_warps_per_sm), 1, spec.occupancy);
-  if (recomputing_) duration = duration * recompute_scale_num_ / recompute_scale_den_;
+  // A recomputed block's kernels; its tensor-parallel all-reduces move the same bytes as before.
+  if (recomputing_ && !c) duration = duration * recompute_scale_num_ / recompute_scale_den_;
   launch(
       api, c ? kCbidLaunchEx : kCbidLaunch, "kernel", name, stream, rng_.jitter(duration, 4),
       placement, [&](Fields& args) {
@@ -815,7 +834,9 @@ void Synthesizer::layer_forward(int layer) {
       memory(T * H * 2);
       kernel(K::kFlashFwd, attention_ns(false), Grid{ceil_div(S, 128), B, heads_});
     }
+    delay_next_kernel();
     linear(4 * layer + 1, H, H);
+    tp_all_reduce(false);  // the row-parallel output projection's partial sums
   }
   elementwise("aten::add", K::kAdd, {x, x, scalar("1")}, T * H);
   layer_norm(2 * layer + 1);
@@ -823,7 +844,9 @@ void Synthesizer::layer_forward(int layer) {
     Scope mlp = module("nn.Module: MLP_", layer, "model.py(58): forward");
     linear(4 * layer + 2, H, 4 * H);
     elementwise("aten::gelu", K::kGelu, {bf16({B, S, 4 * H}), scalar("none", "str")}, T * 4 * H);
+    delay_next_kernel();
     linear(4 * layer + 3, 4 * H, H);
+    tp_all_reduce(false);  // the row-parallel down projection's partial sums
   }
   elementwise("aten::add", K::kAdd, {x, x, scalar("1")}, T * H);
 }
@@ -943,7 +966,9 @@ void Synthesizer::layer_backward() {
                  {bf16({B, S, 4 * H}), bf16({B, S, 4 * H}), scalar("none", "str")});
     kernel(K::kGeluBackward, memory_ns(T * 4 * H * 6), flat_grid(T * 4 * H));
   }
+  delay_next_kernel();
   linear_backward(H, 4 * H, true);
+  tp_all_reduce(true);  // the column-parallel up projection's input gradient
   layer_norm_backward();
   { Scope node = grad_node(TP_GRAD_NODE("AddBackward0")); }
   linear_backward(H, H, true);
@@ -955,7 +980,9 @@ void Synthesizer::layer_backward() {
     memory(3 * T * H * 2);
     kernel(K::kFlashBwd, attention_ns(true), Grid{ceil_div(S, 128), B, heads_});
   }
+  delay_next_kernel();
   linear_backward(H, 3 * H, true);
+  tp_all_reduce(true);  // the column-parallel QKV projection's input gradient
   layer_norm_backward();
   memory(-12 * T * H * 2);  // this layer's saved activations are freed
 }
@@ -997,18 +1024,25 @@ void Synthesizer::layer_norm_backward() {
 // c10d::allreduce_ as ProcessGroupNCCL records it: the comm stream waits for the compute
 // stream's event, then the kernel runs under nccl:all_reduce.
 // `duration` 0: the time the ring takes at the link's bus bandwidth.
-void Synthesizer::all_reduce(i64 bytes, K k, std::string_view dtype, i64 duration) {
+void Synthesizer::all_reduce(i64 bytes, K k, std::string_view dtype, i64 duration,
+                             bool tensor_parallel) {
   dropping_ = o_.rank && o_.rank->drop_ppm > 0 && drop_rng_.next() % 1'000'000 < o_.rank->drop_ppm;
   if (dropping_) ++hidden_;
-  all_reduce_events(bytes, k, dtype, duration);
+  all_reduce_events(bytes, k, dtype, duration, tensor_parallel);
   if (dropping_) --hidden_;
   dropping_ = false;
 }
 
-void Synthesizer::all_reduce_events(i64 bytes, K k, std::string_view dtype, i64 duration) {
+void Synthesizer::all_reduce_events(i64 bytes, K k, std::string_view dtype, i64 duration,
+                                    bool tensor_parallel) {
   const i64 element = dtype == "Float" ? 4 : 2;
-  if (o_.rank) fill_gradient_bucket(bytes);
-  const Collective collective{bytes / element, dtype, ++group_seq_};
+  if (o_.rank && !tensor_parallel) fill_gradient_bucket(bytes);
+  const ProcessGroup* group =
+      o_.rank ? (tensor_parallel ? o_.rank->tp_group : o_.rank->dp_group) : nullptr;
+  const Collective collective{bytes / element, dtype, tensor_parallel ? ++tp_seq_ : ++group_seq_,
+                              group};
+  // Each process group has its own NCCL stream.
+  Stream& stream = tensor_parallel ? tp_comm_ : comm_;
   Scope c10d =
       op("c10d::allreduce_",
          {tensor(dtype == "Float" ? "float" : "c10::BFloat16", {bytes / element}), scalar("", "")});
@@ -1016,12 +1050,37 @@ void Synthesizer::all_reduce_events(i64 bytes, K k, std::string_view dtype, i64 
   Scope comms(*this, 1);
   runtime_call(v_.event_record, kCbidEventRecord);
   runtime_call(v_.stream_wait_event, kCbidStreamWaitEvent);
-  comm_.free_at = std::max(comm_.free_at, compute_.free_at);
+  stream.free_at = std::max(stream.free_at, compute_.free_at);
   Scope nccl = annotation("nccl:all_reduce", -1, false);
   // Sent and received per rank in a ring of n: 2 (n - 1) / n of the message.
-  const i64 ring_bytes = 2 * bytes * (world() - 1) / world();
+  const i64 n = group ? static_cast<i64>(group->ranks.size()) : world();
+  const i64 ring_bytes = 2 * bytes * (n - 1) / n;
   if (duration == 0) duration = ring_bytes / v_.busbw_gbps + 8000;
-  kernel(k, duration, Grid{24, 1, 1}, comm_, {.collective = &collective});
+  // --slow-link: a group with a slow member moves its bytes at that fraction of the bandwidth,
+  // so the whole transfer takes 1000 / link_permille as long.
+  if (group && group->link_permille != 1000) duration = duration * 1000 / group->link_permille;
+  kernel(k, duration, Grid{24, 1, 1}, stream, {.collective = &collective});
+}
+
+// Megatron's tensor-parallel all-reduce of the activations (B x S x H in BF16): forward, the
+// partial sums of the row-parallel attention output and MLP down projections; backward, the
+// input gradients of the column-parallel QKV and MLP up projections. What follows needs the
+// reduced tensor: the compute stream waits for it. A no-op without --tp.
+void Synthesizer::tp_all_reduce(bool backward) {
+  if (!tensor_parallel()) return;
+  Scope py = python(backward ? "megatron/core/tensor_parallel/mappings.py(246): backward"
+                             : "megatron/core/tensor_parallel/mappings.py(242): forward");
+  Scope reduce = python("megatron/core/tensor_parallel/mappings.py(21): _reduce");
+  Scope all = python("torch/distributed/distributed_c10d.py(2501): all_reduce");
+  all_reduce(T * H * 2, K::kAllReduce, "BFloat16", 0, true);
+  compute_.free_at = std::max(compute_.free_at, tp_comm_.free_at);
+}
+
+// --skew-us before a tensor-parallel all-reduce: the kernel that produces its input takes up
+// to that much longer on each rank (the gradient buckets' copy does it for the others).
+void Synthesizer::delay_next_kernel() {
+  if (tensor_parallel() && o_.rank->skew_ns > 0)
+    next_kernel_delay_ns_ = rng_.between(0, o_.rank->skew_ns);
 }
 
 // DDP copies a bucket's gradients into one flat buffer before reducing it; with --skew-us the
@@ -1034,11 +1093,15 @@ void Synthesizer::fill_gradient_bucket(i64 bytes) {
 
 // The ranks meet: this rank's part of the collective runs from its own start to the common
 // end (the last arrival plus the transfer), plus up to 2 µs of its own.
-i64 Synthesizer::meet_at_collective(Stream& stream, i64 start, i64 transfer, i64 correlation) {
-  const std::uint64_t instance = collectives_++;
+i64 Synthesizer::meet_at_collective(Stream& stream, i64 start, i64 transfer, i64 correlation,
+                                    const Collective& c) {
+  const std::uint64_t position = collectives_++;
+  // The group's k-th instance; every member counts its Seq alike.
+  const std::uint64_t instance = static_cast<std::uint64_t>(c.seq - 1);
   Rendezvous& meeting = *o_.rank->rendezvous;
-  const i64 end = meeting.arrive(o_.rank->rank, instance, start, transfer) + rng_.between(0, 2000);
-  meeting.record(o_.rank->rank, instance, end, correlation, !dropping_);
+  const i64 end = meeting.arrive(o_.rank->rank, c.group->id, instance, position, start, transfer) +
+                  rng_.between(0, 2000);
+  meeting.record(o_.rank->rank, c.group->id, instance, end, correlation, !dropping_);
   stream.free_at = end;
   stream.pending.back() = end;
   return end - start;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "io/output_file.hpp"
@@ -26,6 +27,18 @@ enum class NcclMeta : std::uint8_t { kFull, kNoSeq, kNone };
 // Where the collective args are written (synth --meta-on).
 enum class MetaOn : std::uint8_t { kBoth, kOp, kKernel };
 
+// A process group of a multi-rank job, as distributedInfo.pg_config and the collectives' args
+// name it: the default group "0" of the whole world, and with synth --tp T the tensor-parallel
+// groups (T consecutive ranks) and the data-parallel groups (ranks equal mod T).
+struct ProcessGroup {
+  int id = 0;               // index in the job's list of groups (where the rendezvous meets)
+  std::string name;         // "Process Group Name": "0", "1", ...
+  std::string description;  // "Process Group Description": default_pg, tp_group, dp_group
+  std::vector<int> ranks;   // members, ascending: "Process Group Ranks"
+  int stride = 1;           // "Global rank stride" ("Global rank start": ranks.front())
+  std::int64_t link_permille = 1000;  // --slow-link: transfers take 1000 / this as long
+};
+
 // One rank of a multi-rank job (synth --ranks): set by write_multi_rank_traces, null for a
 // single-rank trace (whose output it leaves unchanged).
 struct RankRole {
@@ -39,6 +52,9 @@ struct RankRole {
   std::int64_t clock_offset_ns = 0;      // this node's clock runs ahead by this much
   int devices_per_node = 1;              // deviceProperties lists this many GPUs (the node's)
   Rendezvous* rendezvous = nullptr;      // where the ranks meet at each collective
+  const std::vector<ProcessGroup>* groups = nullptr;  // every group of the job (pg_config)
+  const ProcessGroup* dp_group = nullptr;  // the gradient all-reduces' group (default: "0")
+  const ProcessGroup* tp_group = nullptr;  // --tp > 1: the activations' all-reduces' group
 };
 
 // Shape of the generated workload: a decoder-only transformer training/inference step.

@@ -143,6 +143,30 @@ TEST(MultiRankAnalyze, WithoutMetadataTheTimelineTierIsUsedAndSaid) {
   EXPECT_TRUE(straggler_titles(out).empty());
 }
 
+// §12: `--tp 2 --slow-link 3:0.5`: one bandwidth-outlier-group card, the group {2, 3} at 0.50 ±
+// 0.05 of its siblings' bandwidth; its late arrivals are that card's (no straggler, no jitter).
+TEST(MultiRankAnalyze, ASlowLinkIsItsGroupsCard) {
+  traceprism::testing::TempDir dir;
+  write_job(dir, "--tp 2 --slow-link 3:0.5");
+  std::string output;
+  ASSERT_EQ(
+      run_cli("analyze -q " + shell_quote(dir.file("job")) + " -o " + shell_quote(dir.file("out")),
+              &output),
+      0)
+      << output;
+  const fs::path out = dir.file("out");
+  const std::vector<std::string> titles = titles_of(out, "xrank-bandwidth-outlier-group");
+  ASSERT_EQ(titles.size(), 1u);
+  const std::string prefix = "Group 2, 3 runs collectives at ";
+  ASSERT_EQ(titles[0].rfind(prefix, 0), 0u) << titles[0];
+  const double ratio = std::stod(titles[0].substr(prefix.size()));
+  EXPECT_NEAR(ratio, 0.50, 0.05) << titles[0];
+  EXPECT_TRUE(straggler_titles(out).empty());
+  EXPECT_TRUE(titles_of(out, "xrank-arrival-jitter").empty());
+  const std::string groups = read_file(out / "multi_rank_csvs" / "process_groups.csv");
+  EXPECT_NE(groups.find("\n2,tp_group,2,2-3,2,seq,"), std::string::npos) << groups;
+}
+
 // Every rank late by a random amount before each collective: waiting with no straggler.
 TEST(MultiRankAnalyze, JitterWithoutAStragglerIsItsOwnCard) {
   traceprism::testing::TempDir dir;

@@ -149,7 +149,9 @@ TEST(MultiRankHeatmap, RankLabelsMarkTheSlowestAndTheFocus) {
   EXPECT_TRUE(contains(svg, "text-anchor=\"end\">rank 1</text>"));
   EXPECT_TRUE(contains(svg, "text-anchor=\"end\" font-weight=\"bold\">\xE2\x96\xB2 rank 2</text>"));
   EXPECT_EQ(count(svg, "font-weight=\"bold\""), 1u);
-  EXPECT_TRUE(contains(svg, ">\xE2\x96\xB2 bold: the slowest ranks (straggler finding)</text>"));
+  EXPECT_TRUE(contains(svg,
+                       ">\xE2\x96\xB2 bold: the slowest ranks (the executive summary&apos;s "
+                       "Slowest Rank(s))</text>"));
   // Rows in rank order, whatever the input order.
   Facts shuffled = three_ranks();
   std::swap(shuffled.heat_rows[0], shuffled.heat_rows[2]);

@@ -7,9 +7,14 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "ingest/trace_reader.hpp"
+#include "io/byte_source.hpp"
 #include "model/collective_instances.hpp"
 #include "model/launch_links.hpp"
 #include "support/temp_dir.hpp"
@@ -47,6 +52,25 @@ model::RankCollectives instances_of(const fs::path& file) {
 
 json::object truth_of(const fs::path& dir) {
   return json::parse(read_file(dir / "synth_truth.json")).as_object();
+}
+
+// The JSON text of a rank's .json.gz.
+std::string decompressed(const fs::path& file) {
+  const auto source = traceprism::io::open_byte_source(file.string());
+  std::string text;
+  std::vector<char> buffer(1 << 16);
+  while (const std::size_t n = source->read(buffer.data(), buffer.size()))
+    text.append(buffer.data(), n);
+  return text;
+}
+
+// Eight ranks in tensor-parallel pairs: TP groups {0,1} {2,3} {4,5} {6,7} ("1" to "4"), DP
+// groups {0,2,4,6} {1,3,5,7} ("5", "6").
+synth::MultiRankOptions tp_pairs() {
+  synth::MultiRankOptions o;
+  o.ranks = 8;
+  o.tp = 2;
+  return o;
 }
 
 TEST(SynthMultiRank, SameOptionsGiveIdenticalFilesWhateverTheThreadsDo) {
@@ -196,6 +220,196 @@ TEST(SynthMultiRank, AMissingRankRunsButItsFileIsNotWritten) {
   std::size_t entries = 0;
   for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir.path())) ++entries;
   EXPECT_EQ(entries, 3u);
+}
+
+// --tp 2: every rank's collectives run on its own TP group (2 all-reduces per layer forward and
+// 2 backward) and its DP group (the gradient buckets), each group with its own name, members,
+// size, the rank's position in it and its own Seq 1, 2, ... on every member; distributedInfo
+// lists all seven groups.
+TEST(SynthMultiRank, TensorParallelGroupsEachHaveTheirOwnMembersAndSequence) {
+  traceprism::testing::TempDir dir;
+  const synth::MultiRankSummary summary =
+      synth::write_multi_rank_traces(small_job(), tp_pairs(), dir.path());
+  // Per step: 2 layers x (2 forward + 2 backward) TP all-reduces and 2 gradient buckets.
+  EXPECT_EQ(summary.collectives, 20u);
+  std::map<std::pair<std::string, std::int64_t>, std::uint64_t> comms_ids;
+  for (int r = 0; r < 8; ++r) {
+    const model::RankCollectives rc = instances_of(dir.path() / synth::rank_file_name(r));
+    ASSERT_EQ(rc.instances.size(), 20u) << "rank " << r;
+    const int tp_first = r / 2 * 2, dp_first = r % 2;
+    const std::string tp_name = std::to_string(1 + r / 2), dp_name = std::to_string(5 + r % 2);
+    std::map<std::string, std::vector<std::int64_t>> seqs;
+    for (const model::CollectiveInstance& c : rc.instances) {
+      EXPECT_EQ(c.kind, model::CollectiveKind::kAllReduce);
+      seqs[c.pg_name].push_back(c.seq);
+      if (c.pg_description == "tp_group") {
+        EXPECT_EQ(c.pg_name, tp_name) << "rank " << r;
+        EXPECT_EQ(c.pg_ranks,
+                  "[" + std::to_string(tp_first) + ", " + std::to_string(tp_first + 1) + "]");
+        EXPECT_EQ(c.group_size, 2);
+        EXPECT_EQ(c.group_rank, r % 2);
+        EXPECT_EQ(c.global_rank_start, tp_first);
+        EXPECT_EQ(c.global_rank_stride, 1);
+        EXPECT_EQ(c.in_nelems, 2 * 128 * 256);  // the activations, B x S x H
+      } else {
+        EXPECT_EQ(c.pg_description, "dp_group") << "rank " << r;
+        EXPECT_EQ(c.pg_name, dp_name);
+        std::string ranks = "[";
+        for (int m = dp_first; m < 8; m += 2)
+          ranks += (m == dp_first ? "" : ", ") + std::to_string(m);
+        EXPECT_EQ(c.pg_ranks, ranks + "]");
+        EXPECT_EQ(c.group_size, 4);
+        EXPECT_EQ(c.group_rank, r / 2);
+        EXPECT_EQ(c.global_rank_start, dp_first);
+        EXPECT_EQ(c.global_rank_stride, 2);
+      }
+      // One Comms Id per (group, Seq) on all its members, and sibling groups' differ.
+      const auto [it, fresh] = comms_ids.try_emplace({c.pg_name, c.seq}, c.comms_id);
+      if (!fresh) {
+        EXPECT_EQ(c.comms_id, it->second) << c.pg_name << "/" << c.seq;
+      }
+    }
+    ASSERT_EQ(seqs.size(), 2u) << "rank " << r;
+    std::vector<std::int64_t> tp_expected(16), dp_expected(4);
+    for (std::size_t i = 0; i < tp_expected.size(); ++i)
+      tp_expected[i] = static_cast<std::int64_t>(i + 1);
+    for (std::size_t i = 0; i < dp_expected.size(); ++i)
+      dp_expected[i] = static_cast<std::int64_t>(i + 1);
+    EXPECT_EQ(seqs[tp_name], tp_expected) << "rank " << r;
+    EXPECT_EQ(seqs[dp_name], dp_expected) << "rank " << r;
+  }
+  EXPECT_NE(comms_ids.at({"1", 1}), comms_ids.at({"2", 1}));
+  // distributedInfo.pg_config: the default group and the six others, on every rank.
+  const json::object info = json::parse(decompressed(dir.path() / synth::rank_file_name(5)))
+                                .as_object()
+                                .at("distributedInfo")
+                                .as_object();
+  EXPECT_EQ(info.at("pg_count").as_int64(), 7);
+  const json::array& config = info.at("pg_config").as_array();
+  ASSERT_EQ(config.size(), 7u);
+  const std::vector<std::pair<std::string, json::array>> expected = {
+      {"default_pg", {0, 1, 2, 3, 4, 5, 6, 7}},
+      {"tp_group", {0, 1}},
+      {"tp_group", {2, 3}},
+      {"tp_group", {4, 5}},
+      {"tp_group", {6, 7}},
+      {"dp_group", {0, 2, 4, 6}},
+      {"dp_group", {1, 3, 5, 7}}};
+  for (std::size_t g = 0; g < config.size(); ++g) {
+    EXPECT_EQ(config[g].at("pg_name").as_string(), std::to_string(g));
+    EXPECT_EQ(config[g].at("pg_desc").as_string(), expected[g].first);
+    EXPECT_EQ(config[g].at("ranks").as_array(), expected[g].second) << "group " << g;
+    EXPECT_EQ(config[g].at("pg_size").as_int64(),
+              static_cast<std::int64_t>(expected[g].second.size()));
+  }
+  // The truth: one instance per group and Seq (4 x 16 + 2 x 4), each with its group's members.
+  const json::object truth = truth_of(dir.path());
+  EXPECT_EQ(truth.at("tp").as_int64(), 2);
+  EXPECT_EQ(truth.at("process_groups").as_array().size(), 7u);
+  const json::array& instances = truth.at("instances").as_array();
+  ASSERT_EQ(instances.size(), 72u);
+  for (const json::value& v : instances) {
+    const std::size_t g = std::stoul(std::string(v.at("pg").as_string()));
+    EXPECT_EQ(v.at("pg_desc").as_string(), expected.at(g).first);
+    EXPECT_EQ(v.at("members").as_array(), expected.at(g).second);
+    EXPECT_EQ(v.at("start_ns").as_array().size(), expected.at(g).second.size());
+    EXPECT_EQ(v.at("link_factor_permille").as_int64(), 1000);
+  }
+}
+
+// --slow-link 3:0.5: the groups holding rank 3 (TP {2,3}, DP {1,3,5,7}) move their bytes at
+// half the bandwidth, so their transfers last twice as long as their siblings'; the others
+// keep theirs.
+TEST(SynthMultiRank, ASlowLinkDoublesTheTransfersOfTheGroupsHoldingItsRank) {
+  traceprism::testing::TempDir dir;
+  synth::MultiRankOptions o = tp_pairs();
+  o.slow_link_permille[3] = 500;
+  synth::SynthOptions job;  // the default shapes: 8 MB activations, transfers well above 8 µs
+  job.layers = 2;
+  job.steps = 2;
+  synth::write_multi_rank_traces(job, o, dir.path());
+  const json::object truth = truth_of(dir.path());
+  EXPECT_EQ(truth.at("ranks").as_array()[3].at("slow_link_permille").as_int64(), 500);
+  std::map<std::string, std::int64_t> transfer;  // per pg, summed over its instances
+  for (const json::value& v : truth.at("instances").as_array()) {
+    const std::string pg(v.at("pg").as_string());
+    const bool slow = pg == "2" || pg == "6";
+    EXPECT_EQ(v.at("link_factor_permille").as_int64(), slow ? 500 : 1000) << "pg " << pg;
+    transfer[pg] += v.at("transfer_ns").as_int64();
+    // Every member ends after the last arrival plus the transfer.
+    std::int64_t last = 0;
+    for (const json::value& start : v.at("start_ns").as_array())
+      last = std::max(last, start.as_int64());
+    for (const json::value& end : v.at("end_ns").as_array())
+      EXPECT_GE(end.as_int64(), last + v.at("transfer_ns").as_int64());
+  }
+  ASSERT_EQ(transfer.size(), 6u);
+  const auto ratio = [&](const char* a, const char* b) {
+    return static_cast<double>(transfer[a]) / static_cast<double>(transfer[b]);
+  };
+  for (const char* sibling : {"1", "3", "4"})
+    EXPECT_NEAR(ratio("2", sibling), 2.0, 0.05) << "TP group {2,3} vs pg " << sibling;
+  EXPECT_NEAR(ratio("1", "3"), 1.0, 0.03);
+  EXPECT_NEAR(ratio("6", "5"), 2.0, 0.05);
+  // The traces agree: per instance, the transfer the analysis measures (the shortest member's
+  // kernel, §7.1) of TP group {2,3} is twice that of {0,1}.
+  std::map<std::pair<std::string, std::int64_t>, std::int64_t> shortest;
+  for (int r = 0; r < 4; ++r)
+    for (const model::CollectiveInstance& c :
+         instances_of(dir.path() / synth::rank_file_name(r)).instances) {
+      if (c.pg_description != "tp_group") continue;
+      auto [it, fresh] = shortest.try_emplace({c.pg_name, c.seq}, c.duration_ns);
+      if (!fresh) it->second = std::min(it->second, c.duration_ns);
+    }
+  std::map<std::string, std::int64_t> measured;
+  for (const auto& [key, ns] : shortest) measured[key.first] += ns;
+  ASSERT_EQ(measured.size(), 2u);
+  EXPECT_NEAR(static_cast<double>(measured["2"]) / static_cast<double>(measured["1"]), 2.0, 0.1);
+}
+
+// Groups meet per instance whatever the threads do: --tp with a slow link, jitter and dropped
+// collectives gives the same bytes twice.
+TEST(SynthMultiRank, TensorParallelJobsAreDeterministic) {
+  traceprism::testing::TempDir a, b;
+  synth::MultiRankOptions o = tp_pairs();
+  o.slow_link_permille[3] = 500;
+  o.skew_ns = 20'000;
+  o.drop = 0.1;
+  o.straggler_permille[6] = 1250;
+  synth::write_multi_rank_traces(small_job(), o, a.path());
+  synth::write_multi_rank_traces(small_job(), o, b.path());
+  for (int r = 0; r < 8; ++r)
+    EXPECT_EQ(read_file(a.path() / synth::rank_file_name(r)),
+              read_file(b.path() / synth::rank_file_name(r)))
+        << "rank " << r;
+  EXPECT_EQ(read_file(a.path() / "synth_truth.json"), read_file(b.path() / "synth_truth.json"));
+}
+
+TEST(SynthMultiRank, ATensorParallelSizeThatDoesNotDivideIsRefused) {
+  traceprism::testing::TempDir dir;
+  const auto refusal = [&](synth::MultiRankOptions o) -> std::string {
+    try {
+      synth::write_multi_rank_traces(small_job(), o, dir.path());
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  synth::MultiRankOptions o = tp_pairs();
+  o.tp = 3;
+  EXPECT_EQ(refusal(o), "--tp 3 must divide --gpus-per-node (8) and --ranks (8).");
+  o.ranks = 12;  // divides the job, not the node
+  EXPECT_EQ(refusal(o), "--tp 3 must divide --gpus-per-node (8) and --ranks (12).");
+  o = tp_pairs();
+  o.tp = 8;
+  EXPECT_EQ(refusal(o),
+            "--tp 8 leaves data-parallel groups of one rank: it must be smaller than --ranks (8).");
+  o = tp_pairs();
+  o.slow_link_permille[8] = 500;
+  EXPECT_EQ(refusal(o), "--slow-link names rank 8, but the job has ranks 0 to 7.");
+  o = tp_pairs();
+  o.slow_link_permille[3] = 1500;
+  EXPECT_EQ(refusal(o), "--slow-link needs a factor in (0, 1], e.g. 3:0.5.");
 }
 
 TEST(SynthMultiRank, OptionsNamingRanksOutsideTheJobAreRefused) {
