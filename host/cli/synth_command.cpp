@@ -32,6 +32,7 @@ struct SynthArgs {
   synth::MultiRankOptions multi;
   std::string nccl_meta = "full";
   std::string meta_on = "both";
+  std::string collectives = "ddp";
   std::vector<std::string> stragglers, host_stragglers, slow_links;
   double skew_us = 0;
   double clock_skew_us = 0;
@@ -130,6 +131,8 @@ void run_multi_rank(const SynthArgs& args, const synth::SynthOptions& options) {
   multi.meta_on = args.meta_on == "op"       ? synth::MetaOn::kOp
                   : args.meta_on == "kernel" ? synth::MetaOn::kKernel
                                              : synth::MetaOn::kBoth;
+  multi.collectives =
+      args.collectives == "fsdp" ? synth::Collectives::kFsdp : synth::Collectives::kDdp;
   for (const std::string& text : args.stragglers) {
     const auto [rank, factor] = rank_and_number(text, "--straggler");
     multi.straggler_permille[rank] = std::llround(factor * 1000);
@@ -250,6 +253,13 @@ void add_synth_command(CLI::App& app) {
                   "then run on the data-parallel groups of the ranks equal mod T")
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
+  cmd->add_option("--collectives", args->collectives,
+                  "With --ranks: how the data-parallel groups share the model: ddp (bucketed\n"
+                  "gradient all-reduces) or fsdp (per layer, an all-gather of its parameters\n"
+                  "before its forward and again before its backward, and a reduce-scatter of\n"
+                  "its gradients after its backward)")
+      ->check(CLI::IsMember({"ddp", "fsdp"}))
+      ->capture_default_str();
   cmd->add_option("--nccl-meta", args->nccl_meta,
                   "With --ranks: the collective args written: full (process group, Seq, Comms Id,\n"
                   "Rank), noseq (the 2024 set), none (no args; kernels named ncclKernel_SendRecv)")
@@ -303,7 +313,8 @@ void add_synth_command(CLI::App& app) {
       "  traceprism synth -o stall.json --steps 3 --inject dataloader=30ms --inject sync\n"
       "  traceprism synth -o serving.json.gz --inference --graph-replay --capture-out captures\n"
       "  traceprism synth -o job/ --ranks 8 --layers 4 --steps 3 --seed 7 --straggler 5:1.25\n"
-      "  traceprism synth -o job/ --ranks 8 --tp 2 --layers 4 --steps 3 --slow-link 3:0.5");
+      "  traceprism synth -o job/ --ranks 8 --tp 2 --layers 4 --steps 3 --slow-link 3:0.5\n"
+      "  traceprism synth -o job/ --ranks 8 --layers 4 --steps 3 --collectives fsdp --vendor amd");
   cmd->callback([args] { run_synth(*args); });
 }
 

@@ -99,6 +99,7 @@ RankRole role_of(int rank, const MultiRankOptions& o, Rendezvous& rendezvous,
   role.world = o.ranks;
   role.meta = o.meta;
   role.meta_on = o.meta_on;
+  role.collectives = o.collectives;
   role.devices_per_node = o.gpus_per_node;
   if (auto it = o.straggler_permille.find(rank); it != o.straggler_permille.end())
     role.compute_permille = it->second;
@@ -167,6 +168,7 @@ std::string truth_json(const MultiRankOptions& o, std::uint64_t seed,
   std::string s = "{\n\"world_size\":" + std::to_string(o.ranks) +
                   ",\n\"gpus_per_node\":" + std::to_string(o.gpus_per_node);
   if (with_groups) s += ",\n\"tp\":" + std::to_string(o.tp);
+  if (o.collectives == Collectives::kFsdp) s += ",\n\"collectives\":\"fsdp\"";
   s += ",\n\"ranks\":[";
   for (int r = 0; r < o.ranks; ++r) {
     if (r) s += ',';
@@ -208,7 +210,9 @@ std::string truth_json(const MultiRankOptions& o, std::uint64_t seed,
     const int last = last_arriver(c, g.ranks);
     if (last >= 0) ++last_count[static_cast<std::size_t>(last)];
     s += i ? ",\n" : "\n";
-    s += "{\"pg\":\"" + g.name + "\",\"seq\":" + std::to_string(c.seq) + ",\"kind\":\"allreduce\"";
+    s += "{\"pg\":\"" + g.name + "\",\"seq\":" + std::to_string(c.seq) + ",\"kind\":\"";
+    s += c.kind;
+    s += "\"";
     // With groups, the per-member lists below follow "members".
     if (with_groups) {
       s += ",\"pg_desc\":\"" + g.description + "\",\"members\":";

@@ -11,9 +11,9 @@
 namespace traceprism::synth {
 
 // A synthetic multi-rank training job (multi-rank.md §11, `synth --ranks N`): one trace per
-// rank, data-parallel (with --tp, tensor-parallel groups of T consecutive ranks inside the
-// data-parallel groups), the ranks coupled at every collective of their process groups, with
-// problems injected into chosen ranks, plus synth_truth.json with what was injected and when
+// rank, data-parallel with DDP or FSDP (with --tp, tensor-parallel groups of T consecutive ranks
+// inside the data-parallel groups), the ranks coupled at every collective of their process groups,
+// with problems injected into chosen ranks, plus synth_truth.json with what was injected and when
 // each collective ran.
 struct MultiRankOptions {
   int ranks = 2;
@@ -21,6 +21,7 @@ struct MultiRankOptions {
   int tp = 1;  // --tp T: tensor-parallel group size; divides gpus_per_node and ranks
   NcclMeta meta = NcclMeta::kFull;
   MetaOn meta_on = MetaOn::kBoth;
+  Collectives collectives = Collectives::kDdp;     // --collectives ddp|fsdp
   std::map<int, std::int64_t> straggler_permille;  // --straggler R:F, F x 1000
   std::map<int, std::int64_t> host_stall_ns;       // --host-straggler R:US
   std::map<int, std::int64_t> slow_link_permille;  // --slow-link R:F, F x 1000 (0 < F <= 1)

@@ -43,7 +43,8 @@ Rendezvous::Instance& Rendezvous::slot(int group, std::uint64_t instance) {
 }
 
 std::int64_t Rendezvous::arrive(int rank, int group, std::uint64_t instance, std::uint64_t position,
-                                std::int64_t start_ns, std::int64_t transfer_ns) {
+                                std::int64_t start_ns, std::int64_t transfer_ns,
+                                std::string_view kind) {
   const std::size_t i = member(group, rank);
   const int size = static_cast<int>(groups_[static_cast<std::size_t>(group)].size());
   std::unique_lock lock(mutex_);
@@ -51,6 +52,7 @@ std::int64_t Rendezvous::arrive(int rank, int group, std::uint64_t instance, std
   Instance& c = slot(group, instance);
   c.starts[i] = start_ns;
   c.position = position;
+  c.kind = kind;
   // The ranks' transfer times differ by their own jitter; the largest is the ring's, whatever
   // order the threads arrive in.
   c.transfer = std::max(c.transfer, transfer_ns);

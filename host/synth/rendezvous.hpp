@@ -3,6 +3,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
+#include <string_view>
 #include <vector>
 
 namespace traceprism::synth {
@@ -21,10 +22,12 @@ class Rendezvous {
   // Blocks until every member of `group` has arrived at its collective `instance` (the group's
   // k-th, from 0); returns its end: max start + the largest transfer any member passed.
   // `position`: the rank's count of collectives before this one (the same on every member),
-  // which orders the truth file. Throws std::runtime_error once abort() was called (a rank
-  // failed: nobody would arrive).
+  // which orders the truth file; `kind`: its normalised kind for the truth file ("allreduce",
+  // "allgather", "reducescatter"; a literal). Throws std::runtime_error once abort() was called
+  // (a rank failed: nobody would arrive).
   std::int64_t arrive(int rank, int group, std::uint64_t instance, std::uint64_t position,
-                      std::int64_t start_ns, std::int64_t transfer_ns);
+                      std::int64_t start_ns, std::int64_t transfer_ns,
+                      std::string_view kind = "allreduce");
   // This rank's own end of the collective and whether its file shows it.
   void record(int rank, int group, std::uint64_t instance, std::int64_t end_ns,
               std::int64_t correlation, bool written);
@@ -39,6 +42,7 @@ class Rendezvous {
     int group = 0;
     std::uint64_t seq = 0;       // the group's sequence number (instance + 1)
     std::uint64_t position = 0;  // the members' count of collectives before it
+    std::string_view kind = "allreduce";
     std::vector<std::int64_t> starts, ends, correlations;
     std::vector<bool> written;
     std::int64_t end = 0;

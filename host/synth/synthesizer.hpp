@@ -169,6 +169,8 @@ enum class K : std::uint8_t {
   // kernels of injected problems
   kSgemmFwd, kSgemmDgrad, kSgemmWgrad, kAllReduceLarge, kAllReduceSmall, kVectorNorm,
   kNchwToNhwc, kNhwcToNchw,
+  // FSDP's collectives (synth --collectives fsdp)
+  kAllGather, kReduceScatter,
 };
 // clang-format on
 
@@ -223,10 +225,13 @@ struct GradNode {
 
 // A collective as record_param_comms and its kernel describe it.
 struct Collective {
-  i64 nelems;
+  i64 nelems;                           // In msg nelems
   std::string_view dtype;               // "BFloat16", "Float"
   i64 seq = 0;                          // the process group's sequence number (multi-rank traces)
   const ProcessGroup* group = nullptr;  // multi-rank: the group it runs on
+  std::string_view name = "allreduce";  // "Collective name": "_allgather_base", ...
+  i64 out_nelems = -1;                  // Out msg nelems; -1: nelems
+  std::string_view kind = "allreduce";  // the normalised kind synth_truth.json gives
 };
 
 // Where a launched activity may start, and whether its call returns only after it ends.
@@ -381,6 +386,11 @@ class Synthesizer {
   void fill_gradient_bucket(i64 bytes);
   void delay_next_kernel();
   void tp_all_reduce(bool backward);
+  bool fsdp() const { return o_.rank && o_.rank->collectives == Collectives::kFsdp; }
+  void fsdp_all_gather(bool backward, bool after_optimizer);
+  void fsdp_reduce_scatter();
+  void fsdp_collective(bool reduce_scatter, bool wait_for_compute);
+  void fsdp_collective_events(bool reduce_scatter, bool wait_for_compute);
   void optimizer_step();
   void read_loss();
 

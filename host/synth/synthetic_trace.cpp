@@ -52,7 +52,7 @@ struct KernelSpec {
   "at::native::Gelu" lambda "CUDAKernelImpl(at::TensorIteratorBase&, at::native::GeluType)" \
   "::{lambda()#2}::operator()() const::{lambda()#4}::operator()() const"
 
-constexpr std::array<KernelSpec, 29> kKernels{{
+constexpr std::array<KernelSpec, 31> kKernels{{
     {"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas",
      "Cijk_Alik_Bljk_BBS_BH_MT128x128x64_MI32x32x8x1_SN_1LDSB1_GRVW8_ISA942_K1_PGR2_PLR1_SU32_TT4_64_WG32_4_1_WGM8",
      168, 213248, 384, 19, true},
@@ -119,6 +119,12 @@ constexpr std::array<KernelSpec, 29> kKernels{{
      "batched_transpose_32x32_half", 32, 4224, 256, 100, true},
     {"void cudnn::ops::nhwcToNchwKernel<__nv_bfloat16, __nv_bfloat16, float, true, false, (cudnnKernelDataType_t)2>(cudnn::ops::nhwc2nchw_params_t<float>, __nv_bfloat16 const*, __nv_bfloat16*)",
      "batched_transpose_16x32_half", 32, 4224, 256, 100, true},
+    // FSDP's parameter all-gather and gradient reduce-scatter; RCCL's generic kernel of the
+    // ROCm 6 builds names no collective.
+    {"ncclDevKernel_AllGather_RING_LL(ncclDevComm*, unsigned long, ncclWork*)",
+     "rcclGenericKernel<1, false>(ncclDevKernelArgsStorage<4096ul>)", 96, 8272, 640, 8, true},
+    {"ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL(ncclDevComm*, unsigned long, ncclWork*)",
+     "rcclGenericKernel<1, false>(ncclDevKernelArgsStorage<4096ul>)", 96, 8272, 640, 8, true},
 }};
 
 // clang-format on
@@ -433,9 +439,9 @@ static std::string group_ranks_text(const std::vector<int>& ranks) {
 // copies it onto the kernel.
 void Synthesizer::write_comm_args(Fields& args, const Collective& c) const {
   const ProcessGroup* g = o_.rank ? c.group : nullptr;
-  args.str("Collective name", "allreduce")
+  args.str("Collective name", c.name)
       .num("In msg nelems", c.nelems)
-      .num("Out msg nelems", c.nelems)
+      .num("Out msg nelems", c.out_nelems >= 0 ? c.out_nelems : c.nelems)
       .num("Group size", g ? static_cast<i64>(g->ranks.size()) : world())
       .str("dtype", c.dtype)
       .str("In split size", "[]")
@@ -780,6 +786,7 @@ void Synthesizer::forward() {
   }
   elementwise("aten::mul", K::kMul, {bf16({B, S, H}), scalar("32.0")}, T * H);
   for (int layer = 0; layer < o_.layers; ++layer) {
+    fsdp_all_gather(false, layer == 0);
     const i64 busy_before = compute_busy_ns_;
     if (checkpointed(layer)) {
       // torch.utils.checkpoint(block, x): the block's forward runs inside CheckpointFunction.
@@ -927,13 +934,15 @@ void Synthesizer::backward() {
   layer_norm_backward();
   const i64 layer_grad_bytes = 12 * H * H * 2;
   for (int layer = o_.layers - 1; layer >= 0; --layer) {
+    fsdp_all_gather(true, false);
     if (checkpointed(layer)) {
       recompute_checkpointed(layer);
     } else {
       layer_backward();
     }
+    fsdp_reduce_scatter();
     // DDP reduces gradients in buckets of two layers, as soon as a bucket is complete.
-    if (o_.nccl && layer % 2 == 0) {
+    if (o_.nccl && !fsdp() && layer % 2 == 0) {
       all_reduce(layer_grad_bytes * (layer + 1 < o_.layers ? 2 : 1), K::kAllReduce, "BFloat16", 0);
     }
   }
@@ -950,7 +959,7 @@ void Synthesizer::backward() {
     kernel(K::kEmbeddingBackward, memory_ns(T * H * 4), Grid{ceil_div(H, 32), 1, 1});
   }
   accumulate_grad(kVocab * H);
-  if (o_.nccl) {  // the embedding and LM-head bucket, last and exposed
+  if (o_.nccl && !fsdp()) {  // the embedding and LM-head bucket, last and exposed
     all_reduce(2 * kVocab * H * 2, K::kAllReduce, "BFloat16", 0);
   }
   memory(-allocated_);
@@ -1083,6 +1092,79 @@ void Synthesizer::delay_next_kernel() {
     next_kernel_delay_ns_ = rng_.between(0, o_.rank->skew_ns);
 }
 
+// PyTorch FSDP (synth --collectives fsdp), one FSDP unit per layer: before the layer's forward
+// and again before its backward the unit all-gathers its flat parameter on the data-parallel
+// group, and the compute that needs it waits for the gather (the compute stream waits on the NCCL
+// stream); after its backward it reduce-scatters its gradients. A gather waits for no compute,
+// except the step's first (the optimizer updated the shards), so it runs as soon as the host
+// issues it and the NCCL stream is free; the reduce-scatter waits for the gradients. No-ops
+// without fsdp.
+void Synthesizer::fsdp_all_gather(bool backward, bool after_optimizer) {
+  if (!fsdp()) return;
+  Scope hook =
+      python(backward ? "torch/distributed/fsdp/_runtime_utils.py(663): _pre_backward_hook"
+                      : "torch/distributed/fsdp/_runtime_utils.py(410): _pre_forward_unshard");
+  Scope unshard = python("torch/distributed/fsdp/_runtime_utils.py(290): _unshard");
+  Scope flat = python("torch/distributed/fsdp/_flat_param.py(1332): unshard");
+  Scope gather = python("torch/distributed/fsdp/_flat_param.py(1422): _all_gather_flat_param");
+  Scope c10d = python("torch/distributed/distributed_c10d.py(2948): all_gather_into_tensor");
+  fsdp_collective(false, after_optimizer);
+  compute_.free_at = std::max(compute_.free_at, comm_.free_at);
+  // --skew-us: the layer's backward, whose gradients the reduce-scatter waits for, starts with
+  // a kernel that takes up to that much longer.
+  if (backward && o_.rank->skew_ns > 0) next_kernel_delay_ns_ = rng_.between(0, o_.rank->skew_ns);
+}
+
+void Synthesizer::fsdp_reduce_scatter() {
+  if (!fsdp()) return;
+  Scope hook = python("torch/distributed/fsdp/_runtime_utils.py(715): _post_backward_hook");
+  Scope reduce = python("torch/distributed/fsdp/_runtime_utils.py(803): _reduce_grad");
+  Scope c10d = python("torch/distributed/distributed_c10d.py(3392): reduce_scatter_tensor");
+  fsdp_collective(true, true);
+}
+
+void Synthesizer::fsdp_collective(bool reduce_scatter, bool wait_for_compute) {
+  dropping_ = o_.rank->drop_ppm > 0 && drop_rng_.next() % 1'000'000 < o_.rank->drop_ppm;
+  if (dropping_) ++hidden_;
+  fsdp_collective_events(reduce_scatter, wait_for_compute);
+  if (dropping_) --hidden_;
+  dropping_ = false;
+}
+
+// `c10d::_allgather_base_` / `c10d::_reduce_scatter_base_` as ProcessGroupNCCL records them.
+// The unit's flat parameter: the layer's 12 H^2 BF16 weights (its 1/T share with --tp), padded
+// to a multiple of the group size n; each rank holds 1/n of it. The ring moves (n - 1) / n of
+// the whole array (multi-rank.md §7.2) in 8 µs + that over the bus bandwidth.
+void Synthesizer::fsdp_collective_events(bool reduce_scatter, bool wait_for_compute) {
+  const ProcessGroup* group = o_.rank->dp_group;
+  const i64 n = static_cast<i64>(group->ranks.size());
+  const i64 tp = o_.rank->tp_group ? static_cast<i64>(o_.rank->tp_group->ranks.size()) : 1;
+  const i64 shard = ceil_div(ceil_div(12 * H * H, tp), n);
+  const i64 whole = shard * n;
+  const Collective collective{reduce_scatter ? whole : shard,
+                              "BFloat16",
+                              ++group_seq_,
+                              group,
+                              reduce_scatter ? "_reduce_scatter_base" : "_allgather_base",
+                              reduce_scatter ? shard : whole,
+                              reduce_scatter ? "reducescatter" : "allgather"};
+  // Input Dims: the output tensor, the input tensor, the process group.
+  Scope c10d = op(reduce_scatter ? "c10d::_reduce_scatter_base_" : "c10d::_allgather_base_",
+                  {bf16({reduce_scatter ? shard : whole}), bf16({reduce_scatter ? whole : shard}),
+                   scalar("", "")});
+  open_comm_op(collective);
+  Scope comms(*this, 1);
+  runtime_call(v_.event_record, kCbidEventRecord);
+  runtime_call(v_.stream_wait_event, kCbidStreamWaitEvent);
+  if (wait_for_compute) comm_.free_at = std::max(comm_.free_at, compute_.free_at);
+  Scope nccl =
+      annotation(reduce_scatter ? "nccl:_reduce_scatter_base" : "nccl:_all_gather_base", -1, false);
+  i64 duration = whole * 2 * (n - 1) / n / v_.busbw_gbps + 8000;
+  if (group->link_permille != 1000) duration = duration * 1000 / group->link_permille;
+  kernel(reduce_scatter ? K::kReduceScatter : K::kAllGather, duration, Grid{24, 1, 1}, comm_,
+         {.collective = &collective});
+}
+
 // DDP copies a bucket's gradients into one flat buffer before reducing it; with --skew-us the
 // copy takes up to that much longer on each rank, so that ranks reach the collective apart.
 void Synthesizer::fill_gradient_bucket(i64 bytes) {
@@ -1099,8 +1181,9 @@ i64 Synthesizer::meet_at_collective(Stream& stream, i64 start, i64 transfer, i64
   // The group's k-th instance; every member counts its Seq alike.
   const std::uint64_t instance = static_cast<std::uint64_t>(c.seq - 1);
   Rendezvous& meeting = *o_.rank->rendezvous;
-  const i64 end = meeting.arrive(o_.rank->rank, c.group->id, instance, position, start, transfer) +
-                  rng_.between(0, 2000);
+  const i64 end =
+      meeting.arrive(o_.rank->rank, c.group->id, instance, position, start, transfer, c.kind) +
+      rng_.between(0, 2000);
   meeting.record(o_.rank->rank, c.group->id, instance, end, correlation, !dropping_);
   stream.free_at = end;
   stream.pending.back() = end;

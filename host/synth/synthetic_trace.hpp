@@ -26,6 +26,11 @@ class Rendezvous;
 enum class NcclMeta : std::uint8_t { kFull, kNoSeq, kNone };
 // Where the collective args are written (synth --meta-on).
 enum class MetaOn : std::uint8_t { kBoth, kOp, kKernel };
+// How the data-parallel groups exchange parameters and gradients (synth --collectives): kDdp,
+// bucketed gradient all-reduces; kFsdp, PyTorch FSDP's per-layer all-gathers of the parameters
+// (before the layer's forward and again before its backward) and reduce-scatter of its
+// gradients.
+enum class Collectives : std::uint8_t { kDdp, kFsdp };
 
 // A process group of a multi-rank job, as distributedInfo.pg_config and the collectives' args
 // name it: the default group "0" of the whole world, and with synth --tp T the tensor-parallel
@@ -53,8 +58,9 @@ struct RankRole {
   int devices_per_node = 1;              // deviceProperties lists this many GPUs (the node's)
   Rendezvous* rendezvous = nullptr;      // where the ranks meet at each collective
   const std::vector<ProcessGroup>* groups = nullptr;  // every group of the job (pg_config)
-  const ProcessGroup* dp_group = nullptr;  // the gradient all-reduces' group (default: "0")
-  const ProcessGroup* tp_group = nullptr;  // --tp > 1: the activations' all-reduces' group
+  const ProcessGroup* dp_group = nullptr;       // the gradient all-reduces' group (default: "0")
+  const ProcessGroup* tp_group = nullptr;       // --tp > 1: the activations' all-reduces' group
+  Collectives collectives = Collectives::kDdp;  // fsdp: on dp_group, no gradient buckets
 };
 
 // Shape of the generated workload: a decoder-only transformer training/inference step.

@@ -167,6 +167,32 @@ TEST(MultiRankAnalyze, ASlowLinkIsItsGroupsCard) {
   EXPECT_NE(groups.find("\n2,tp_group,2,2-3,2,seq,"), std::string::npos) << groups;
 }
 
+// §12: `--collectives fsdp --vendor amd`: RCCL kernels name no collective, so kinds come from
+// the metadata; the family table has bus bandwidths for the all-gathers and reduce-scatters;
+// a clean job has no cross-rank card.
+TEST(MultiRankAnalyze, FsdpOnAmdHasGatherAndScatterFamilies) {
+  traceprism::testing::TempDir dir;
+  write_job(dir, "--collectives fsdp --vendor amd");
+  std::string output;
+  ASSERT_EQ(
+      run_cli("analyze -q " + shell_quote(dir.file("job")) + " -o " + shell_quote(dir.file("out")),
+              &output),
+      0)
+      << output;
+  const fs::path out = dir.file("out");
+  const std::string families = read_file(out / "multi_rank_csvs" / "collectives_summary.csv");
+  for (const char* kind : {"\ndefault_pg,8,allgather,BFloat16,", "\ndefault_pg,8,reducescatter,"}) {
+    const std::size_t row = families.find(kind);
+    ASSERT_NE(row, std::string::npos) << kind << "\n" << families;
+    const std::string line = families.substr(row + 1, families.find('\n', row + 1) - row - 1);
+    EXPECT_NE(line.back(), ',') << "busbw empty: " << line;
+  }
+  const auto root = boost::json::parse(read_file(out / "findings.json")).as_object();
+  for (const auto& f : root.at("findings").as_array())
+    EXPECT_NE(std::string(f.as_object().at("analyzer").as_string()).rfind("xrank-", 0), 0u)
+        << f.as_object().at("title").as_string();
+}
+
 // Every rank late by a random amount before each collective: waiting with no straggler.
 TEST(MultiRankAnalyze, JitterWithoutAStragglerIsItsOwnCard) {
   traceprism::testing::TempDir dir;

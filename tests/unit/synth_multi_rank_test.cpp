@@ -1,10 +1,12 @@
-// synth --ranks (multi-rank.md §11): one trace per rank, coupled at every all-reduce, problems
+// synth --ranks (multi-rank.md §11): one trace per rank, coupled at every collective, problems
 // injected into chosen ranks, synth_truth.json. Read back through the collective-instance pass
 // (model/collective_instances), which is what multi-rank analysis matches on.
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -376,6 +378,174 @@ TEST(SynthMultiRank, TensorParallelJobsAreDeterministic) {
   o.skew_ns = 20'000;
   o.drop = 0.1;
   o.straggler_permille[6] = 1250;
+  synth::write_multi_rank_traces(small_job(), o, a.path());
+  synth::write_multi_rank_traces(small_job(), o, b.path());
+  for (int r = 0; r < 8; ++r)
+    EXPECT_EQ(read_file(a.path() / synth::rank_file_name(r)),
+              read_file(b.path() / synth::rank_file_name(r)))
+        << "rank " << r;
+  EXPECT_EQ(read_file(a.path() / "synth_truth.json"), read_file(b.path() / "synth_truth.json"));
+}
+
+// --collectives fsdp: per layer and step an all-gather of the layer's parameters before its
+// forward and again before its backward and a reduce-scatter of its gradients after the
+// backward, on the data-parallel group (the world here), with the group's one Seq counter;
+// no gradient all-reduce. Small job: 2 layers of 12 x 256^2 parameters, 4 ranks: shards of
+// 196608 BF16 elements, whole arrays of 786432.
+TEST(SynthMultiRank, FsdpGathersEachLayerTwiceAndReduceScattersItOnce) {
+  traceprism::testing::TempDir dir;
+  synth::MultiRankOptions o;
+  o.ranks = 4;
+  o.collectives = synth::Collectives::kFsdp;
+  const synth::MultiRankSummary summary =
+      synth::write_multi_rank_traces(small_job(), o, dir.path());
+  EXPECT_EQ(summary.collectives, 12u);  // 2 steps x 2 layers x 3
+  constexpr std::int64_t kShard = 12 * 256 * 256 / 4, kWhole = 12 * 256 * 256;
+  using Kind = model::CollectiveKind;
+  // Per step: forward gathers of layers 0 and 1; backward of layer 1 (gather, reduce-scatter),
+  // then of layer 0.
+  const std::vector<Kind> step = {Kind::kAllGather,     Kind::kAllGather, Kind::kAllGather,
+                                  Kind::kReduceScatter, Kind::kAllGather, Kind::kReduceScatter};
+  std::vector<std::uint64_t> comms_ids;
+  for (int r = 0; r < 4; ++r) {
+    const model::RankCollectives rc = instances_of(dir.path() / synth::rank_file_name(r));
+    ASSERT_EQ(rc.instances.size(), 12u) << "rank " << r;
+    for (std::size_t i = 0; i < 12; ++i) {
+      const model::CollectiveInstance& c = rc.instances[i];
+      const bool gather = step[i % 6] == Kind::kAllGather;
+      EXPECT_EQ(c.kind, step[i % 6]) << "rank " << r << " #" << i;
+      EXPECT_EQ(c.seq, static_cast<std::int64_t>(i + 1));
+      EXPECT_EQ(c.pg_name, "0");
+      EXPECT_EQ(c.group_size, 4);
+      EXPECT_EQ(c.group_rank, r);
+      EXPECT_EQ(c.dtype, model::CollectiveDtype::kBFloat16);
+      EXPECT_EQ(c.in_nelems, gather ? kShard : kWhole) << "rank " << r << " #" << i;
+      EXPECT_EQ(c.out_nelems, gather ? kWhole : kShard) << "rank " << r << " #" << i;
+      EXPECT_EQ(c.metadata, model::MetadataSource::kKernel);
+      if (r == 0)
+        comms_ids.push_back(c.comms_id);
+      else
+        EXPECT_EQ(c.comms_id, comms_ids[i]);
+    }
+  }
+  // The ops and kernels PyTorch FSDP and NCCL write; no all-reduce of any kind.
+  const std::string text = decompressed(dir.path() / synth::rank_file_name(2));
+  for (const char* name :
+       {"\"c10d::_allgather_base_\"", "\"c10d::_reduce_scatter_base_\"",
+        "\"nccl:_all_gather_base\"", "\"nccl:_reduce_scatter_base\"",
+        "\"Collective name\":\"_allgather_base\"", "\"Collective name\":\"_reduce_scatter_base\"",
+        "\"ncclDevKernel_AllGather_RING_LL(ncclDevComm*, unsigned long, ncclWork*)\"",
+        "\"ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL(ncclDevComm*, unsigned long, ncclWork*)\""})
+    EXPECT_NE(text.find(name), std::string::npos) << name;
+  EXPECT_EQ(text.find("allreduce"), std::string::npos);
+  EXPECT_EQ(text.find("AllReduce"), std::string::npos);
+  // The compute that needs the gathered parameters waits: the first computation kernel launched
+  // after each all-gather starts once the gather has ended.
+  struct Kernel {
+    std::int64_t correlation, start, end;
+    bool gather, comm;
+  };
+  std::vector<Kernel> kernels;
+  const json::value trace = json::parse(text);
+  for (const json::value& v : trace.at("traceEvents").as_array()) {
+    const json::object& e = v.as_object();
+    if (!e.contains("cat") || e.at("cat").as_string() != "kernel") continue;
+    const std::string_view name = e.at("name").as_string();
+    const auto ns = [](const json::value& us) {
+      return static_cast<std::int64_t>(std::llround(us.to_number<double>() * 1000));
+    };
+    const std::int64_t start = ns(e.at("ts"));
+    kernels.push_back({e.at("args").at("correlation").as_int64(), start, start + ns(e.at("dur")),
+                       name.find("AllGather") != std::string_view::npos,
+                       name.find("nccl") != std::string_view::npos});
+  }
+  std::sort(kernels.begin(), kernels.end(),
+            [](const Kernel& a, const Kernel& b) { return a.correlation < b.correlation; });
+  int gathers = 0;
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    if (!kernels[i].gather) continue;
+    ++gathers;
+    for (std::size_t j = i + 1; j < kernels.size(); ++j) {
+      if (kernels[j].comm) continue;
+      EXPECT_GE(kernels[j].start, kernels[i].end) << "gather #" << gathers;
+      break;
+    }
+  }
+  EXPECT_EQ(gathers, 8);
+  // The truth names each instance's kind and the job's collectives.
+  const json::object truth = truth_of(dir.path());
+  EXPECT_EQ(truth.at("collectives").as_string(), "fsdp");
+  const json::array& instances = truth.at("instances").as_array();
+  ASSERT_EQ(instances.size(), 12u);
+  for (std::size_t i = 0; i < instances.size(); ++i)
+    EXPECT_EQ(instances[i].at("kind").as_string(),
+              step[i % 6] == Kind::kAllGather ? "allgather" : "reducescatter");
+}
+
+// --vendor amd: RCCL's generic kernel names no collective, so the kinds come from the metadata
+// (and the c10d ops); sizes as on NVIDIA.
+TEST(SynthMultiRank, FsdpOnAmdLaunchesTheRcclGenericKernel) {
+  traceprism::testing::TempDir dir;
+  synth::MultiRankOptions o;
+  o.ranks = 2;
+  o.collectives = synth::Collectives::kFsdp;
+  synth::SynthOptions job = small_job();
+  job.vendor = synth::Vendor::kAmd;
+  synth::write_multi_rank_traces(job, o, dir.path());
+  const std::string text = decompressed(dir.path() / synth::rank_file_name(1));
+  EXPECT_NE(text.find("\"rcclGenericKernel<1, false>(ncclDevKernelArgsStorage<4096ul>)\""),
+            std::string::npos);
+  EXPECT_EQ(text.find("ncclDevKernel_"), std::string::npos);
+  EXPECT_NE(text.find("\"hipExtLaunchKernel\""), std::string::npos);
+  const model::RankCollectives rc = instances_of(dir.path() / synth::rank_file_name(1));
+  ASSERT_EQ(rc.instances.size(), 12u);
+  int gathers = 0, scatters = 0;
+  for (const model::CollectiveInstance& c : rc.instances) {
+    gathers += c.kind == model::CollectiveKind::kAllGather;
+    scatters += c.kind == model::CollectiveKind::kReduceScatter;
+    EXPECT_EQ(c.group_size, 2);
+    EXPECT_EQ(c.kind == model::CollectiveKind::kAllGather ? c.out_nelems : c.in_nelems,
+              12 * 256 * 256);
+  }
+  EXPECT_EQ(gathers, 8);
+  EXPECT_EQ(scatters, 4);
+}
+
+// FSDP over the data-parallel groups of a --tp job: the layer's half of the parameters
+// (12 x 256^2 / 2) sharded over the 4 ranks of each DP group, each DP group with its own Seq;
+// the TP all-reduces as without FSDP. Same bytes twice with jitter, drops and a straggler.
+TEST(SynthMultiRank, FsdpRunsOnTheDataParallelGroupsAndIsDeterministic) {
+  traceprism::testing::TempDir a, b;
+  synth::MultiRankOptions o = tp_pairs();
+  o.collectives = synth::Collectives::kFsdp;
+  o.slow_link_permille[3] = 500;
+  o.skew_ns = 20'000;
+  o.straggler_permille[6] = 1250;
+  const synth::MultiRankSummary summary = synth::write_multi_rank_traces(small_job(), o, a.path());
+  // Per step: 2 layers x (4 TP all-reduces + 2 gathers + 1 reduce-scatter).
+  EXPECT_EQ(summary.collectives, 28u);
+  for (int r = 0; r < 8; ++r) {
+    const model::RankCollectives rc = instances_of(a.path() / synth::rank_file_name(r));
+    ASSERT_EQ(rc.instances.size(), 28u) << "rank " << r;
+    std::int64_t dp_seq = 0, tp_seq = 0;
+    for (const model::CollectiveInstance& c : rc.instances) {
+      if (c.pg_description == "tp_group") {
+        EXPECT_EQ(c.kind, model::CollectiveKind::kAllReduce);
+        EXPECT_EQ(c.seq, ++tp_seq);
+        continue;
+      }
+      EXPECT_EQ(c.pg_description, "dp_group");
+      EXPECT_EQ(c.pg_name, std::to_string(5 + r % 2));
+      EXPECT_EQ(c.group_rank, r / 2);
+      EXPECT_EQ(c.seq, ++dp_seq);
+      const bool gather = c.kind == model::CollectiveKind::kAllGather;
+      EXPECT_TRUE(gather || c.kind == model::CollectiveKind::kReduceScatter);
+      EXPECT_EQ(gather ? c.in_nelems : c.out_nelems, 12 * 256 * 256 / 2 / 4);
+    }
+    EXPECT_EQ(dp_seq, 12) << "rank " << r;
+    EXPECT_EQ(tp_seq, 16) << "rank " << r;
+  }
+  o.drop = 0.1;
   synth::write_multi_rank_traces(small_job(), o, a.path());
   synth::write_multi_rank_traces(small_job(), o, b.path());
   for (int r = 0; r < 8; ++r)
