@@ -11,6 +11,7 @@
 #include <tuple>
 #include <utility>
 
+#include "multirank/card_text.hpp"
 #include "multirank/group_membership.hpp"
 #include "multirank/multi_rank_tables.hpp"
 #include "multirank/rank_summary.hpp"
@@ -21,12 +22,6 @@ namespace traceprism::multirank {
 namespace {
 
 using model::CollectiveInstance;
-
-std::string fixed(double value, int decimals) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.*f", decimals, value);
-  return text;
-}
 
 // 16, 0.5, 1.3: MiB with one decimal, without a trailing ".0".
 std::string mib(std::int64_t bytes) {
@@ -58,15 +53,6 @@ std::string rank_text(const std::vector<std::int32_t>& ascending) {
 }
 
 // "3", "2 and 3", "1, 2 and 3" (as the straggler card names its ranks).
-std::string rank_list(const std::vector<std::int32_t>& ranks) {
-  std::string text;
-  for (std::size_t i = 0; i < ranks.size(); ++i) {
-    if (i) text += i + 1 == ranks.size() ? " and " : ", ";
-    text += std::to_string(ranks[i]);
-  }
-  return text;
-}
-
 bool has_description(const CollectiveInstance& c) {
   return !c.pg_description.empty() && c.pg_description != "undefined";
 }
@@ -129,12 +115,6 @@ struct Card {
   double saved_ns = 0;
   findings::Finding finding;
 };
-
-findings::Severity severity_of(double mid_percent) {
-  if (mid_percent >= 10) return findings::Severity::kCritical;
-  if (mid_percent >= 2) return findings::Severity::kWarning;
-  return findings::Severity::kInfo;
-}
 
 std::string group_words(const Group& g) {
   std::string text =

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "multirank/card_text.hpp"
 #include "multirank/multi_rank_tables.hpp"
 #include "multirank/robust_stats.hpp"
 
@@ -15,12 +16,6 @@ namespace {
 
 using model::CollectiveInstance;
 using model::CollectiveKind;
-
-std::string fixed(double value, int decimals) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.*f", decimals, value);
-  return text;
-}
 
 // 450, 31.5, 537.6: one decimal, without a trailing ".0".
 std::string rate(double gbps) {
@@ -129,12 +124,6 @@ double saved_ns(const Family& f, double target) {
     total += std::max(0.0, static_cast<double>(i.transfer_ns) - ideal_ns) *
              static_cast<double>(i.exposure_permille) / 1000.0;
   return total;
-}
-
-findings::Severity severity_of(double mid_percent) {
-  if (mid_percent >= 10) return findings::Severity::kCritical;
-  if (mid_percent >= 2) return findings::Severity::kWarning;
-  return findings::Severity::kInfo;
 }
 
 findings::DataTable family_table(const Family& flagged, const std::vector<const Family*>& large,

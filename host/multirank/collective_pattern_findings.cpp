@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "multirank/card_text.hpp"
 #include "multirank/multi_rank_tables.hpp"
 #include "multirank/robust_stats.hpp"
 
@@ -16,12 +17,6 @@ namespace {
 
 using model::CollectiveInstance;
 using model::CollectiveKind;
-
-std::string fixed(double value, int decimals) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.*f", decimals, value);
-  return text;
-}
 
 double ms(std::int64_t ns) {
   return static_cast<double>(ns) / 1e6;
@@ -57,12 +52,6 @@ std::string ranks_phrase(const std::vector<std::int32_t>& ranks) {
 }
 
 // The straggler card's rule (cross_rank_findings.cpp): critical ≥ 10, warning ≥ 2, else info.
-findings::Severity severity_of(double mid_percent) {
-  if (mid_percent >= 10) return findings::Severity::kCritical;
-  if (mid_percent >= 2) return findings::Severity::kWarning;
-  return findings::Severity::kInfo;
-}
-
 // x of §7.1 for one member, per mille (as cross_rank_figures computes it).
 std::int64_t exposure_permille(const CollectiveInstance& c) {
   return c.duration_ns > 0 ? c.exposed_ns * 1000 / c.duration_ns : 0;

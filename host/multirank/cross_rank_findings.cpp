@@ -4,24 +4,11 @@
 #include <cstdio>
 #include <string>
 
+#include "multirank/card_text.hpp"
+
 namespace traceprism::multirank {
 
 namespace {
-
-std::string fixed(double value, int decimals) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.*f", decimals, value);
-  return text;
-}
-
-std::string rank_list(const std::vector<std::int32_t>& ranks) {
-  std::string text;
-  for (std::size_t i = 0; i < ranks.size(); ++i) {
-    if (i) text += i + 1 == ranks.size() ? " and " : ", ";
-    text += std::to_string(ranks[i]);
-  }
-  return text;
-}
 
 // The fixed action text per cause (§9.2).
 std::string action_for(const Stragglers& s) {
@@ -92,12 +79,6 @@ findings::DataTable straggler_table(const CrossRankFigures& f, std::span<const R
                       fixed(compute_ms, 3), fixed(idle_pct, 2), cause_name(r->cause)});
   }
   return t;
-}
-
-findings::Severity severity_of(double mid_percent) {
-  if (mid_percent >= 10) return findings::Severity::kCritical;
-  if (mid_percent >= 2) return findings::Severity::kWarning;
-  return findings::Severity::kInfo;
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "multirank/card_text.hpp"
 #include "multirank/group_membership.hpp"
 #include "multirank/rank_discovery.hpp"
 #include "multirank/rank_summary.hpp"
@@ -19,13 +20,6 @@ namespace {
 
 using model::CollectiveInstance;
 using model::CollectiveKind;
-
-// Fixed-point text of a number: "%.<decimals>f".
-std::string fixed(double value, int decimals) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.*f", decimals, value);
-  return text;
-}
 
 std::string us(std::int64_t ns, int decimals) {
   return fixed(static_cast<double>(ns) / 1e3, decimals);

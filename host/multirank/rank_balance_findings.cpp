@@ -5,33 +5,13 @@
 #include <string>
 #include <vector>
 
+#include "multirank/card_text.hpp"
 #include "multirank/rank_summary.hpp"
 #include "multirank/robust_stats.hpp"
 
 namespace traceprism::multirank {
 
 namespace {
-
-std::string fixed(double value, int decimals) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.*f", decimals, value);
-  return text;
-}
-
-std::string joined(const std::vector<std::string>& items) {
-  std::string text;
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    if (i) text += i + 1 == items.size() ? " and " : ", ";
-    text += items[i];
-  }
-  return text;
-}
-
-std::string rank_list(const std::vector<std::int32_t>& ranks) {
-  std::vector<std::string> items;
-  for (const std::int32_t r : ranks) items.push_back(std::to_string(r));
-  return joined(items);
-}
 
 std::string capitalised(std::string text) {
   if (!text.empty() && text[0] >= 'a' && text[0] <= 'z') text[0] = static_cast<char>(text[0] - 32);
@@ -343,7 +323,7 @@ findings::AnalyzerOutcome idle_outlier_outcome(
     std::vector<std::string> ordered;  // nodes first, then ranks, each ascending
     for (const std::int32_t n : nodes) ordered.push_back("node " + std::to_string(n));
     if (!lone.empty()) ordered.push_back((lone.size() == 1 ? "rank " : "ranks ") + rank_list(lone));
-    who = joined(ordered);
+    who = joined_words(ordered);
   }
   who = capitalised(who);
   findings::Finding f =
@@ -357,7 +337,7 @@ findings::AnalyzerOutcome idle_outlier_outcome(
     details.push_back(subject_name(s) + " " + fixed(s.idle_pct, 1) + "% against " +
                       fixed(s.peer_median, 1) + "% on its peers (+" + fixed(s.excess_pp, 1) +
                       " pp, robust z " + fixed(s.z, 1) + ")");
-  f.insight = "GPU idle as a share of the step: " + joined(details) +
+  f.insight = "GPU idle as a share of the step: " + joined_words(details) +
               ". A rank is measured against the " + std::to_string(peer_count) +
               " ranks outside idle nodes, a node against the ranks of the other nodes. Idle "
               "time on one rank makes the others wait for it at the collectives they share or, "
@@ -389,7 +369,7 @@ findings::AnalyzerOutcome idle_outlier_outcome(
                {"outlier_ranks", static_cast<double>(subject_ranks.size())}};
   f.tables.push_back(idle_table(rows));
   out.findings.push_back(std::move(f));
-  out.summary = "idle outlier: " + joined(names);
+  out.summary = "idle outlier: " + joined_words(names);
   return out;
 }
 
@@ -453,7 +433,7 @@ findings::AnalyzerOutcome step_imbalance_outcome(std::span<const RankInput> rank
     if (r.outlier)
       details.push_back("rank " + std::to_string(r.time.rank) + " " + fixed(ms(r.mean_step_ns), 3) +
                         " ms (" + fixed(r.ratio, 2) + "×, robust z " + fixed(r.z, 1) + ")");
-  f.insight = "Mean GPU step: " + joined(details) + ", against a median of " +
+  f.insight = "Mean GPU step: " + joined_words(details) + ", against a median of " +
               fixed(ms(center), 3) + " ms over " + std::to_string(rows.size()) +
               " ranks. No collective was matched complete across the ranks, so the others do not "
               "wait for " +

@@ -39,6 +39,16 @@ void write_job(const traceprism::testing::TempDir& dir, const std::string& injec
       << output;
 }
 
+// analyze -q dir/job -o dir/out, which must succeed.
+void analyze_job(const traceprism::testing::TempDir& dir) {
+  std::string output;
+  ASSERT_EQ(
+      run_cli("analyze -q " + shell_quote(dir.file("job")) + " -o " + shell_quote(dir.file("out")),
+              &output),
+      0)
+      << output;
+}
+
 std::vector<std::string> titles_of(const fs::path& report, const std::string& analyzer) {
   const auto root = boost::json::parse(read_file(report / "findings.json")).as_object();
   std::vector<std::string> titles;
@@ -56,12 +66,7 @@ std::vector<std::string> straggler_titles(const fs::path& report) {
 TEST(MultiRankAnalyze, TheSlowerRankIsTheStragglerCard) {
   traceprism::testing::TempDir dir;
   write_job(dir, "--straggler 5:1.25 --skew-us 20");
-  std::string output;
-  ASSERT_EQ(
-      run_cli("analyze -q " + shell_quote(dir.file("job")) + " -o " + shell_quote(dir.file("out")),
-              &output),
-      0)
-      << output;
+  ASSERT_NO_FATAL_FAILURE(analyze_job(dir));
   const fs::path out = dir.file("out");
   const std::vector<std::string> titles = straggler_titles(out);
   ASSERT_EQ(titles.size(), 1u);
@@ -71,6 +76,7 @@ TEST(MultiRankAnalyze, TheSlowerRankIsTheStragglerCard) {
   const std::string csv = read_file(out / "multi_rank_csvs" / "ranks.csv");
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 9);
   EXPECT_NE(csv.find("\n5,0,,rank5.json.gz,3,"), std::string::npos) << csv;
+  std::string output;
   ASSERT_EQ(run_cli("validate-report " + shell_quote(out.string()), &output), 0) << output;
   // The executive summary says whose report this is and who is slowest (§9.3).
   const std::string md = read_file(out / "analysis.md");
@@ -92,12 +98,7 @@ TEST(MultiRankAnalyze, TheSlowerRankIsTheStragglerCard) {
 TEST(MultiRankAnalyze, AMissingRankIsNamedAndTheStragglerStillFound) {
   traceprism::testing::TempDir dir;
   write_job(dir, "--straggler 5:1.25 --missing-rank 6");
-  std::string output;
-  ASSERT_EQ(
-      run_cli("analyze -q " + shell_quote(dir.file("job")) + " -o " + shell_quote(dir.file("out")),
-              &output),
-      0)
-      << output;
+  ASSERT_NO_FATAL_FAILURE(analyze_job(dir));
   const std::string md = read_file(fs::path(dir.file("out")) / "analysis.md");
   EXPECT_NE(md.find("| Ranks Analyzed | 7 of 8 |"), std::string::npos);
   EXPECT_NE(md.find("7 of 8 ranks analysed: no readable trace for rank 6;"), std::string::npos);
@@ -109,12 +110,7 @@ TEST(MultiRankAnalyze, AMissingRankIsNamedAndTheStragglerStillFound) {
 TEST(MultiRankAnalyze, ACleanJobHasNoCrossRankCard) {
   traceprism::testing::TempDir dir;
   write_job(dir, "--skew-us 20");
-  std::string output;
-  ASSERT_EQ(
-      run_cli("analyze -q " + shell_quote(dir.file("job")) + " -o " + shell_quote(dir.file("out")),
-              &output),
-      0)
-      << output;
+  ASSERT_NO_FATAL_FAILURE(analyze_job(dir));
   EXPECT_TRUE(straggler_titles(dir.file("out")).empty());
   for (const char* analyzer :
        {"xrank-arrival-jitter", "xrank-idle-outlier", "xrank-step-imbalance"})
@@ -128,12 +124,7 @@ TEST(MultiRankAnalyze, ACleanJobHasNoCrossRankCard) {
 TEST(MultiRankAnalyze, WithoutMetadataTheTimelineTierIsUsedAndSaid) {
   traceprism::testing::TempDir dir;
   write_job(dir, "--nccl-meta none --skew-us 20");
-  std::string output;
-  ASSERT_EQ(
-      run_cli("analyze -q " + shell_quote(dir.file("job")) + " -o " + shell_quote(dir.file("out")),
-              &output),
-      0)
-      << output;
+  ASSERT_NO_FATAL_FAILURE(analyze_job(dir));
   const fs::path out = dir.file("out");
   const std::string md = read_file(out / "analysis.md");
   EXPECT_NE(md.find("were matched by end time alone"), std::string::npos);
@@ -148,12 +139,7 @@ TEST(MultiRankAnalyze, WithoutMetadataTheTimelineTierIsUsedAndSaid) {
 TEST(MultiRankAnalyze, ASlowLinkIsItsGroupsCard) {
   traceprism::testing::TempDir dir;
   write_job(dir, "--tp 2 --slow-link 3:0.5");
-  std::string output;
-  ASSERT_EQ(
-      run_cli("analyze -q " + shell_quote(dir.file("job")) + " -o " + shell_quote(dir.file("out")),
-              &output),
-      0)
-      << output;
+  ASSERT_NO_FATAL_FAILURE(analyze_job(dir));
   const fs::path out = dir.file("out");
   const std::vector<std::string> titles = titles_of(out, "xrank-bandwidth-outlier-group");
   ASSERT_EQ(titles.size(), 1u);
@@ -173,12 +159,7 @@ TEST(MultiRankAnalyze, ASlowLinkIsItsGroupsCard) {
 TEST(MultiRankAnalyze, FsdpOnAmdHasGatherAndScatterFamilies) {
   traceprism::testing::TempDir dir;
   write_job(dir, "--collectives fsdp --vendor amd");
-  std::string output;
-  ASSERT_EQ(
-      run_cli("analyze -q " + shell_quote(dir.file("job")) + " -o " + shell_quote(dir.file("out")),
-              &output),
-      0)
-      << output;
+  ASSERT_NO_FATAL_FAILURE(analyze_job(dir));
   const fs::path out = dir.file("out");
   const std::string families = read_file(out / "multi_rank_csvs" / "collectives_summary.csv");
   for (const char* kind : {"\ndefault_pg,8,allgather,BFloat16,", "\ndefault_pg,8,reducescatter,"}) {
@@ -197,12 +178,7 @@ TEST(MultiRankAnalyze, FsdpOnAmdHasGatherAndScatterFamilies) {
 TEST(MultiRankAnalyze, JitterWithoutAStragglerIsItsOwnCard) {
   traceprism::testing::TempDir dir;
   write_job(dir, "--skew-us 2000");
-  std::string output;
-  ASSERT_EQ(
-      run_cli("analyze -q " + shell_quote(dir.file("job")) + " -o " + shell_quote(dir.file("out")),
-              &output),
-      0)
-      << output;
+  ASSERT_NO_FATAL_FAILURE(analyze_job(dir));
   EXPECT_TRUE(straggler_titles(dir.file("out")).empty());
   const std::vector<std::string> titles = titles_of(dir.file("out"), "xrank-arrival-jitter");
   ASSERT_EQ(titles.size(), 1u);
