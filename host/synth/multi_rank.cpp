@@ -151,6 +151,36 @@ int last_arriver(const Rendezvous::Instance& c, const std::vector<int>& members)
                                           c.starts.begin())];
 }
 
+// The median of a few numbers (the mean of the middle two, rounded down, for an even count).
+std::int64_t median_of(std::vector<std::int64_t> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  if (n % 2) return values[n / 2];
+  const std::int64_t sum = values[n / 2 - 1] + values[n / 2];
+  return sum / 2 - (sum % 2 != 0 && sum < 0);
+}
+
+// §9.2's late-arrival impact of one skewed instance on the true times, in ns: low = the last
+// arrival's margin over the second-last (at most mid), mid = its lead past the median arrival,
+// high = the whole arrival skew, each times x_c, the median exposure of the members that did
+// not arrive last (from the kernels the files show).
+struct LateArrival {
+  std::int64_t low = 0, mid = 0, high = 0;
+};
+
+LateArrival late_arrival(const Rendezvous::Instance& c, std::size_t last) {
+  std::vector<std::int64_t> sorted = c.starts;
+  std::sort(sorted.begin(), sorted.end());
+  const std::int64_t latest = sorted.back();
+  std::vector<std::int64_t> exposures;
+  for (std::size_t i = 0; i < c.starts.size(); ++i)
+    if (i != last) exposures.push_back(c.exposures_permille[i]);
+  const std::int64_t x = median_of(exposures);
+  const std::int64_t mid = latest - median_of(c.starts);
+  const std::int64_t low = std::min(latest - sorted[sorted.size() - 2], mid);
+  return {low * x / 1000, mid * x / 1000, (latest - sorted.front()) * x / 1000};
+}
+
 template <class Number>
 void append_list(std::string& s, const std::vector<Number>& values) {
   s += '[';
@@ -165,6 +195,7 @@ std::string truth_json(const MultiRankOptions& o, std::uint64_t seed,
                        const std::vector<ProcessGroup>& groups, const Rendezvous& rendezvous) {
   const bool with_groups = groups_in_truth(o);
   std::vector<std::int64_t> last_count(static_cast<std::size_t>(o.ranks), 0);
+  std::vector<LateArrival> caused(static_cast<std::size_t>(o.ranks));
   std::string s = "{\n\"world_size\":" + std::to_string(o.ranks) +
                   ",\n\"gpus_per_node\":" + std::to_string(o.gpus_per_node);
   if (with_groups) s += ",\n\"tp\":" + std::to_string(o.tp);
@@ -208,7 +239,16 @@ std::string truth_json(const MultiRankOptions& o, std::uint64_t seed,
     const Rendezvous::Instance& c = *instances[i];
     const ProcessGroup& g = groups[static_cast<std::size_t>(c.group)];
     const int last = last_arriver(c, g.ranks);
-    if (last >= 0) ++last_count[static_cast<std::size_t>(last)];
+    if (last >= 0) {
+      ++last_count[static_cast<std::size_t>(last)];
+      const std::size_t index = static_cast<std::size_t>(
+          std::find(g.ranks.begin(), g.ranks.end(), last) - g.ranks.begin());
+      const LateArrival impact = late_arrival(c, index);
+      LateArrival& sum = caused[static_cast<std::size_t>(last)];
+      sum.low += impact.low;
+      sum.mid += impact.mid;
+      sum.high += impact.high;
+    }
     s += i ? ",\n" : "\n";
     s += "{\"pg\":\"" + g.name + "\",\"seq\":" + std::to_string(c.seq) + ",\"kind\":\"";
     s += c.kind;
@@ -226,6 +266,8 @@ std::string truth_json(const MultiRankOptions& o, std::uint64_t seed,
     append_list(s, c.ends);
     s += ",\"correlation\":";
     append_list(s, c.correlations);
+    s += ",\"exposure_permille\":";
+    append_list(s, c.exposures_permille);
     s += ",\"written\":[";
     for (std::size_t r = 0; r < c.written.size(); ++r)
       s += r ? (c.written[r] ? ",1" : ",0") : (c.written[r] ? "1" : "0");
@@ -233,6 +275,14 @@ std::string truth_json(const MultiRankOptions& o, std::uint64_t seed,
   }
   s += "\n],\n\"last_arrivals\":";
   append_list(s, last_count);
+  // Per rank, the late-arrival impact of the instances it arrived last at (§9.2, ns).
+  s += ",\n\"late_arrival_ns\":[";
+  for (std::size_t r = 0; r < caused.size(); ++r) {
+    s += r ? ",\n" : "\n";
+    s += "{\"low\":" + std::to_string(caused[r].low) + ",\"mid\":" + std::to_string(caused[r].mid) +
+         ",\"high\":" + std::to_string(caused[r].high) + "}";
+  }
+  s += "\n]";
   return s + "\n}\n";
 }
 

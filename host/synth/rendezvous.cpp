@@ -36,6 +36,7 @@ Rendezvous::Instance& Rendezvous::slot(int group, std::uint64_t instance) {
     fresh.starts.assign(n, 0);
     fresh.ends.assign(n, 0);
     fresh.correlations.assign(n, 0);
+    fresh.exposures_permille.assign(n, 0);
     fresh.written.assign(n, false);
     list.push_back(std::move(fresh));
   }
@@ -77,6 +78,13 @@ void Rendezvous::record(int rank, int group, std::uint64_t instance, std::int64_
   c.ends[i] = end_ns;
   c.correlations[i] = correlation;
   c.written[i] = written;
+}
+
+void Rendezvous::record_exposure(int rank, int group, std::uint64_t instance,
+                                 std::int64_t permille) {
+  const std::size_t i = member(group, rank);
+  std::lock_guard lock(mutex_);
+  slot(group, instance).exposures_permille[i] = permille;
 }
 
 std::vector<const Rendezvous::Instance*> Rendezvous::instances() const {

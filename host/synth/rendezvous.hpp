@@ -31,6 +31,8 @@ class Rendezvous {
   // This rank's own end of the collective and whether its file shows it.
   void record(int rank, int group, std::uint64_t instance, std::int64_t end_ns,
               std::int64_t correlation, bool written);
+  // The part of its own window in which no computation kernel ran, per mille (§7.1's x_r).
+  void record_exposure(int rank, int group, std::uint64_t instance, std::int64_t permille);
   // Whether the job writes step `step`: true when any rank wants it (--target-mb is per file,
   // and files grow at slightly different rates), so that every rank runs the same collectives.
   // Blocks until every rank has voted.
@@ -43,7 +45,7 @@ class Rendezvous {
     std::uint64_t seq = 0;       // the group's sequence number (instance + 1)
     std::uint64_t position = 0;  // the members' count of collectives before it
     std::string_view kind = "allreduce";
-    std::vector<std::int64_t> starts, ends, correlations;
+    std::vector<std::int64_t> starts, ends, correlations, exposures_permille;
     std::vector<bool> written;
     std::int64_t end = 0;
     std::int64_t transfer = 0;

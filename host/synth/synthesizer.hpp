@@ -393,6 +393,9 @@ class Synthesizer {
   void fsdp_collective_events(bool reduce_scatter, bool wait_for_compute);
   void optimizer_step();
   void read_loss();
+  void record_computation(std::string_view cat, i64 start, i64 duration,
+                          const Placement& placement);
+  void report_exposures();
 
   // -- injected problems (problem_events.cpp); each is a no-op unless injected
   i64 injected(Problem p) const { return inject_ns_[static_cast<std::size_t>(p)]; }
@@ -447,6 +450,18 @@ class Synthesizer {
   i64 next_kernel_delay_ns_ = 0;
   bool dropping_ = false;
   Rng drop_rng_;
+  // For the truth file's exposures: this rank's computation kernels as written, and the
+  // collectives it met (their group, instance and its own window).
+  struct Busy {
+    i64 start, end;
+  };
+  std::vector<Busy> computation_;
+  struct Joined {
+    int group;
+    std::uint64_t instance;
+    i64 start, end;
+  };
+  std::vector<Joined> joined_;
 
   std::vector<HostEvent> events_;
   std::vector<std::size_t> open_;  // indexes in events_ of the spans still open

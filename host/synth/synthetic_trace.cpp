@@ -591,6 +591,7 @@ void Synthesizer::launch(std::string_view api, int cbid, std::string_view cat,
   if (placement.blocking) hold_until(start + duration + rng_.between(1000, 3000));
   close();
   if (dropping_) return;  // a collective this rank's file leaves out
+  record_computation(cat, start, duration, placement);
   ++summary_.gpu_events;
   Fields ev = begin_event(gpu_buf_, "X", cat, name, -1, v_.gpu_pid, stream.id, start);
   ev.time("dur", duration);
@@ -1185,9 +1186,42 @@ i64 Synthesizer::meet_at_collective(Stream& stream, i64 start, i64 transfer, i64
       meeting.arrive(o_.rank->rank, c.group->id, instance, position, start, transfer, c.kind) +
       rng_.between(0, 2000);
   meeting.record(o_.rank->rank, c.group->id, instance, end, correlation, !dropping_);
+  joined_.push_back({c.group->id, instance, start, end});
   stream.free_at = end;
   stream.pending.back() = end;
   return end - start;
+}
+
+// Multi-rank only: a computation kernel this rank's file shows (what hides its collectives).
+void Synthesizer::record_computation(std::string_view cat, i64 start, i64 duration,
+                                     const Placement& placement) {
+  if (!o_.rank || cat != "kernel" || placement.collective || graph_correlation_) return;
+  computation_.push_back({start, start + duration});
+}
+
+// Tells the rendezvous how much of each collective this rank met ran with no computation
+// kernel beside it (multi-rank.md §7.1's exposure x_r, per mille), from the kernels as written.
+void Synthesizer::report_exposures() {
+  if (!o_.rank) return;
+  std::sort(computation_.begin(), computation_.end(),
+            [](const Busy& a, const Busy& b) { return a.start < b.start; });
+  std::vector<Busy> busy;  // the union, disjoint and ascending
+  for (const Busy& k : computation_) {
+    if (!busy.empty() && k.start <= busy.back().end)
+      busy.back().end = std::max(busy.back().end, k.end);
+    else
+      busy.push_back(k);
+  }
+  for (const Joined& c : joined_) {
+    i64 covered = 0;
+    auto it = std::lower_bound(busy.begin(), busy.end(), c.start,
+                               [](const Busy& b, i64 t) { return b.end <= t; });
+    for (; it != busy.end() && it->start < c.end; ++it)
+      covered += std::min(it->end, c.end) - std::max(it->start, c.start);
+    const i64 duration = c.end - c.start;
+    const i64 permille = duration > 0 ? (duration - covered) * 1000 / duration : 0;
+    o_.rank->rendezvous->record_exposure(o_.rank->rank, c.group, c.instance, permille);
+  }
 }
 
 void Synthesizer::optimizer_step() {
@@ -1233,6 +1267,7 @@ SynthSummary Synthesizer::run() {
   }
   write_metadata();
   out_.write("\n]\n}\n");
+  report_exposures();
   summary_.steps = steps;
   summary_.json_bytes = out_.bytes_written();
   return summary_;

@@ -63,6 +63,15 @@ std::vector<std::string> straggler_titles(const fs::path& report) {
   return titles_of(report, "xrank-straggler");
 }
 
+// A metric of the one straggler card.
+double straggler_metric(const fs::path& report, const std::string& name) {
+  const auto root = boost::json::parse(read_file(report / "findings.json")).as_object();
+  for (const auto& f : root.at("findings").as_array())
+    if (f.as_object().at("analyzer").as_string() == "xrank-straggler")
+      return f.as_object().at("metrics").as_object().at(name).to_number<double>();
+  return -1;
+}
+
 TEST(MultiRankAnalyze, TheSlowerRankIsTheStragglerCard) {
   traceprism::testing::TempDir dir;
   write_job(dir, "--straggler 5:1.25 --skew-us 20");
@@ -72,6 +81,14 @@ TEST(MultiRankAnalyze, TheSlowerRankIsTheStragglerCard) {
   ASSERT_EQ(titles.size(), 1u);
   EXPECT_EQ(titles[0].rfind("Rank 5 arrives last at ", 0), 0u) << titles[0];
   EXPECT_NE(titles[0].find("(compute: slower GPU"), std::string::npos) << titles[0];
+  // §12: impact mid within ±15% of the truth file's, which the generator computes from its own
+  // arrival times and kernels.
+  const auto truth =
+      boost::json::parse(read_file(fs::path(dir.file("job")) / "synth_truth.json")).as_object();
+  const double truth_mid_ms =
+      truth.at("late_arrival_ns").as_array().at(5).at("mid").to_number<double>() / 1e6;
+  ASSERT_GT(truth_mid_ms, 0);
+  EXPECT_NEAR(straggler_metric(out, "impact_mid_ms"), truth_mid_ms, 0.15 * truth_mid_ms);
   // One row per rank; rank 5 last at every skewed collective it joined.
   const std::string csv = read_file(out / "multi_rank_csvs" / "ranks.csv");
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 9);

@@ -8,6 +8,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "ingest/trace_reader.hpp"
@@ -71,6 +73,13 @@ Job analyze_job(const synth::MultiRankOptions& o, const fs::path& dir) {
   return job;
 }
 
+json::object truth_of(const fs::path& dir) {
+  std::ifstream in(dir / "synth_truth.json");
+  std::stringstream text;
+  text << in.rdbuf();
+  return json::parse(text.str()).as_object();
+}
+
 double max_last_share(const Job& job) {
   double top = 0;
   for (const multirank::RankFigures& r : job.figures.ranks) top = std::max(top, r.last_share);
@@ -109,6 +118,14 @@ TEST(CrossRankFigures, ASlowerGpuIsTheOneStragglerWithAComputeCause) {
   EXPECT_GT(job.figures.stragglers->impact_mid_ns, 0);
   EXPECT_LE(job.figures.stragglers->impact_low_ns, job.figures.stragglers->impact_mid_ns);
   EXPECT_LE(job.figures.stragglers->impact_mid_ns, job.figures.stragglers->impact_high_ns);
+  // §12: impact mid within ±15% of the truth file's (computed by the generator from its own
+  // arrival times and kernels, not from the trace files).
+  const json::object truth = truth_of(dir.path());
+  const double truth_mid =
+      truth.at("late_arrival_ns").as_array().at(5).at("mid").to_number<double>();
+  ASSERT_GT(truth_mid, 0);
+  EXPECT_NEAR(static_cast<double>(job.figures.stragglers->impact_mid_ns), truth_mid,
+              0.15 * truth_mid);
   // Everyone else waits for it: rank 5 waits least.
   for (const multirank::RankFigures& r : job.figures.ranks)
     if (r.rank != 5) {
@@ -150,10 +167,7 @@ TEST(CrossRankFigures, DroppedCollectivesNeverMismatch) {
   synth::MultiRankOptions o = eight_ranks();
   o.drop = 0.1;
   const Job job = analyze_job(o, dir.path());
-  std::ifstream in(dir.path() / "synth_truth.json");
-  std::stringstream text;
-  text << in.rdbuf();
-  const json::object truth = json::parse(text.str()).as_object();
+  const json::object truth = truth_of(dir.path());
   const json::array& instances = truth.at("instances").as_array();
   ASSERT_EQ(job.matches.collectives.size(), instances.size());
   for (const multirank::MatchedCollective& c : job.matches.collectives) {
@@ -172,6 +186,74 @@ TEST(CrossRankFigures, DroppedCollectivesNeverMismatch) {
   // Instances missing a member are partial: they feed no skew figure.
   EXPECT_EQ(job.figures.instances.size() + job.figures.partial_instances,
             job.matches.collectives.size());
+}
+
+// The truth instance (index into "instances") of each rank's instance, by its start: the file's
+// times are the generator's plus the file's base, the same for every instance of the rank.
+std::vector<std::vector<std::size_t>> truth_instance_of(const Job& job, const json::array& truth) {
+  std::vector<std::vector<std::size_t>> result;
+  for (std::size_t r = 0; r < job.instances.size(); ++r) {
+    std::map<std::int64_t, std::size_t> by_start;
+    for (std::size_t i = 0; i < truth.size(); ++i) {
+      const json::object& c = truth[i].as_object();
+      if (c.at("written").as_array()[r].as_int64() == 1)
+        by_start[c.at("start_ns").as_array()[r].as_int64()] = i;
+    }
+    std::vector<std::size_t> of;
+    if (by_start.empty() || job.instances[r].empty()) {
+      result.push_back(of);
+      continue;
+    }
+    const std::int64_t base = job.instances[r].front().start_ns - by_start.begin()->first;
+    for (const model::CollectiveInstance& c : job.instances[r]) {
+      const auto it = by_start.find(c.start_ns - base);
+      of.push_back(it == by_start.end() ? SIZE_MAX : it->second);
+    }
+    result.push_back(of);
+  }
+  return result;
+}
+
+// §12: with collectives dropped and no Seq (ordinal, then timeline tier) or no metadata at all
+// (timeline tier), at least 95% of the truth's collectives are matched exactly: one matched
+// collective holding every rank whose file kept it, and nothing else.
+TEST(CrossRankFigures, DroppedCollectivesWithoutSeqStillMatchAgainstTheTruth) {
+  for (synth::NcclMeta meta : {synth::NcclMeta::kNoSeq, synth::NcclMeta::kNone}) {
+    traceprism::testing::TempDir dir;
+    synth::MultiRankOptions o = eight_ranks();
+    o.drop = 0.1;
+    o.meta = meta;
+    const Job job = analyze_job(o, dir.path());
+    const json::object truth_file = truth_of(dir.path());
+    const json::array& truth = truth_file.at("instances").as_array();
+    const std::vector<std::vector<std::size_t>> truth_of_instance = truth_instance_of(job, truth);
+    std::size_t expected = 0, correct = 0, partial = 0;
+    for (const json::value& v : truth) {
+      std::size_t kept = 0;
+      for (const json::value& w : v.at("written").as_array()) kept += w.as_int64() == 1;
+      expected += kept >= 2;  // one rank alone has nobody to be matched with
+      partial += kept < 8;
+    }
+    EXPECT_GT(partial, 0u);  // the seed does drop some
+    for (const multirank::MatchedCollective& c : job.matches.collectives) {
+      std::set<std::size_t> origins;
+      std::vector<std::int32_t> members;
+      for (const multirank::MemberRef& m : c.members) {
+        origins.insert(truth_of_instance[static_cast<std::size_t>(m.rank)][m.index]);
+        members.push_back(m.rank);
+      }
+      if (origins.size() != 1 || *origins.begin() == SIZE_MAX) continue;
+      const json::array& written = truth[*origins.begin()].at("written").as_array();
+      std::vector<std::int32_t> kept;
+      for (std::size_t r = 0; r < written.size(); ++r)
+        if (written[r].as_int64() == 1) kept.push_back(static_cast<std::int32_t>(r));
+      std::sort(members.begin(), members.end());
+      correct += members == kept;
+    }
+    ASSERT_GT(expected, 0u);
+    EXPECT_GE(correct * 100, expected * 95)
+        << correct << " of " << expected << " matched exactly, meta " << static_cast<int>(meta);
+  }
 }
 
 TEST(CrossRankFigures, AMissingRankLeavesTheStragglerFound) {

@@ -154,6 +154,28 @@ TEST(SynthMultiRank, AStragglerArrivesLastAndTheOthersWaitForIt) {
   // embedding bucket right after the second one may start anywhere. At least 2 of the 3.
   EXPECT_EQ(instances.size(), 6u);
   EXPECT_GE(last_is_straggler * 3, static_cast<int>(instances.size()) * 2);
+  // Exposures are shares of each member's window; the last bucket of a step has no backward
+  // left to hide behind, so the members that wait there wait fully exposed.
+  for (const json::value& v : instances)
+    for (const json::value& x : v.at("exposure_permille").as_array()) {
+      EXPECT_GE(x.as_int64(), 0);
+      EXPECT_LE(x.as_int64(), 1000);
+    }
+  EXPECT_EQ(instances[1].at("exposure_permille").as_array()[0].as_int64(), 1000);
+  // Only the ranks that arrived last caused late-arrival time; low <= mid <= high.
+  const json::array& caused = truth.at("late_arrival_ns").as_array();
+  const json::array& lasts = truth.at("last_arrivals").as_array();
+  ASSERT_EQ(caused.size(), 4u);
+  for (std::size_t r = 0; r < caused.size(); ++r) {
+    const std::int64_t low = caused[r].at("low").as_int64(), mid = caused[r].at("mid").as_int64(),
+                       high = caused[r].at("high").as_int64();
+    EXPECT_LE(low, mid);
+    EXPECT_LE(mid, high);
+    if (lasts[r].as_int64() == 0) {
+      EXPECT_EQ(high, 0) << "rank " << r;
+    }
+  }
+  EXPECT_GT(caused[2].at("mid").as_int64(), 0);
 }
 
 // Dropped collectives are missing from one rank's file but still timed: the file holds exactly
