@@ -36,11 +36,14 @@ namespace fs = std::filesystem;
 struct AnalyzeOptions {
   std::vector<std::string> traces;  // one trace, or the rank traces of a multi-rank job
   bool allow_partial = false;
-  std::string summaries_out;  // --summaries-out
-  int gpus_per_node = 0;      // --gpus-per-node
-  unsigned rank_jobs = 0;     // --rank-jobs
-  std::string memory_budget;  // --memory-budget
-  double nic_gbits = 0;       // --nic-gbps
+  std::string summaries_out;         // --summaries-out
+  int gpus_per_node = 0;             // --gpus-per-node
+  unsigned rank_jobs = 0;            // --rank-jobs
+  std::string memory_budget;         // --memory-budget
+  double nic_gbits = 0;              // --nic-gbps
+  double match_tolerance_us = 1000;  // --match-tolerance-us
+  bool no_clock_align = false;       // --no-clock-align
+  bool detail = false;               // --detail
   std::string focus_rank = "auto";
   std::string rank_from = "auto";
   std::string rank_regex = std::string(multirank::kDefaultRankRegex);
@@ -133,6 +136,11 @@ std::string multi_rank_options(const AnalyzeOptions& o, MultiRankOptions& out) {
   out.rank_jobs = o.rank_jobs;
   out.platform = o.platform;
   out.nic_gbits = o.nic_gbits;
+  out.match_tolerance_ns = static_cast<std::int64_t>(std::min(o.match_tolerance_us, 1e9) * 1e3);
+  out.align_clocks = !o.no_clock_align;
+  out.detail = o.detail;
+  if (!(o.match_tolerance_us >= 0))
+    return "--match-tolerance-us takes a number of microseconds of at least 0.";
   if (!o.memory_budget.empty() && !parse_size(o.memory_budget, out.memory_budget_bytes))
     return "--memory-budget takes a size such as 16G, 512M or a byte count; got '" +
            o.memory_budget + "'.";
@@ -192,6 +200,11 @@ int run_analyze(const AnalyzeOptions& o) {
     return kExitUsage;
   }
   const bool multi_rank = o.from_summaries || is_multi_rank_input(o.traces);
+  if ((o.detail || o.no_clock_align) && !multi_rank) {
+    print_error(std::string(o.detail ? "--detail" : "--no-clock-align") +
+                " applies to a multi-rank job; give several rank traces or a folder of them.");
+    return kExitUsage;
+  }
   if (!o.summaries_out.empty() && !multi_rank) {
     print_error(
         "--summaries-out saves the rank summaries of a multi-rank job; give several rank "
@@ -304,6 +317,21 @@ void add_rank_choice_options(CLI::App& cmd, AnalyzeOptions& o) {
                "analysing the others and saying which are missing");
 }
 
+// How collectives are matched and timed across ranks, and the detail written.
+void add_matching_options(CLI::App& cmd, AnalyzeOptions& o) {
+  cmd.add_option("--match-tolerance-us", o.match_tolerance_us,
+                 "Multi-rank: for traces without process-group metadata, the largest difference\n"
+                 "of end times (after clock alignment) at which two ranks' collectives are\n"
+                 "matched")
+      ->capture_default_str();
+  cmd.add_flag("--no-clock-align", o.no_clock_align,
+               "Multi-rank: keep each node's clock as written (the offsets are still estimated\n"
+               "and reported, not applied)");
+  cmd.add_flag("--detail", o.detail,
+               "Multi-rank: also write multi_rank_csvs/collectives.csv, one row per matched\n"
+               "collective (at most 1,000,000)");
+}
+
 }  // namespace
 
 void add_analyze_command(CLI::App& app) {
@@ -337,6 +365,7 @@ void add_analyze_command(CLI::App& app) {
                   "Multi-rank: memory the ranks read at once may use, e.g. 16G (default: 70% of\n"
                   "the available memory)");
   add_rank_choice_options(*cmd, *o);
+  add_matching_options(*cmd, *o);
   cmd->add_option("--nic-gbps", o->nic_gbits,
                   "Multi-rank: scale-out NIC bandwidth per GPU in Gb/s (400: 50 GB/s per\n"
                   "direction), for the bandwidth of collectives across nodes (default: unknown,\n"
@@ -416,6 +445,7 @@ void add_merge_command(CLI::App& app) {
                   "Ranks per node (rank R on node R / G), for the per-node clock offsets")
       ->check(CLI::Range(1, 1 << 20));
   add_rank_choice_options(*cmd, *o);
+  add_matching_options(*cmd, *o);
   cmd->footer(
       "Examples:\n"
       "  traceprism analyze 'job/rank[0-3].json.gz' --summaries-out sums -o /tmp/part1\n"

@@ -252,17 +252,25 @@ std::string rank_set_text(const std::vector<std::int32_t>& ranks) {
 
 // Warnings about the matching itself (§9.2's list): time-only matching, and ranks that issued
 // different collectives under one sequence number.
-void add_matching_warnings(const multirank::MatchResult& matches,
+// "1 ms", "250 µs", "0.5 µs": the timeline tier's tolerance as the warning names it.
+std::string tolerance_text(std::int64_t ns) {
+  if (ns > 0 && ns % 1'000'000 == 0) return std::to_string(ns / 1'000'000) + " ms";
+  if (ns % 1'000 == 0) return std::to_string(ns / 1'000) + " \u00b5s";
+  std::string us = std::to_string(static_cast<double>(ns) / 1e3);
+  us.erase(us.find_last_not_of('0') + 1);
+  return us + " \u00b5s";
+}
+
+void add_matching_warnings(const multirank::MatchResult& matches, std::int64_t tolerance_ns,
                            std::vector<std::string>& warnings) {
   std::size_t by_time = 0;
   for (const multirank::GroupMatchSummary& g : matches.groups)
     if (g.tier == model::MatchTier::kTimeline) ++by_time;
   if (by_time > 0)
-    warnings.push_back(
-        "Collectives of " + std::to_string(by_time) +
-        " group(s) were matched by end time alone "
-        "(the traces carry no process-group metadata), within 1 ms: the cross-rank figures are "
-        "less certain.");
+    warnings.push_back("Collectives of " + std::to_string(by_time) +
+                       " group(s) were matched by end time alone "
+                       "(the traces carry no process-group metadata), within " +
+                       tolerance_text(tolerance_ns) + ": the cross-rank figures are less certain.");
   constexpr std::size_t kShown = 3;
   for (std::size_t i = 0; i < matches.mismatches.size() && i < kShown; ++i)
     warnings.push_back("Collective mismatch: " + matches.mismatches[i].detail);
@@ -461,6 +469,16 @@ multirank::ClockAlignment align_clocks(const multirank::MatchResult& by_identity
   return multirank::estimate_clock_offsets(instances, nodes, clock_options);
 }
 
+// --no-clock-align: the offsets are still estimated and reported, none is applied; the warnings
+// that judge the corrected times no longer describe what the figures use.
+void keep_clocks_as_written(multirank::ClockAlignment& clocks) {
+  for (multirank::NodeClockOffset& n : clocks.nodes) n.applied = false;
+  std::erase_if(clocks.warnings, [](const multirank::ClockWarning& w) {
+    return w.kind == multirank::ClockWarningKind::kBoundViolations ||
+           w.kind == multirank::ClockWarningKind::kEndSkew;
+  });
+}
+
 // The interconnect peaks of the platform the report uses: --platform-file, --platform NAME, else
 // the bundled platform matching the focus rank's device (no guess from kernel names here: a
 // bandwidth judged against a guessed link would not be worth printing).
@@ -486,10 +504,13 @@ MultiRankPlan plan_from_ranks(const std::vector<LoadedRank>& ranks, const JobSha
   // §5.2's order: identity tiers first, clocks from them, then everything with the offsets.
   multirank::MatchOptions identity_only;
   identity_only.align_timeline = false;
+  identity_only.tolerance_ns = options.match_tolerance_ns;
   const std::map<std::int32_t, std::int32_t> nodes = node_of_rank(ranks, options.gpus_per_node);
-  const multirank::ClockAlignment clocks =
+  multirank::ClockAlignment clocks =
       align_clocks(multirank::match_collectives(for_matching, identity_only), ranks, nodes);
+  if (!options.align_clocks) keep_clocks_as_written(clocks);
   multirank::MatchOptions match_options;
+  match_options.tolerance_ns = options.match_tolerance_ns;
   match_options.clock_offset_ns = multirank::rank_clock_offsets(clocks, nodes);
   const multirank::MatchResult matches = multirank::match_collectives(for_matching, match_options);
   multirank::CrossRankOptions figure_options;
@@ -544,6 +565,11 @@ MultiRankPlan plan_from_ranks(const std::vector<LoadedRank>& ranks, const JobSha
                                           figure_options.clock_offset_ns)},
       {"straggler_summary.csv", multirank::straggler_summary_csv(inputs_of_ranks, matches, figures,
                                                                  figure_options.clock_offset_ns)}};
+  if (options.detail)
+    plan.csvs.emplace_back(
+        "collectives.csv",
+        multirank::collectives_csv(inputs_of_ranks, matches, figures,
+                                   figure_options.clock_offset_ns, kMaxDetailedCollectives));
   plan.facts = facts_of(ranks, job, figures, focus, nodes);
   if (figures.stragglers && figures.stragglers->hint == multirank::ComputeHint::kSlowerGpu &&
       std::binary_search(figures.stragglers->ranks.begin(), figures.stragglers->ranks.end(),
@@ -557,10 +583,15 @@ MultiRankPlan plan_from_ranks(const std::vector<LoadedRank>& ranks, const JobSha
   plan.facts.focus_exposed_comm_ns = focus.summary.profile.totals.exposed_comm_ns;
   for (const multirank::RankFigures& f : figures.ranks)
     if (f.rank == focus.rank) plan.facts.focus_exposed_wait_ns = f.exposed_wait_ns;
-  add_matching_warnings(matches, plan.facts.warnings);
+  add_matching_warnings(matches, options.match_tolerance_ns, plan.facts.warnings);
   for (const multirank::NodeClockOffset& n : clocks.nodes)
     plan.facts.clock_offsets.push_back({n.node, n.offset_ns, n.mad_ns, n.samples, n.applied});
   for (const multirank::ClockWarning& w : clocks.warnings) plan.facts.warnings.push_back(w.detail);
+  if (options.detail && matches.collectives.size() > kMaxDetailedCollectives)
+    plan.facts.warnings.push_back("multi_rank_csvs/collectives.csv lists the first " +
+                                  std::to_string(kMaxDetailedCollectives) + " of " +
+                                  std::to_string(matches.collectives.size()) +
+                                  " matched collectives.");
   return plan;
 }
 

@@ -42,7 +42,13 @@ struct MultiRankOptions {
   // single-rank report chooses it, from the focus rank's device name by default.
   pipeline::PlatformOptions platform;
   double nic_gbits = 0;  // --nic-gbps: scale-out NIC bandwidth per GPU in Gb/s; 0 unknown
+  std::int64_t match_tolerance_ns = 1'000'000;  // --match-tolerance-us: the timeline tier's T
+  bool align_clocks = true;                     // false: --no-clock-align
+  bool detail = false;                          // --detail: also multi_rank_csvs/collectives.csv
 };
+
+// --detail's collectives.csv holds at most this many rows (multi-rank.md §2).
+inline constexpr std::size_t kMaxDetailedCollectives = 1'000'000;
 
 // `inputs`: files, folders (their .json, .json.gz and .json.zst traces) and globs, each file's
 // rank from its distributedInfo or its name (multirank/rank_discovery.hpp). Throws

@@ -398,4 +398,66 @@ std::string collectives_summary_csv(std::span<const RankInput> ranks, const Matc
   return csv;
 }
 
+namespace {
+
+std::string tier_of(const MatchedCollective& matched) {
+  return matched.partition_key.kind == PartitionKind::kPointToPoint ? "p2p"
+                                                                    : tier_name(matched.tier);
+}
+
+// The row of one matched collective; `figures` is its complete-instance figures or null.
+std::string collective_row(const MatchedCollective& matched, const Ranks& lookup,
+                           const RankClockOffsets& offsets, const InstanceFigures* figures) {
+  const CollectiveInstance* sample = sample_of(matched, lookup);
+  const Waits w = waits_of(matched, lookup, offsets);
+  std::vector<std::int32_t> members;
+  std::int64_t transfer = -1;
+  std::int32_t last = -1;
+  for (const auto& [rank, start] : w.starts) {
+    members.push_back(rank);
+    if (last < 0 && start == w.latest) last = rank;  // ascending ranks: the lowest wins ties
+  }
+  for (const MemberRef& ref : matched.members)
+    if (const CollectiveInstance* c = lookup.instance(ref))
+      transfer = transfer < 0 ? c->duration_ns : std::min(transfer, c->duration_ns);
+  const std::int32_t step =
+      matched.partition_key.step >= 0 ? matched.partition_key.step : (sample ? sample->step : -1);
+  std::string row = text::csv_field(matched.partition_key.pg_name) + "," + tier_of(matched) + "," +
+                    (step >= 0 ? std::to_string(step) : "") + "," + std::to_string(matched.key) +
+                    ",";
+  if (sample)
+    row += std::string(model::kind_name(sample->kind)) + "," +
+           text::csv_field(model::dtype_name(sample->dtype)) + "," +
+           known_number(collective_message_bytes(*sample));
+  else
+    row += ",,";
+  row += "," + text::csv_field(format_rank_set(members)) + "," + (figures ? "true" : "false");
+  if (w.starts.empty())
+    row += ",,,";
+  else
+    row +=
+        "," + us(w.earliest, 3) + "," + us(w.latest - w.earliest, 3) + "," + std::to_string(last);
+  row += "," + (transfer >= 0 ? us(transfer, 3) : std::string()) + ",";
+  if (figures) row += fixed(static_cast<double>(figures->exposure_permille) / 10.0, 1);
+  return row + "," + (matched.mismatch ? "true" : "false") + "\n";
+}
+
+}  // namespace
+
+std::string collectives_csv(std::span<const RankInput> ranks, const MatchResult& matches,
+                            const CrossRankFigures& figures,
+                            const RankClockOffsets& clock_offset_ns, std::size_t max_rows) {
+  const Ranks lookup(ranks);
+  std::vector<const InstanceFigures*> complete(matches.collectives.size(), nullptr);
+  for (const InstanceFigures& f : figures.instances)
+    if (f.collective < complete.size()) complete[f.collective] = &f;
+  std::string csv =
+      "process_group,tier,step,key,kind,dtype,bytes,ranks,complete,start_us,arrival_skew_us,"
+      "last_rank,transfer_us,exposure_pct,mismatch\n";
+  const std::size_t rows = std::min(max_rows, matches.collectives.size());
+  for (std::size_t i = 0; i < rows; ++i)
+    csv += collective_row(matches.collectives[i], lookup, clock_offset_ns, complete[i]);
+  return csv;
+}
+
 }  // namespace traceprism::multirank

@@ -11,6 +11,7 @@
 // not listed have 0), so that every wait here is the one ranks.csv and the findings count.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -106,6 +107,28 @@ std::string straggler_summary_csv(std::span<const RankInput> ranks, const MatchR
 std::string collectives_summary_csv(std::span<const RankInput> ranks, const MatchResult& matches,
                                     const CrossRankFigures& figures,
                                     const RankClockOffsets& clock_offset_ns);
+
+// collectives.csv (`--detail`): one row per matched collective, in MatchResult order, at most
+// `max_rows` rows (the first ones). Fields come from the lowest-rank member (the sender of a
+// send/recv pair); times are on the aligned clock.
+//   process_group  "Process Group Name" (empty without metadata)
+//   tier           seq, ordinal, timeline; p2p for a send/recv pair
+//   step           the ProfilerStep of the partition key, else of the sample member; empty
+//                  when none
+//   key            MatchedCollective::key (Seq, ordinal, reference position, k-th send)
+//   kind, dtype, bytes   as in collectives_summary.csv
+//   ranks          the members, format_rank_set ("0-7"; quoted when it holds a comma)
+//   complete       true when every expected loaded member is there (CrossRankFigures)
+//   start_us       the earliest member start, absolute µs (baseTimeNanoseconds + ts), 3
+//                  decimals
+//   arrival_skew_us  latest − earliest member start, µs, 3 decimals
+//   last_rank      the latest-starting member (ties: the lowest rank)
+//   transfer_us    the shortest member duration, µs, 3 decimals
+//   exposure_pct   x_c of §7.1 in percent, 1 decimal; empty for partial collectives
+//   mismatch       true when the members disagree on their signature (seq tier)
+std::string collectives_csv(std::span<const RankInput> ranks, const MatchResult& matches,
+                            const CrossRankFigures& figures,
+                            const RankClockOffsets& clock_offset_ns, std::size_t max_rows);
 
 // S of §7.2 (nccl-tests convention, per rank), in bytes: allreduce, broadcast, reduce,
 // reducescatter, alltoall = in bytes; allgather = out bytes (the whole gathered array);

@@ -21,6 +21,7 @@ using traceprism::testing::run_cli;
 using traceprism::testing::shell_quote;
 
 constexpr int kExitBadInput = 2;
+constexpr int kExitUsage = 64;
 
 std::string read_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -367,7 +368,6 @@ TEST(MultiRankAnalyze, TwoFilesOfOneRankAreRefused) {
 // --require-all-ranks refuses a job with a missing rank, --on-duplicate-rank first keeps the
 // first path, and bad values are usage errors (exit 64) that name the option.
 TEST(MultiRankAnalyze, RankChoiceOptions) {
-  constexpr int kExitUsage = 64;
   traceprism::testing::TempDir dir;
   write_job(dir, "--straggler 5:1.25 --missing-rank 6");
   const std::string job = shell_quote(dir.file("job"));
@@ -405,6 +405,68 @@ TEST(MultiRankAnalyze, RankChoiceOptions) {
               &output),
       0)
       << output;
+}
+
+// --detail writes one row per matched collective; --match-tolerance-us bounds the timeline tier
+// (0: no two ranks end at the same nanosecond, so nothing matches) and the warning names it.
+TEST(MultiRankAnalyze, DetailAndMatchTolerance) {
+  traceprism::testing::TempDir dir;
+  write_job(dir, "--nccl-meta none --skew-us 20");
+  std::string output;
+  const std::string job = shell_quote(dir.file("job"));
+  ASSERT_EQ(run_cli("analyze -q " + job + " --detail -o " + shell_quote(dir.file("out")), &output),
+            0)
+      << output;
+  const std::string csv =
+      read_file(fs::path(dir.file("out")) / "multi_rank_csvs" / "collectives.csv");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 10) << csv;  // the header and 9 rows
+  std::istringstream rows(csv);
+  std::string row;
+  std::getline(rows, row);
+  while (std::getline(rows, row)) EXPECT_NE(row.find(",timeline,"), std::string::npos) << row;
+  ASSERT_EQ(
+      run_cli("analyze -q " + job + " --match-tolerance-us 0 -o " + shell_quote(dir.file("exact")),
+              &output),
+      0)
+      << output;
+  const std::string md = read_file(fs::path(dir.file("exact")) / "analysis.md");
+  EXPECT_NE(md.find("- **Collectives**: 0 matched on every loaded member"), std::string::npos);
+  EXPECT_NE(md.find("matched by end time alone (the traces carry no process-group metadata), "
+                    "within 0 \u00b5s"),
+            std::string::npos);
+  EXPECT_FALSE(fs::exists(fs::path(dir.file("exact")) / "multi_rank_csvs" / "collectives.csv"));
+  EXPECT_EQ(run_cli("analyze -q " + job + " --match-tolerance-us -5", &output), kExitUsage);
+  EXPECT_NE(output.find("--match-tolerance-us takes a number of microseconds"), std::string::npos);
+  const std::string one_rank = shell_quote((fs::path(dir.file("job")) / "rank0.json.gz").string());
+  EXPECT_EQ(
+      run_cli("analyze -q " + one_rank + " --detail -o " + shell_quote(dir.file("one")), &output),
+      kExitUsage);
+  EXPECT_NE(output.find("--detail applies to a multi-rank job"), std::string::npos) << output;
+}
+
+// --no-clock-align: node 1's offset is still estimated and reported, but not applied.
+TEST(MultiRankAnalyze, NoClockAlignKeepsTheWrittenClocks) {
+  traceprism::testing::TempDir dir;
+  write_job(dir, "--gpus-per-node 4 --clock-skew-us 2000 --straggler 5:1.25");
+  std::string output;
+  const std::string job = shell_quote(dir.file("job"));
+  ASSERT_EQ(run_cli("analyze -q " + job + " -o " + shell_quote(dir.file("aligned")), &output), 0)
+      << output;
+  ASSERT_EQ(run_cli("analyze -q " + job + " --no-clock-align -o " + shell_quote(dir.file("raw")),
+                    &output),
+            0)
+      << output;
+  const auto offsets = [&](const char* out) {
+    return read_file(fs::path(dir.file(out)) / "multi_rank_csvs" / "clock_offsets.csv");
+  };
+  EXPECT_NE(offsets("aligned").find(",true\n"), std::string::npos) << offsets("aligned");
+  EXPECT_EQ(offsets("raw").find(",true\n"), std::string::npos) << offsets("raw");
+  // The same estimate either way: only the applied column differs.
+  std::string raw = offsets("raw");
+  std::string aligned = offsets("aligned");
+  for (std::size_t at; (at = aligned.find(",true\n")) != std::string::npos;)
+    aligned.replace(at, 6, ",false\n");
+  EXPECT_EQ(raw, aligned);
 }
 
 }  // namespace

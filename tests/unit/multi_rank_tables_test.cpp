@@ -247,6 +247,31 @@ TEST(MultiRankTables, CollectiveFamilies) {
             kCollectivesSummary);
 }
 
+// One row per matched collective in match order (group "0" before "10", then Seq), times on the
+// aligned clock. Seq 1: earliest start 0, skew 50, rank 3 last, T = 100; Seq 2: from 1000, skew
+// 30, rank 2 last; Seq 4 lacks rank 3 (partial: no exposure), all start at 3000 so the lowest
+// rank is "last"; the all-gather on 0 and 2: from 2000, skew 4, rank 2 last, T = 6, S = 4000.
+// No instance has computation beside it here: exposure 0.
+const char* const kCollectives =
+    "process_group,tier,step,key,kind,dtype,bytes,ranks,complete,start_us,arrival_skew_us,"
+    "last_rank,transfer_us,exposure_pct,mismatch\n"
+    "0,seq,,1,allreduce,Float,8000000,0-3,true,0.000,50.000,3,100.000,0.0,false\n"
+    "0,seq,,2,allreduce,Float,8000000,0-3,true,1000.000,30.000,2,100.000,0.0,false\n"
+    "0,seq,,4,allreduce,Float,8000000,0-2,false,3000.000,0.000,0,20.000,,false\n"
+    "10,seq,,1,allgather,BFloat16,4000,\"0, 2\",true,2000.000,4.000,2,6.000,0.0,false\n";
+
+TEST(MultiRankTables, OneRowPerMatchedCollective) {
+  const Job job = four_rank_job();
+  EXPECT_EQ(collectives_csv(job.inputs, job.matches, job.figures, job.offsets, 100), kCollectives);
+  const Job shifted = four_rank_job(5000);
+  EXPECT_EQ(collectives_csv(shifted.inputs, shifted.matches, shifted.figures, shifted.offsets, 100),
+            kCollectives);
+  // At most max_rows rows: the first ones.
+  const std::string two = collectives_csv(job.inputs, job.matches, job.figures, job.offsets, 2);
+  EXPECT_EQ(two, std::string(kCollectives).substr(0, two.size()));
+  EXPECT_EQ(std::count(two.begin(), two.end(), '\n'), 3);
+}
+
 // Ranks 2 and 3 on a node whose clock runs 5 ms ahead: with the offsets the tables are the same
 // bytes; without them the waits are the written clocks' (rank 0 then waits 5050 µs at Seq 1).
 TEST(MultiRankTables, WaitsUseTheAlignedClock) {
