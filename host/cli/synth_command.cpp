@@ -33,6 +33,7 @@ struct SynthArgs {
   std::string nccl_meta = "full";
   std::string meta_on = "both";
   std::string collectives = "ddp";
+  std::string time_base = "new";
   std::vector<std::string> stragglers, host_stragglers, slow_links;
   double skew_us = 0;
   double clock_skew_us = 0;
@@ -133,6 +134,7 @@ void run_multi_rank(const SynthArgs& args, const synth::SynthOptions& options) {
                                              : synth::MetaOn::kBoth;
   multi.collectives =
       args.collectives == "fsdp" ? synth::Collectives::kFsdp : synth::Collectives::kDdp;
+  multi.time_base = args.time_base == "epoch" ? synth::TimeBase::kEpoch : synth::TimeBase::kNew;
   for (const std::string& text : args.stragglers) {
     const auto [rank, factor] = rank_and_number(text, "--straggler");
     multi.straggler_permille[rank] = std::llround(factor * 1000);
@@ -238,8 +240,9 @@ void add_synth_command(CLI::App& app) {
   graph->needs(cmd->get_option("--capture-out"));
   cmd->add_option("--ranks", args->ranks,
                   "Write a data-parallel job of N ranks: -o is then a folder that receives\n"
-                  "rank<R>.json.gz per rank and synth_truth.json (what was injected, when each\n"
-                  "collective ran); the ranks meet at every collective of their process groups")
+                  "rank<R>.json.gz per rank (see --name-pattern) and synth_truth.json (what was\n"
+                  "injected, when each collective ran); the ranks meet at every collective of\n"
+                  "their process groups")
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
   cmd->add_option("--gpus-per-node", args->multi.gpus_per_node,
@@ -301,6 +304,19 @@ void add_synth_command(CLI::App& app) {
   cmd->add_option("--missing-rank", args->multi.missing,
                   "With --ranks: rank R runs but its file is not written; repeatable")
       ->type_name("R");
+  cmd->add_option(
+         "--time-base", args->time_base,
+         "With --ranks: how times are written: new (a baseTimeNanoseconds key and ts\n"
+         "relative to it, as recent PyTorch writes) or epoch (no base, ts in microseconds\n"
+         "since the Unix epoch, as older PyTorch wrote); the same times either way")
+      ->check(CLI::IsMember({"new", "epoch"}))
+      ->capture_default_str();
+  cmd->add_option("--name-pattern", args->multi.name_pattern,
+                  "With --ranks: the rank files' names: a pattern with {R} for the rank, ending\n"
+                  "in .json.gz (rank{R}_trace.json.gz is TraceLens' default), or tensorboard for\n"
+                  "torch.profiler.tensorboard_trace_handler's <host>_<pid>.<ms>.pt.trace.json.gz\n"
+                  "(the rank is then only in the trace's distributedInfo)")
+      ->capture_default_str();
   cmd->add_option("--compression", args->compression,
                   "Output compression; auto follows the extension (.gz, .zst)")
       ->check(CLI::IsMember({"auto", "gzip", "zstd", "none"}))
@@ -314,7 +330,8 @@ void add_synth_command(CLI::App& app) {
       "  traceprism synth -o serving.json.gz --inference --graph-replay --capture-out captures\n"
       "  traceprism synth -o job/ --ranks 8 --layers 4 --steps 3 --seed 7 --straggler 5:1.25\n"
       "  traceprism synth -o job/ --ranks 8 --tp 2 --layers 4 --steps 3 --slow-link 3:0.5\n"
-      "  traceprism synth -o job/ --ranks 8 --layers 4 --steps 3 --collectives fsdp --vendor amd");
+      "  traceprism synth -o job/ --ranks 8 --layers 4 --steps 3 --collectives fsdp --vendor amd\n"
+      "  traceprism synth -o job/ --ranks 8 --name-pattern tensorboard --time-base epoch");
   cmd->callback([args] { run_synth(*args); });
 }
 

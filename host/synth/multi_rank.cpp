@@ -1,6 +1,7 @@
 #include "synth/multi_rank.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <exception>
 #include <stdexcept>
 #include <string>
@@ -18,6 +19,32 @@ void check_rank(int rank, int ranks, const char* option) {
   if (rank < 0 || rank >= ranks)
     throw std::invalid_argument(std::string(option) + " names rank " + std::to_string(rank) +
                                 ", but the job has ranks 0 to " + std::to_string(ranks - 1) + ".");
+}
+
+// A --name-pattern other than tensorboard must give each rank its own file in the output folder
+// that analyze reads as a trace: {R} once, the .json.gz ending of what is written, no folder.
+void check_name_pattern(const std::string& pattern) {
+  if (pattern == kTensorBoardNames) return;
+  const std::string quoted = "--name-pattern \"" + pattern + "\"";
+  const std::size_t rank = pattern.find("{R}");
+  if (rank == std::string::npos || pattern.find("{R}", rank + 1) != std::string::npos)
+    throw std::invalid_argument(quoted + " must hold {R} (the rank) exactly once, or be " +
+                                std::string(kTensorBoardNames) + ".");
+  if (!pattern.ends_with(".json.gz"))
+    throw std::invalid_argument(quoted + " must end in .json.gz (the files are gzip-compressed).");
+  if (pattern.find('/') != std::string::npos)
+    throw std::invalid_argument(quoted + " names a file in the output folder: drop the '/'.");
+}
+
+// torch.profiler.tensorboard_trace_handler's `<host>_<pid>.<ms>.pt.trace.json.gz`: the rank's
+// node as host, one process per rank, the time the profiler started in epoch ms.
+std::string tensorboard_file_name(int rank, int gpus_per_node) {
+  char host[24];
+  std::snprintf(host, sizeof host, "node%03d", rank / std::max(1, gpus_per_node));
+  const std::int64_t pid = detail::kHostPid + rank;
+  const std::int64_t ms = (detail::kTraceBaseNs + detail::kTraceStartNs) / 1'000'000;
+  return std::string(host) + "_" + std::to_string(pid) + "." + std::to_string(ms) +
+         ".pt.trace.json.gz";
 }
 
 void check_options(const SynthOptions& base, const MultiRankOptions& o) {
@@ -52,6 +79,7 @@ void check_options(const SynthOptions& base, const MultiRankOptions& o) {
     throw std::invalid_argument("--drop-collectives is a probability in [0, 1).");
   if (o.skew_ns < 0) throw std::invalid_argument("--skew-us cannot be negative.");
   if (o.clock_skew_ns < 0) throw std::invalid_argument("--clock-skew-us cannot be negative.");
+  check_name_pattern(o.name_pattern);
 }
 
 // Node j != 0's clock offset: U[-S, S] from the seed, the same for every rank of the node.
@@ -100,6 +128,7 @@ RankRole role_of(int rank, const MultiRankOptions& o, Rendezvous& rendezvous,
   role.meta = o.meta;
   role.meta_on = o.meta_on;
   role.collectives = o.collectives;
+  role.time_base = o.time_base;
   role.devices_per_node = o.gpus_per_node;
   if (auto it = o.straggler_permille.find(rank); it != o.straggler_permille.end())
     role.compute_permille = it->second;
@@ -204,7 +233,7 @@ std::string truth_json(const MultiRankOptions& o, std::uint64_t seed,
   for (int r = 0; r < o.ranks; ++r) {
     if (r) s += ',';
     s += "\n{\"rank\":" + std::to_string(r) + ",\"file\":";
-    s += o.missing.count(r) ? "null" : "\"" + rank_file_name(r) + "\"";
+    s += o.missing.count(r) ? "null" : "\"" + rank_file_name(r, o) + "\"";
     s += ",\"node\":" + std::to_string(r / o.gpus_per_node);
     auto straggler = o.straggler_permille.find(r);
     if (straggler != o.straggler_permille.end())
@@ -289,7 +318,15 @@ std::string truth_json(const MultiRankOptions& o, std::uint64_t seed,
 }  // namespace
 
 std::string rank_file_name(int rank) {
-  return "rank" + std::to_string(rank) + ".json.gz";
+  return rank_file_name(rank, MultiRankOptions{});
+}
+
+std::string rank_file_name(int rank, const MultiRankOptions& options) {
+  check_name_pattern(options.name_pattern);
+  if (options.name_pattern == kTensorBoardNames)
+    return tensorboard_file_name(rank, options.gpus_per_node);
+  std::string name = options.name_pattern;
+  return name.replace(name.find("{R}"), 3, std::to_string(rank));
 }
 
 MultiRankSummary write_multi_rank_traces(const SynthOptions& base, const MultiRankOptions& o,
@@ -310,7 +347,7 @@ MultiRankSummary write_multi_rank_traces(const SynthOptions& base, const MultiRa
     run.options.nccl = true;
     if (auto it = o.host_stall_ns.find(r); it != o.host_stall_ns.end())
       run.options.inject.push_back({Problem::kDataloader, it->second});
-    run.path = dir / rank_file_name(r);
+    run.path = dir / rank_file_name(r, o);
     run.written = !o.missing.count(r);
   }
   // Roles are final before any thread reads them through options.rank.

@@ -27,6 +27,8 @@ constexpr i64 kHostPid = 19392;
 constexpr i64 kMainTid = 19392;
 constexpr i64 kAutogradTid = 19460;  // backward runs on the autograd engine's device thread
 constexpr i64 kTraceStartNs = 1'419'247'332'500'000;
+// The header's baseTimeNanoseconds (node 0's clock); the absolute time of a ts is base + ts.
+constexpr i64 kTraceBaseNs = 1'700'000'000'000'000'000;
 constexpr int kFirstStep = 2;  // what a wait=1, warmup=1 profiler schedule records first
 constexpr i64 kVocab = 32000;
 constexpr i64 kNoSeq = -1;
@@ -292,6 +294,10 @@ class Synthesizer {
   void emit(std::string& buf);
   void flush_step();
   bool distributed() const;
+  i64 base_time_ns() const;
+  // The ts written for a time: relative to baseTimeNanoseconds, or with --time-base epoch the
+  // absolute time itself (what a reader gets from base + ts either way).
+  i64 written_ts(i64 ns) const;
 
   // -- host timeline
   void work(i64 lo_ns, i64 hi_ns) { now_ += rng_.between(lo_ns, hi_ns); }
@@ -381,6 +387,7 @@ class Synthesizer {
   void write_comm_args(Fields& args, const Collective& c) const;
   bool comm_args_on(bool kernel) const;
   bool tensor_parallel() const { return o_.rank && o_.rank->tp_group; }
+  bool epoch_times() const { return o_.rank && o_.rank->time_base == TimeBase::kEpoch; }
   i64 meet_at_collective(Stream& stream, i64 start, i64 transfer, i64 correlation,
                          const Collective& c);
   void fill_gradient_bucket(i64 bytes);

@@ -220,6 +220,15 @@ bool Synthesizer::distributed() const {
          injected(Problem::kSmallAllreduce) > 0;
 }
 
+// A node whose clock runs ahead writes every time that much later (multi-rank.md §11).
+i64 Synthesizer::base_time_ns() const {
+  return kTraceBaseNs + (o_.rank ? o_.rank->clock_offset_ns : 0);
+}
+
+i64 Synthesizer::written_ts(i64 ns) const {
+  return epoch_times() ? base_time_ns() + ns : ns;
+}
+
 void Synthesizer::write_header() {
   std::string h;
   h += "{\n\"schemaVersion\":1,\n\"deviceProperties\":[\n";
@@ -232,9 +241,7 @@ void Synthesizer::write_header() {
   h += "\n],\n";
   h += v_.runtime_version;
   h += ",\n\"record_shapes\":1,\n\"with_stack\":1,\n\"displayTimeUnit\":\"ms\",\n";
-  // A node whose clock runs ahead writes every time that much later (multi-rank.md §11).
-  h += "\"baseTimeNanoseconds\":" +
-       std::to_string(1700000000000000000 + (o_.rank ? o_.rank->clock_offset_ns : 0)) + ",\n";
+  if (!epoch_times()) h += "\"baseTimeNanoseconds\":" + std::to_string(base_time_ns()) + ",\n";
   if (o_.rank) {
     h += "\"distributedInfo\":";
     Fields info(h);
@@ -266,13 +273,14 @@ void Synthesizer::write_header() {
 }
 
 void Synthesizer::write_metadata() {
+  const i64 start = written_ts(kTraceStartNs);
   // `text` empty: the value is `number`.
   auto meta = [&](i64 pid, i64 tid, std::string_view what, std::string_view key,
                   std::string_view text, i64 number) {
     host_buf_ += ",\n";
     ++summary_.events;
     Fields ev(host_buf_);
-    ev.str("name", what).str("ph", "M").time("ts", kTraceStartNs).num("pid", pid).num("tid", tid);
+    ev.str("name", what).str("ph", "M").time("ts", start).num("pid", pid).num("tid", tid);
     Fields args = ev.object("args");
     if (text.empty())
       args.num(key, number);
@@ -309,7 +317,7 @@ Fields Synthesizer::begin_event(std::string& buf, std::string_view ph, std::stri
   ++summary_.events;
   Fields ev(buf);
   ev.str("ph", ph).str("cat", cat).str("name", name, suffix).num("pid", pid).num("tid", tid);
-  ev.time("ts", ts);
+  ev.time("ts", written_ts(ts));
   return ev;
 }
 
@@ -339,7 +347,7 @@ void Synthesizer::flush_step() {
       ++summary_.events;
       Fields flow(host_buf_);
       flow.str("ph", "s").num("id", e.flow).num("pid", kHostPid).num("tid", e.tid);
-      flow.time("ts", e.start).str("cat", "ac2g").str("name", "ac2g").close();
+      flow.time("ts", written_ts(e.start)).str("cat", "ac2g").str("name", "ac2g").close();
     }
   }
   // Host events first, then the device's: the order in which Kineto writes its buffers.
@@ -608,7 +616,7 @@ void Synthesizer::launch(std::string_view api, int cbid, std::string_view cat,
   ++summary_.events;
   Fields flow(gpu_buf_);
   flow.str("ph", "f").num("id", call.correlation).num("pid", v_.gpu_pid).num("tid", stream.id);
-  flow.time("ts", start).str("cat", "ac2g").str("name", "ac2g").str("bp", "e").close();
+  flow.time("ts", written_ts(start)).str("cat", "ac2g").str("name", "ac2g").str("bp", "e").close();
 }
 
 void Synthesizer::kernel(K k, i64 duration, Grid grid, Stream& stream, const Placement& placement) {

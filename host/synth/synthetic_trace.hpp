@@ -31,6 +31,10 @@ enum class MetaOn : std::uint8_t { kBoth, kOp, kKernel };
 // (before the layer's forward and again before its backward) and reduce-scatter of its
 // gradients.
 enum class Collectives : std::uint8_t { kDdp, kFsdp };
+// How a rank's trace writes its times (synth --time-base): kNew, a baseTimeNanoseconds key and
+// every ts relative to it, as recent PyTorch writes; kEpoch, no base and every ts in microseconds
+// since the Unix epoch, as PyTorch did before. Both give the same absolute times once read.
+enum class TimeBase : std::uint8_t { kNew, kEpoch };
 
 // A process group of a multi-rank job, as distributedInfo.pg_config and the collectives' args
 // name it: the default group "0" of the whole world, and with synth --tp T the tensor-parallel
@@ -61,6 +65,7 @@ struct RankRole {
   const ProcessGroup* dp_group = nullptr;       // the gradient all-reduces' group (default: "0")
   const ProcessGroup* tp_group = nullptr;       // --tp > 1: the activations' all-reduces' group
   Collectives collectives = Collectives::kDdp;  // fsdp: on dp_group, no gradient buckets
+  TimeBase time_base = TimeBase::kNew;          // epoch: absolute ts, no baseTimeNanoseconds
 };
 
 // Shape of the generated workload: a decoder-only transformer training/inference step.

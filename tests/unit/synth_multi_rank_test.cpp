@@ -19,6 +19,7 @@
 #include "io/byte_source.hpp"
 #include "model/collective_instances.hpp"
 #include "model/launch_links.hpp"
+#include "multirank/rank_discovery.hpp"
 #include "support/temp_dir.hpp"
 #include "synth/multi_rank.hpp"
 
@@ -615,6 +616,118 @@ TEST(SynthMultiRank, OptionsNamingRanksOutsideTheJobAreRefused) {
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(e.what(), "--straggler names rank 4, but the job has ranks 0 to 3.");
   }
+}
+
+// --name-pattern: the files carry the pattern's names (TraceLens' default, or the tensorboard
+// handler's <host>_<pid>.<ms>, which holds no rank), the truth gives each rank's actual file, and
+// discovery tells every rank from its distributedInfo and the host from the tensorboard name.
+TEST(SynthMultiRank, NamePatternsNameTheFilesAndTheTruthSaysWhich) {
+  synth::MultiRankOptions o;
+  o.ranks = 4;
+  o.gpus_per_node = 2;
+  o.name_pattern = "rank{R}_trace.json.gz";
+  EXPECT_EQ(synth::rank_file_name(3, o), "rank3_trace.json.gz");
+  o.name_pattern = "tensorboard";
+  EXPECT_EQ(synth::rank_file_name(3, o), "node001_19395.1701419247332.pt.trace.json.gz");
+  EXPECT_EQ(synth::rank_file_name(3), "rank3.json.gz");  // the default, as before
+  for (const char* pattern : {"rank{R}_trace.json.gz", "tensorboard"}) {
+    traceprism::testing::TempDir dir;
+    o.name_pattern = pattern;
+    synth::write_multi_rank_traces(small_job(), o, dir.path());
+    const json::object truth = truth_of(dir.path());
+    const json::array& ranks = truth.at("ranks").as_array();
+    for (int r = 0; r < 4; ++r) {
+      const std::string name = synth::rank_file_name(r, o);
+      EXPECT_TRUE(fs::exists(dir.path() / name)) << name;
+      EXPECT_EQ(ranks[static_cast<std::size_t>(r)].at("file").as_string(), name) << pattern;
+    }
+    std::size_t entries = 0;
+    for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir.path())) ++entries;
+    EXPECT_EQ(entries, 5u) << pattern;  // the four traces and synth_truth.json
+    const traceprism::multirank::Discovery found =
+        traceprism::multirank::discover_ranks({dir.path().string()}, {});
+    ASSERT_EQ(found.files.size(), 4u) << pattern;
+    for (int r = 0; r < 4; ++r) {
+      const traceprism::multirank::RankFile& f = found.files[static_cast<std::size_t>(r)];
+      EXPECT_EQ(f.rank, r) << pattern;
+      EXPECT_EQ(fs::path(f.path).filename(), synth::rank_file_name(r, o));
+      EXPECT_EQ(f.source, traceprism::multirank::RankSource::kMeta);
+      EXPECT_EQ(f.host, o.name_pattern == "tensorboard" ? "node00" + std::to_string(r / 2) : "");
+    }
+    EXPECT_TRUE(found.missing_ranks.empty()) << pattern;
+  }
+}
+
+// --time-base epoch: no baseTimeNanoseconds, absolute ts; read back, every rank's collectives
+// have the same absolute times as with the default base, to the nanosecond, also on a node whose
+// clock runs ahead (its own base). The generation is the same, so the truth is too.
+TEST(SynthMultiRank, EpochTimesReadBackAsTheSameInstancesAsABase) {
+  traceprism::testing::TempDir with_base, epoch;
+  synth::MultiRankOptions o;
+  o.ranks = 4;
+  o.gpus_per_node = 2;
+  o.clock_skew_ns = 2'000'000;
+  o.skew_ns = 20'000;
+  synth::write_multi_rank_traces(small_job(), o, with_base.path());
+  o.time_base = synth::TimeBase::kEpoch;
+  synth::write_multi_rank_traces(small_job(), o, epoch.path());
+  EXPECT_EQ(read_file(with_base.path() / "synth_truth.json"),
+            read_file(epoch.path() / "synth_truth.json"));
+  for (int r = 0; r < 4; ++r) {
+    const fs::path name = synth::rank_file_name(r);
+    EXPECT_NE(decompressed(with_base.path() / name).find("\"baseTimeNanoseconds\":"),
+              std::string::npos);
+    EXPECT_EQ(decompressed(epoch.path() / name).find("baseTimeNanoseconds"), std::string::npos);
+    const model::RankCollectives a = instances_of(with_base.path() / name);
+    const model::RankCollectives b = instances_of(epoch.path() / name);
+    EXPECT_GT(a.time_base_ns, 1'600'000'000'000'000'000) << "rank " << r;
+    EXPECT_EQ(b.time_base_ns, 0) << "rank " << r;
+    ASSERT_EQ(a.instances.size(), 4u) << "rank " << r;
+    ASSERT_EQ(b.instances.size(), a.instances.size()) << "rank " << r;
+    for (std::size_t i = 0; i < a.instances.size(); ++i) {
+      const model::CollectiveInstance &x = a.instances[i], &y = b.instances[i];
+      EXPECT_EQ(y.seq, x.seq);
+      EXPECT_EQ(y.step, x.step);
+      EXPECT_EQ(y.start_ns, x.start_ns) << "rank " << r << " #" << i;
+      EXPECT_EQ(y.duration_ns, x.duration_ns);
+      EXPECT_EQ(y.launch_ns, x.launch_ns);
+      EXPECT_EQ(y.anchor_ns, x.anchor_ns);
+      EXPECT_EQ(y.exposed_ns, x.exposed_ns);
+      EXPECT_EQ(y.pre_compute_ns, x.pre_compute_ns);
+      EXPECT_EQ(y.pre_idle_ns, x.pre_idle_ns);
+    }
+  }
+}
+
+TEST(SynthMultiRank, NamePatternsThatAreNotOneFilePerRankAreRefused) {
+  traceprism::testing::TempDir dir;
+  const auto refusal = [&](const std::string& pattern) -> std::string {
+    synth::MultiRankOptions o;
+    o.name_pattern = pattern;
+    try {
+      synth::write_multi_rank_traces(small_job(), o, dir.path());
+    } catch (const std::invalid_argument& e) {
+      EXPECT_THROW(synth::rank_file_name(0, o), std::invalid_argument) << pattern;
+      return e.what();
+    }
+    return "accepted";
+  };
+  EXPECT_EQ(refusal("rank.json.gz"),
+            "--name-pattern \"rank.json.gz\" must hold {R} (the rank) exactly once, or be "
+            "tensorboard.");
+  EXPECT_EQ(refusal("rank{R}-{R}.json.gz"),
+            "--name-pattern \"rank{R}-{R}.json.gz\" must hold {R} (the rank) exactly once, or be "
+            "tensorboard.");
+  EXPECT_EQ(refusal("rank{R}.json"),
+            "--name-pattern \"rank{R}.json\" must end in .json.gz (the files are "
+            "gzip-compressed).");
+  EXPECT_EQ(refusal("ranks/rank{R}.json.gz"),
+            "--name-pattern \"ranks/rank{R}.json.gz\" names a file in the output folder: drop the "
+            "'/'.");
+  EXPECT_EQ(refusal("TensorBoard"),
+            "--name-pattern \"TensorBoard\" must hold {R} (the rank) exactly once, or be "
+            "tensorboard.");
+  EXPECT_TRUE(fs::is_empty(dir.path()));  // refused before anything was written
 }
 
 }  // namespace
