@@ -44,6 +44,7 @@ struct AnalyzeOptions {
   double match_tolerance_us = 1000;  // --match-tolerance-us
   bool no_clock_align = false;       // --no-clock-align
   bool detail = false;               // --detail
+  bool per_rank_reports = false;     // --per-rank-reports
   std::string focus_rank = "auto";
   std::string rank_from = "auto";
   std::string rank_regex = std::string(multirank::kDefaultRankRegex);
@@ -139,6 +140,7 @@ std::string multi_rank_options(const AnalyzeOptions& o, MultiRankOptions& out) {
   out.match_tolerance_ns = static_cast<std::int64_t>(std::min(o.match_tolerance_us, 1e9) * 1e3);
   out.align_clocks = !o.no_clock_align;
   out.detail = o.detail;
+  out.per_rank_reports = o.per_rank_reports;
   if (!(o.match_tolerance_us >= 0))
     return "--match-tolerance-us takes a number of microseconds of at least 0.";
   if (!o.memory_budget.empty() && !parse_size(o.memory_budget, out.memory_budget_bytes))
@@ -180,6 +182,17 @@ void write_multi_rank_files(const fs::path& staging, const MultiRankPlan& job) {
                                  report::multi_rank_heatmap_svg(job.facts));
 }
 
+// --per-rank-reports: every other rank's report under ranks/, and the focus rank's compute and
+// fusion cards say on how many ranks they recur.
+void add_per_rank_reports(const pipeline::PipelineOptions& p, const MultiRankPlan& job,
+                          const fs::path& staging, const AnalysisOptions& a,
+                          pipeline::PipelineRun& focus) {
+  std::vector<std::string>& warnings = focus.report.multi_rank->warnings;
+  const std::vector<SeenFindings> seen =
+      write_per_rank_reports(p, job.rank_traces, staging, a.load.quiet, warnings);
+  add_seen_on_ranks(focus.report.findings, seen);
+}
+
 int run_analyze(const AnalyzeOptions& o) {
   const AnalysisOptions& a = o.analysis;
   config::RunConfig cfg;
@@ -200,8 +213,10 @@ int run_analyze(const AnalyzeOptions& o) {
     return kExitUsage;
   }
   const bool multi_rank = o.from_summaries || is_multi_rank_input(o.traces);
-  if ((o.detail || o.no_clock_align) && !multi_rank) {
-    print_error(std::string(o.detail ? "--detail" : "--no-clock-align") +
+  if ((o.detail || o.no_clock_align || o.per_rank_reports) && !multi_rank) {
+    print_error(std::string(o.detail             ? "--detail"
+                            : o.per_rank_reports ? "--per-rank-reports"
+                                                 : "--no-clock-align") +
                 " applies to a multi-rank job; give several rank traces or a folder of them.");
     return kExitUsage;
   }
@@ -269,8 +284,12 @@ int run_analyze(const AnalyzeOptions& o) {
     run->report.multi_rank = job->facts;
     add_collective_wait_to_exposed_comm(run->report);
   }
+  if (job && rank_options.per_rank_reports)
+    if (int code = exit_code_of_pipeline(
+            [&] { add_per_rank_reports(p, *job, output->staging(), a, *run); });
+        code != kExitOk)
+      return code;
   const pipeline::AnalysisReport& r = run->report;
-
   const auto write_start = std::chrono::steady_clock::now();
   try {
     report::write_report_folder(output->staging().string(), r);
@@ -327,6 +346,10 @@ void add_matching_options(CLI::App& cmd, AnalyzeOptions& o) {
   cmd.add_flag("--no-clock-align", o.no_clock_align,
                "Multi-rank: keep each node's clock as written (the offsets are still estimated\n"
                "and reported, not applied)");
+  cmd.add_flag("--per-rank-reports", o.per_rank_reports,
+               "Multi-rank: also write every rank's own report into ranks/rank-NNNNN/ (one\n"
+               "analysis per rank), and say on each compute and fusion item of the focus rank\n"
+               "on how many ranks it recurs");
   cmd.add_flag("--detail", o.detail,
                "Multi-rank: also write multi_rank_csvs/collectives.csv, one row per matched\n"
                "collective (at most 1,000,000)");

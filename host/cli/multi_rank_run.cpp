@@ -526,6 +526,9 @@ MultiRankPlan plan_from_ranks(const std::vector<LoadedRank>& ranks, const JobSha
   context.allow_partial = options.allow_partial;
   MultiRankPlan plan;
   plan.focus_trace = focus.path;
+  for (const LoadedRank& r : ranks) plan.rank_traces.push_back({r.rank, r.path});
+  std::sort(plan.rank_traces.begin(), plan.rank_traces.end(),
+            [](const RankTrace& a, const RankTrace& b) { return a.rank < b.rank; });
   plan.focus_rank = focus.rank;
   plan.ranks = ranks.size();
   plan.world_size = job.world_size;

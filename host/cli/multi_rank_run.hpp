@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "cli/per_rank_reports.hpp"
 #include "findings/finding.hpp"
 #include "multirank/rank_discovery.hpp"
 #include "pipeline/analysis_report.hpp"
@@ -25,7 +26,8 @@ struct MultiRankPlan {
   // multi_rank_csvs/: file name and text (ranks.csv, process_groups.csv, clock_offsets.csv,
   // collectives_summary.csv, straggler_summary.csv; docs/multi-rank-csvs.md)
   std::vector<std::pair<std::string, std::string>> csvs;
-  pipeline::MultiRankFacts facts;  // for analysis.md and findings.json
+  pipeline::MultiRankFacts facts;      // for analysis.md and findings.json
+  std::vector<RankTrace> rank_traces;  // every loaded rank's trace, ascending rank
 };
 
 struct MultiRankOptions {
@@ -45,6 +47,7 @@ struct MultiRankOptions {
   std::int64_t match_tolerance_ns = 1'000'000;  // --match-tolerance-us: the timeline tier's T
   bool align_clocks = true;                     // false: --no-clock-align
   bool detail = false;                          // --detail: also multi_rank_csvs/collectives.csv
+  bool per_rank_reports = false;  // --per-rank-reports: OUT/ranks/rank-NNNNN/ per rank
 };
 
 // --detail's collectives.csv holds at most this many rows (multi-rank.md §2).

@@ -469,4 +469,50 @@ TEST(MultiRankAnalyze, NoClockAlignKeepsTheWrittenClocks) {
   EXPECT_EQ(raw, aligned);
 }
 
+// --per-rank-reports: every rank's own report under ranks/ (the one `analyze` writes for that
+// file alone, each folder valid on its own), and the focus rank's compute cards say on how many
+// ranks they recur.
+TEST(MultiRankAnalyze, PerRankReports) {
+  traceprism::testing::TempDir dir;
+  write_job(dir, "--straggler 5:1.25 --skew-us 20");
+  std::string output;
+  const fs::path out = dir.file("out");
+  ASSERT_EQ(run_cli("analyze -q " + shell_quote(dir.file("job")) + " --per-rank-reports -o " +
+                        shell_quote(out.string()),
+                    &output),
+            0)
+      << output;
+  for (int rank = 0; rank < 8; ++rank) {
+    const fs::path folder = out / "ranks" / ("rank-0000" + std::to_string(rank));
+    EXPECT_TRUE(fs::exists(folder / "analysis.md")) << folder;
+  }
+  ASSERT_EQ(
+      run_cli("validate-report " + shell_quote((out / "ranks" / "rank-00003").string()), &output),
+      0)
+      << output;
+  const fs::path alone = dir.file("alone");
+  ASSERT_EQ(
+      run_cli("analyze -q " + shell_quote((fs::path(dir.file("job")) / "rank3.json.gz").string()) +
+                  " -o " + shell_quote(alone.string()),
+              &output),
+      0)
+      << output;
+  for (const char* file : {"analysis.md", "findings.json"})
+    EXPECT_EQ(read_file(out / "ranks" / "rank-00003" / file), read_file(alone / file)) << file;
+  // The GEMM card recurs on every rank; the slow GPU's impact is the largest.
+  const auto root = boost::json::parse(read_file(out / "findings.json")).as_object();
+  bool gemm = false;
+  for (const auto& f : root.at("findings").as_array()) {
+    const auto& o = f.as_object();
+    if (o.at("analyzer").as_string() != "gemm-efficiency") continue;
+    gemm = true;
+    EXPECT_NE(std::string(o.at("insight").as_string()).find("Seen on 8 of 8 ranks (impact "),
+              std::string::npos)
+        << o.at("insight");
+    EXPECT_EQ(o.at("metrics").as_object().at("seen_on_ranks").to_number<double>(), 8);
+  }
+  EXPECT_TRUE(gemm);
+  ASSERT_EQ(run_cli("validate-report " + shell_quote(out.string()), &output), 0) << output;
+}
+
 }  // namespace
