@@ -19,6 +19,7 @@
 #include "config/run_config.hpp"
 #include "io/folder_replacement.hpp"
 #include "io/output_file.hpp"
+#include "multirank/cross_rank_thresholds.hpp"
 #include "multirank/rank_discovery.hpp"
 #include "multirank/rank_summary_file.hpp"
 #include "perf_report/gpu_timeline_sheet.hpp"
@@ -83,6 +84,8 @@ std::string dump_config(const config::RunConfig& cfg, const plugins::PluginRegis
         options.emplace(std::string(a.name) + "." + a.options[o].name,
                         a.options[o].default_value ? a.options[o].default_value : "");
     }
+  for (const multirank::ThresholdOption& o : multirank::cross_rank_threshold_options())
+    options.emplace(o.name, o.default_value);
   w.key("options").begin_object();
   for (const auto& [k, v] : options) w.key(k).value(v);
   w.end_object();
@@ -233,6 +236,12 @@ int run_analyze(const AnalyzeOptions& o) {
   MultiRankOptions rank_options;
   if (std::string problem = multi_rank_options(o, rank_options); !problem.empty()) {
     print_error(problem);
+    return kExitUsage;
+  }
+  try {
+    rank_options.thresholds = multirank::cross_rank_thresholds(cfg.options);
+  } catch (const std::invalid_argument& e) {
+    print_error(e.what());
     return kExitUsage;
   }
   if (int code = check_loaded_plugins(registry, a); code != kExitOk) return code;

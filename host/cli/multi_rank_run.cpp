@@ -513,7 +513,7 @@ MultiRankPlan plan_from_ranks(const std::vector<LoadedRank>& ranks, const JobSha
   match_options.tolerance_ns = options.match_tolerance_ns;
   match_options.clock_offset_ns = multirank::rank_clock_offsets(clocks, nodes);
   const multirank::MatchResult matches = multirank::match_collectives(for_matching, match_options);
-  multirank::CrossRankOptions figure_options;
+  multirank::CrossRankOptions figure_options = options.thresholds.straggler;
   figure_options.clock_offset_ns = match_options.clock_offset_ns;
   const multirank::CrossRankFigures figures =
       multirank::cross_rank_figures(inputs_of_ranks, matches, figure_options);
@@ -535,30 +535,33 @@ MultiRankPlan plan_from_ranks(const std::vector<LoadedRank>& ranks, const JobSha
   // One mechanism, one card (§9.2): stragglers late because of a slow group are that group's.
   findings::AnalyzerOutcome straggler =
       multirank::straggler_outcome(figures, inputs_of_ranks, context);
-  findings::AnalyzerOutcome bandwidth_outlier =
-      multirank::bandwidth_outlier_outcome(inputs_of_ranks, matches, figures, context);
+  const multirank::CrossRankThresholds& limits = options.thresholds;
+  findings::AnalyzerOutcome bandwidth_outlier = multirank::bandwidth_outlier_outcome(
+      inputs_of_ranks, matches, figures, context, limits.bandwidth_outlier);
   multirank::drop_absorbed_straggler(straggler, bandwidth_outlier, figures);
-  findings::AnalyzerOutcome jitter = multirank::arrival_jitter_outcome(figures, context);
+  findings::AnalyzerOutcome jitter =
+      multirank::arrival_jitter_outcome(figures, context, limits.jitter_min_wait_percent);
   multirank::drop_jitter_of_slow_groups(jitter, bandwidth_outlier);
   plan.outcomes.push_back(std::move(jitter));
   plan.outcomes.push_back(std::move(straggler));
   plan.outcomes.push_back(std::move(bandwidth_outlier));
   plan.outcomes.push_back(
-      multirank::idle_outlier_outcome(inputs_of_ranks, figures, nodes, context));
-  plan.outcomes.push_back(multirank::step_imbalance_outcome(inputs_of_ranks, figures, context));
+      multirank::idle_outlier_outcome(inputs_of_ranks, figures, nodes, context, limits.balance));
   plan.outcomes.push_back(
-      multirank::small_collectives_outcome(inputs_of_ranks, matches, figures, context));
+      multirank::step_imbalance_outcome(inputs_of_ranks, figures, context, limits.balance));
+  plan.outcomes.push_back(multirank::small_collectives_outcome(inputs_of_ranks, matches, figures,
+                                                               context, limits.patterns));
   plan.outcomes.push_back(multirank::alltoall_imbalance_outcome(
-      inputs_of_ranks, matches, figures, figure_options.clock_offset_ns, context));
+      inputs_of_ranks, matches, figures, figure_options.clock_offset_ns, context, limits.patterns));
   plan.outcomes.push_back(multirank::pipeline_wait_outcome(
-      inputs_of_ranks, matches, figure_options.clock_offset_ns, context));
+      inputs_of_ranks, matches, figure_options.clock_offset_ns, context, limits.patterns));
   const std::optional<platform::Interconnect> interconnect =
       interconnect_of(options.platform, focus.summary.meta.device_name);
   std::optional<double> nic_gbps;  // GB/s per direction
   if (options.nic_gbits > 0) nic_gbps = options.nic_gbits / 8;
   if (!nic_gbps && interconnect) nic_gbps = interconnect->scale_out_gbps_per_direction;
   plan.outcomes.push_back(multirank::collective_bandwidth_outcome(
-      inputs_of_ranks, matches, figures, nodes, interconnect, nic_gbps, context));
+      inputs_of_ranks, matches, figures, nodes, interconnect, nic_gbps, context, limits.bandwidth));
   plan.csvs = {
       {"ranks.csv", ranks_csv(ranks, figures, nodes)},
       {"process_groups.csv", multirank::process_groups_csv(inputs_of_ranks, matches, figures)},

@@ -7,6 +7,7 @@
 
 #include "cli/per_rank_reports.hpp"
 #include "findings/finding.hpp"
+#include "multirank/cross_rank_thresholds.hpp"
 #include "multirank/rank_discovery.hpp"
 #include "pipeline/analysis_report.hpp"
 #include "pipeline/platform_choice.hpp"
@@ -48,6 +49,8 @@ struct MultiRankOptions {
   bool align_clocks = true;                     // false: --no-clock-align
   bool detail = false;                          // --detail: also multi_rank_csvs/collectives.csv
   bool per_rank_reports = false;  // --per-rank-reports: OUT/ranks/rank-NNNNN/ per rank
+  // The xrank.* configuration options (multi-rank.md §9.2).
+  multirank::CrossRankThresholds thresholds;
 };
 
 // --detail's collectives.csv holds at most this many rows (multi-rank.md §2).

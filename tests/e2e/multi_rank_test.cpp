@@ -515,4 +515,26 @@ TEST(MultiRankAnalyze, PerRankReports) {
   ASSERT_EQ(run_cli("validate-report " + shell_quote(out.string()), &output), 0) << output;
 }
 
+// The cross-rank thresholds are configuration options (§9.2): a minimum lateness above rank 5's
+// (about 0.73 ms) leaves no straggler card; a value that is not a number is a usage error.
+TEST(MultiRankAnalyze, ThresholdsComeFromTheConfig) {
+  traceprism::testing::TempDir dir;
+  write_job(dir, "--straggler 5:1.25 --skew-us 20");
+  const std::string config = dir.file("xrank.json");
+  std::ofstream(config) << R"({"options": {"xrank.StragglerMinLatenessUs": "5000"}})";
+  std::string output;
+  ASSERT_EQ(run_cli("analyze -q " + shell_quote(dir.file("job")) + " --config " +
+                        shell_quote(config) + " -o " + shell_quote(dir.file("out")),
+                    &output),
+            0)
+      << output;
+  EXPECT_TRUE(straggler_titles(dir.file("out")).empty());
+  std::ofstream(config) << R"({"options": {"xrank.StragglerMinZ": "high"}})";
+  EXPECT_EQ(run_cli("analyze -q " + shell_quote(dir.file("job")) + " --config " +
+                        shell_quote(config) + " -o " + shell_quote(dir.file("bad")),
+                    &output),
+            kExitUsage);
+  EXPECT_NE(output.find("xrank.StragglerMinZ: expected a number"), std::string::npos) << output;
+}
+
 }  // namespace
