@@ -280,6 +280,9 @@ int run_analyze(const AnalyzeOptions& o) {
       return code;
     p.trace_path = job->focus_trace;
     p.host_outcomes = job->outcomes;
+    p.before_ranking = [&facts = job->facts](std::vector<findings::AnalyzerOutcome>& outcomes) {
+      discount_collective_wait(outcomes, facts);
+    };
   }
   // A long decode trace replays its graph thousands of times.
   p.load.capture_prune_when_large = true;

@@ -377,14 +377,51 @@ constexpr std::string_view kSingleRankSkewCaveat =
 
 }  // namespace
 
+namespace {
+
+// The part of the focus rank's exposed communication spent waiting at collectives, in [0, 1].
+double wait_share_of(const pipeline::MultiRankFacts& m) {
+  if (m.focus_exposed_comm_ns <= 0) return 0;
+  return std::min(1.0, static_cast<double>(m.focus_exposed_wait_ns) /
+                           static_cast<double>(m.focus_exposed_comm_ns));
+}
+
+// The cross-rank analyzers whose cards report late arrivals, hence the waiting they cause.
+bool is_late_arrival_analyzer(std::string_view name) {
+  return name == "xrank-straggler" || name == "xrank-arrival-jitter" ||
+         name == "xrank-bandwidth-outlier-group";
+}
+
+bool reports_late_arrivals(const findings::AnalyzerOutcome& o) {
+  return is_late_arrival_analyzer(o.name) &&
+         std::any_of(o.findings.begin(), o.findings.end(), [](const findings::Finding& f) {
+           return f.impact_kind == findings::ImpactKind::kQuantified;
+         });
+}
+
+}  // namespace
+
+void discount_collective_wait(std::vector<findings::AnalyzerOutcome>& outcomes,
+                              const pipeline::MultiRankFacts& facts) {
+  const double share = wait_share_of(facts);
+  if (share <= 0 || std::none_of(outcomes.begin(), outcomes.end(), reports_late_arrivals)) return;
+  for (findings::AnalyzerOutcome& o : outcomes)
+    for (findings::Finding& f : o.findings) {
+      if (f.key != "exposed-comm") continue;
+      f.impact_low *= 1 - share;
+      f.impact_mid *= 1 - share;
+      f.impact_high *= 1 - share;
+    }
+}
+
 void add_collective_wait_to_exposed_comm(pipeline::AnalysisReport& report) {
   if (!report.multi_rank || report.multi_rank->focus_exposed_comm_ns <= 0) return;
   const pipeline::MultiRankFacts& m = *report.multi_rank;
-  const double wait_share = std::min(1.0, static_cast<double>(m.focus_exposed_wait_ns) /
-                                              static_cast<double>(m.focus_exposed_comm_ns));
+  const double wait_share = wait_share_of(m);
+  // The card discount_collective_wait gave the waiting to, if any.
   const findings::Finding* cross_rank = nullptr;
   for (const findings::Finding& f : report.findings.system)
-    if (!cross_rank && f.analyzer.starts_with("xrank-") &&
+    if (!cross_rank && is_late_arrival_analyzer(f.analyzer) &&
         f.impact_kind == findings::ImpactKind::kQuantified)
       cross_rank = &f;
   // Below a tenth the waiting explains little of it: the metric only, no sentence.
@@ -400,13 +437,14 @@ void add_collective_wait_to_exposed_comm(pipeline::AnalysisReport& report) {
     char text[64];
     std::snprintf(text, sizeof text, "%.1f%% (%.3f ms)", 100.0 * wait_share,
                   static_cast<double>(m.focus_exposed_wait_ns) / 1e6);
-    f.insight += std::string(f.insight.empty() ? "" : " ") +
-                 "Of this rank's exposed communication, " + text +
-                 " is waiting at collectives for later ranks to arrive" +
-                 (cross_rank ? " (see system P" + std::to_string(cross_rank->rank) + ", \"" +
-                                   cross_rank->title + "\")"
-                             : "") +
-                 ", not transfer time.";
+    f.insight +=
+        std::string(f.insight.empty() ? "" : " ") + "Of this rank's exposed communication, " +
+        text + " is waiting at collectives for later ranks to arrive" +
+        (cross_rank ? " (see system P" + std::to_string(cross_rank->rank) + ", \"" +
+                          cross_rank->title + "\")"
+                    : "") +
+        ", not transfer time" +
+        (cross_rank ? "; that card's impact counts the waiting, this one's the rest." : ".");
   }
 }
 

@@ -78,6 +78,11 @@ MultiRankPlan plan_from_summaries(const std::vector<std::string>& dirs,
 // on the part of its exposed communication spent waiting for later ranks (naming the cross-rank
 // card that explains it).
 void add_collective_wait_to_exposed_comm(pipeline::AnalysisReport& report);
+// Before ranking (diagnosis.md §1.5: time counted once): when a cross-rank card reports late
+// arrivals (straggler, arrival jitter, a slow group), the focus rank's exposed-comm card's impact
+// keeps only the part of its exposed communication that is not waiting for them.
+void discount_collective_wait(std::vector<findings::AnalyzerOutcome>& outcomes,
+                              const pipeline::MultiRankFacts& facts);
 
 bool is_multi_rank_input(const std::vector<std::string>& inputs);
 

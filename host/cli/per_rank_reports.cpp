@@ -69,6 +69,7 @@ std::vector<SeenFindings> write_per_rank_reports(const pipeline::PipelineOptions
     pipeline::PipelineOptions one = options;
     one.trace_path = rank.path;
     one.host_outcomes.clear();
+    one.before_ranking = nullptr;
     try {
       const std::unique_ptr<pipeline::PipelineRun> run = pipeline::run_pipeline(one);
       const std::filesystem::path folder = output_dir / rank_report_folder(rank.rank);

@@ -113,6 +113,7 @@ void run_analyzers(PipelineRun& run, const PipelineOptions& o) {
                                      o.analyzer_timeout_seconds};
   r.graph = schedule::run_analysis_graph(inputs, *run.products);
   r.graph.analyzers.insert(r.graph.analyzers.end(), o.host_outcomes.begin(), o.host_outcomes.end());
+  if (o.before_ranking) o.before_ranking(r.graph.analyzers);
   r.findings = findings::rank_findings(r.graph.analyzers, run.trace.file.index.dur_column());
 }
 

@@ -54,6 +54,10 @@ struct PipelineOptions {
   // Outcomes of host-side analyzers that ran before the pipeline (the cross-rank ones of a
   // multi-rank run): ranked and reported with the plugins' outcomes, after them.
   std::vector<findings::AnalyzerOutcome> host_outcomes;
+  // Called on every outcome (plugins' and host ones) just before ranking: a multi-rank run
+  // moves the focus rank's collective waiting from its exposed-comm card to the cross-rank card
+  // that reports it, so the time is counted once.
+  std::function<void(std::vector<findings::AnalyzerOutcome>&)> before_ranking;
 };
 
 struct StageSeconds {
