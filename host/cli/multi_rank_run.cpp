@@ -178,21 +178,36 @@ std::vector<RankReadResult> read_job(const multirank::Discovery& found,
   return read_local(all);
 }
 
-// §9.1: the rank with the largest mean compute per step (ties: the lowest rank), unless
-// --focus-rank names one.
-std::size_t focus_of(const std::vector<LoadedRank>& ranks, std::int32_t requested) {
+// The ranks a straggler card blames on their GPU ("slower GPU"): their compute items measure the
+// hardware fault, not the software.
+std::vector<std::int32_t> slow_gpu_ranks(const multirank::CrossRankFigures& figures) {
+  if (!figures.stragglers || figures.stragglers->hint != multirank::ComputeHint::kSlowerGpu)
+    return {};
+  return figures.stragglers->ranks;
+}
+
+// §9.1: the rank with the largest mean compute per step (ties: the lowest rank), leaving out the
+// ranks in `slow_gpus` while another rank remains, unless --focus-rank names one.
+std::size_t focus_of(const std::vector<LoadedRank>& ranks, std::int32_t requested,
+                     const std::vector<std::int32_t>& slow_gpus) {
   if (requested >= 0) {
     for (std::size_t i = 0; i < ranks.size(); ++i)
       if (ranks[i].rank == requested) return i;
     throw io::InputError("--focus-rank " + std::to_string(requested) +
                          ": no trace of that rank was analysed.");
   }
-  std::size_t best = 0;
-  for (std::size_t i = 1; i < ranks.size(); ++i)
-    if (multirank::mean_step_compute_ns(ranks[i].summary) >
-        multirank::mean_step_compute_ns(ranks[best].summary))
+  const auto eligible = [&](const LoadedRank& r) {
+    return std::find(slow_gpus.begin(), slow_gpus.end(), r.rank) == slow_gpus.end();
+  };
+  const bool any_eligible = std::any_of(ranks.begin(), ranks.end(), eligible);
+  std::optional<std::size_t> best;
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    if (any_eligible && !eligible(ranks[i])) continue;
+    if (!best || multirank::mean_step_compute_ns(ranks[i].summary) >
+                     multirank::mean_step_compute_ns(ranks[*best].summary))
       best = i;
-  return best;
+  }
+  return best.value_or(0);
 }
 
 // §9.4's ranks.csv: per-step figures are means over the rank's profiler steps (the whole trace
@@ -531,6 +546,26 @@ std::optional<platform::Interconnect> interconnect_of(const pipeline::PlatformOp
 
 // Everything after the ranks are loaded: matching, clocks, figures, the findings, what the
 // report says.
+// The focus rank's compute items describe the software only on a healthy GPU: say which rank
+// was passed over as a slower-GPU straggler, or that the chosen one is one.
+void add_slow_gpu_focus_warning(const std::vector<std::int32_t>& slow_gpus, std::int32_t focus,
+                                std::vector<std::string>& warnings) {
+  if (slow_gpus.empty()) return;
+  const std::string slow = rank_set_text(slow_gpus);
+  if (std::find(slow_gpus.begin(), slow_gpus.end(), focus) != slow_gpus.end())
+    warnings.push_back(
+        "The focus rank " + std::to_string(focus) +
+        " is the straggler whose GPU runs its kernels slower than its peers': its compute items "
+        "are measured on that GPU (--focus-rank R reports another rank's).");
+  else
+    warnings.push_back("The focus rank " + std::to_string(focus) +
+                       " is the rank with the most compute per step apart from the slower-GPU " +
+                       (slow_gpus.size() == 1 ? "straggler " : "stragglers ") + slow +
+                       ", whose compute items would measure the GPU rather than the software "
+                       "(--focus-rank " +
+                       std::to_string(slow_gpus.front()) + " reports them).");
+}
+
 MultiRankPlan plan_from_ranks(const std::vector<LoadedRank>& ranks, const JobShape& job,
                               const MultiRankOptions& options) {
   std::vector<multirank::RankCollectives> for_matching;
@@ -555,7 +590,8 @@ MultiRankPlan plan_from_ranks(const std::vector<LoadedRank>& ranks, const JobSha
   figure_options.clock_offset_ns = match_options.clock_offset_ns;
   const multirank::CrossRankFigures figures =
       multirank::cross_rank_figures(inputs_of_ranks, matches, figure_options);
-  const LoadedRank& focus = ranks[focus_of(ranks, options.focus_rank)];
+  const std::vector<std::int32_t> slow_gpus = slow_gpu_ranks(figures);
+  const LoadedRank& focus = ranks[focus_of(ranks, options.focus_rank, slow_gpus)];
   multirank::CrossRankContext context;
   context.e2e_ns = span_ns(focus.summary.profile.totals);
   for (const LoadedRank& r : ranks) context.sum_e2e_ns += span_ns(r.summary.profile.totals);
@@ -608,20 +644,20 @@ MultiRankPlan plan_from_ranks(const std::vector<LoadedRank>& ranks, const JobSha
        multirank::collectives_summary_csv(inputs_of_ranks, matches, figures,
                                           figure_options.clock_offset_ns)},
       {"straggler_summary.csv", multirank::straggler_summary_csv(inputs_of_ranks, matches, figures,
-                                                                 figure_options.clock_offset_ns)}};
+                                                                 figure_options.clock_offset_ns)},
+      {"nccl_summary_implicit_sync.csv",
+       multirank::nccl_summary_implicit_sync_csv(inputs_of_ranks, matches, figures,
+                                                 figure_options.clock_offset_ns)},
+      {"alltoallv.csv",
+       multirank::alltoallv_csv(inputs_of_ranks, matches, figures, figure_options.clock_offset_ns)},
+      {"p2p.csv", multirank::p2p_csv(inputs_of_ranks, matches, figure_options.clock_offset_ns)}};
   if (options.detail)
     plan.csvs.emplace_back(
         "collectives.csv",
         multirank::collectives_csv(inputs_of_ranks, matches, figures,
                                    figure_options.clock_offset_ns, kMaxDetailedCollectives));
   plan.facts = facts_of(ranks, job, figures, focus, nodes);
-  if (figures.stragglers && figures.stragglers->hint == multirank::ComputeHint::kSlowerGpu &&
-      std::binary_search(figures.stragglers->ranks.begin(), figures.stragglers->ranks.end(),
-                         focus.rank))
-    plan.facts.warnings.push_back(
-        "The focus rank " + std::to_string(focus.rank) +
-        " is the straggler whose GPU runs its kernels slower than its peers': its compute items "
-        "are measured on that GPU (--focus-rank R reports another rank's).");
+  add_slow_gpu_focus_warning(slow_gpus, focus.rank, plan.facts.warnings);
   plan.facts.matching = matching_by_tier(matches);
   plan.facts.complete_collectives = figures.instances.size();
   plan.facts.focus_exposed_comm_ns = focus.summary.profile.totals.exposed_comm_ns;
