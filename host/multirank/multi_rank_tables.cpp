@@ -9,9 +9,11 @@
 #include <vector>
 
 #include "multirank/card_text.hpp"
+#include "multirank/collective_pattern_findings.hpp"
 #include "multirank/group_membership.hpp"
 #include "multirank/rank_discovery.hpp"
 #include "multirank/rank_summary.hpp"
+#include "multirank/robust_stats.hpp"
 #include "text/python_format.hpp"
 
 namespace traceprism::multirank {
@@ -65,20 +67,29 @@ const CollectiveInstance* sample_of(const MatchedCollective& matched, const Rank
   return nullptr;
 }
 
+// How far a rank's clock runs ahead: aligned time = written time − this.
+std::int64_t shift_of(const RankClockOffsets& offsets, std::int32_t rank) {
+  const auto it = offsets.find(rank);
+  return it == offsets.end() ? 0 : it->second;
+}
+
 // Σ over members of (latest start − own start) on the aligned clock, and each member's part.
 struct Waits {
   std::vector<std::pair<std::int32_t, std::int64_t>> starts;  // (rank, aligned start)
   std::int64_t latest = 0, earliest = 0;
+  std::int64_t latest_end = 0, earliest_end = 0;  // aligned member ends
 };
 
 Waits waits_of(const MatchedCollective& matched, const Ranks& ranks,
                const RankClockOffsets& offsets) {
   Waits w;
+  std::vector<std::int64_t> ends;
   for (const MemberRef& ref : matched.members) {
     const CollectiveInstance* c = ranks.instance(ref);
     if (!c) continue;
-    const auto it = offsets.find(ref.rank);
-    w.starts.emplace_back(ref.rank, c->start_ns - (it == offsets.end() ? 0 : it->second));
+    const std::int64_t shift = shift_of(offsets, ref.rank);
+    w.starts.emplace_back(ref.rank, c->start_ns - shift);
+    ends.push_back(c->end_ns() - shift);
   }
   if (w.starts.empty()) return w;
   w.latest = w.earliest = w.starts.front().second;
@@ -86,6 +97,9 @@ Waits waits_of(const MatchedCollective& matched, const Ranks& ranks,
     w.latest = std::max(w.latest, start);
     w.earliest = std::min(w.earliest, start);
   }
+  const auto [first_end, last_end] = std::minmax_element(ends.begin(), ends.end());
+  w.earliest_end = *first_end;
+  w.latest_end = *last_end;
   return w;
 }
 
@@ -177,6 +191,13 @@ struct Family {
   std::int64_t transfer_ns = 0;
   std::int64_t wait_ns = 0;
 };
+
+// The instances TraceLens' implicit-sync tables cover: its set (allreduce, reducescatter,
+// allgather, alltoall) stands for every rendezvous kind (§10); alltoallv and point-to-point
+// have tables of their own.
+bool in_implicit_sync_set(const CollectiveInstance& c) {
+  return !c.p2p && !model::is_point_to_point(c.kind) && c.kind != CollectiveKind::kAllToAllV;
+}
 
 }  // namespace
 
@@ -305,9 +326,7 @@ std::string straggler_summary_csv(std::span<const RankInput> ranks, const MatchR
     if (f.collective >= matches.collectives.size()) continue;
     const MatchedCollective& matched = matches.collectives[f.collective];
     const CollectiveInstance* sample = sample_of(matched, lookup);
-    if (!sample || sample->p2p || model::is_point_to_point(sample->kind) ||
-        sample->kind == CollectiveKind::kAllToAllV)
-      continue;
+    if (!sample || !in_implicit_sync_set(*sample)) continue;
     const Waits w = waits_of(matched, lookup, clock_offset_ns);
     if (w.starts.empty()) continue;
     ++collectives;
@@ -400,6 +419,13 @@ std::string collectives_summary_csv(std::span<const RankInput> ranks, const Matc
 
 namespace {
 
+// The ProfilerStep of the partition key, else of the sample member; empty when none.
+std::string step_text(const MatchedCollective& matched, const CollectiveInstance* sample) {
+  const std::int32_t step =
+      matched.partition_key.step >= 0 ? matched.partition_key.step : (sample ? sample->step : -1);
+  return step >= 0 ? std::to_string(step) : std::string();
+}
+
 std::string tier_of(const MatchedCollective& matched) {
   return matched.partition_key.kind == PartitionKind::kPointToPoint ? "p2p"
                                                                     : tier_name(matched.tier);
@@ -420,11 +446,8 @@ std::string collective_row(const MatchedCollective& matched, const Ranks& lookup
   for (const MemberRef& ref : matched.members)
     if (const CollectiveInstance* c = lookup.instance(ref))
       transfer = transfer < 0 ? c->duration_ns : std::min(transfer, c->duration_ns);
-  const std::int32_t step =
-      matched.partition_key.step >= 0 ? matched.partition_key.step : (sample ? sample->step : -1);
   std::string row = text::csv_field(matched.partition_key.pg_name) + "," + tier_of(matched) + "," +
-                    (step >= 0 ? std::to_string(step) : "") + "," + std::to_string(matched.key) +
-                    ",";
+                    step_text(matched, sample) + "," + std::to_string(matched.key) + ",";
   if (sample)
     row += std::string(model::kind_name(sample->kind)) + "," +
            text::csv_field(model::dtype_name(sample->dtype)) + "," +
@@ -457,6 +480,293 @@ std::string collectives_csv(std::span<const RankInput> ranks, const MatchResult&
   const std::size_t rows = std::min(max_rows, matches.collectives.size());
   for (std::size_t i = 0; i < rows; ++i)
     csv += collective_row(matches.collectives[i], lookup, clock_offset_ns, complete[i]);
+  return csv;
+}
+
+// ---- nccl_summary_implicit_sync.csv ----------------------------------------------------------
+
+namespace {
+
+using ImplicitSyncKey =
+    std::tuple<std::string, std::string, std::int64_t>;  // collective name, dtype, in nelems
+
+// One row's instances: TraceLens' per-instance columns, aggregated when the row is written.
+struct ImplicitSyncRow {
+  std::string pg_name;              // of the first instance
+  std::int64_t group_size = 0;      // n of the first instance
+  std::int64_t message_bytes = -1;  // S of the first instance that knows it
+  std::int64_t latency_total_ns = 0;
+  std::vector<double> latency_us, start_skew_us, end_skew_us, algbw_gibps, busbw_gibps;
+};
+
+constexpr double kMiB = 1024.0 * 1024.0;
+constexpr double kGiB = kMiB * 1024.0;
+
+// TraceLens' algo bw: (MB / 1024) / (comm_latency / 1e6), its MB being MiB: GiB/s.
+void add_bandwidths(ImplicitSyncRow& row, CollectiveKind kind, std::int64_t bytes,
+                    std::int64_t transfer_ns) {
+  if (bytes < 0 || transfer_ns <= 0) return;  // NaN in TraceLens, which its aggregates skip
+  const double algbw = static_cast<double>(bytes) / kGiB / (static_cast<double>(transfer_ns) / 1e9);
+  row.algbw_gibps.push_back(algbw);
+  if (const std::optional<double> factor = bus_bandwidth_factor(kind, row.group_size))
+    row.busbw_gibps.push_back(algbw * *factor);
+}
+
+// ",mean,median,min,max" (TraceLens' agg_metrics); empty fields without values.
+std::string aggregates(const std::vector<double>& values, int decimals) {
+  if (values.empty()) return ",,,,";
+  double sum = 0;
+  for (const double v : values) sum += v;
+  const auto [low, high] = std::minmax_element(values.begin(), values.end());
+  return "," + fixed(sum / static_cast<double>(values.size()), decimals) + "," +
+         fixed(median(values), decimals) + "," + fixed(*low, decimals) + "," +
+         fixed(*high, decimals);
+}
+
+std::string aggregate_header(const char* column) {
+  const std::string name = column;
+  return "," + name + "_mean," + name + "_median," + name + "_min," + name + "_max";
+}
+
+}  // namespace
+
+std::string nccl_summary_implicit_sync_csv(std::span<const RankInput> ranks,
+                                           const MatchResult& matches,
+                                           const CrossRankFigures& figures,
+                                           const RankClockOffsets& clock_offset_ns) {
+  const Ranks lookup(ranks);
+  std::map<ImplicitSyncKey, ImplicitSyncRow> rows;
+  for (const InstanceFigures& f : figures.instances) {  // MatchResult order: "first" is stable
+    if (f.collective >= matches.collectives.size()) continue;
+    const MatchedCollective& matched = matches.collectives[f.collective];
+    const CollectiveInstance* sample = sample_of(matched, lookup);
+    if (!sample || !in_implicit_sync_set(*sample)) continue;
+    const Waits w = waits_of(matched, lookup, clock_offset_ns);  // the sample resolved: not empty
+    const ImplicitSyncKey key{model::kind_name(sample->kind), model::dtype_name(sample->dtype),
+                              std::max<std::int64_t>(-1, sample->in_nelems)};
+    ImplicitSyncRow& row = rows[key];
+    const std::int64_t bytes = collective_message_bytes(*sample);
+    if (row.latency_us.empty()) {
+      row.pg_name = sample->pg_name;
+      row.group_size = sample->group_size > 0 ? sample->group_size
+                                              : static_cast<std::int64_t>(matched.members.size());
+    }
+    if (row.message_bytes < 0) row.message_bytes = bytes;
+    row.latency_total_ns += f.transfer_ns;
+    row.latency_us.push_back(static_cast<double>(f.transfer_ns) / 1e3);
+    row.start_skew_us.push_back(static_cast<double>(f.arrival_skew_ns) / 1e3);
+    row.end_skew_us.push_back(static_cast<double>(w.latest_end - w.earliest_end) / 1e3);
+    add_bandwidths(row, sample->kind, bytes, f.transfer_ns);
+  }
+  std::vector<std::pair<const ImplicitSyncKey*, const ImplicitSyncRow*>> order;
+  for (const auto& [key, row] : rows) order.emplace_back(&key, &row);
+  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+    return a.second->latency_total_ns > b.second->latency_total_ns;  // ties keep the key order
+  });
+  std::string csv =
+      "Collective name,dtype,In msg nelems,Process Group Name,Group size,"
+      "Full msg size (MB)" +
+      aggregate_header("comm_latency") + aggregate_header("skew in start time") +
+      aggregate_header("skew in end time") + aggregate_header("algo bw (GB/s)") +
+      aggregate_header("bus bw (GB/s)") + ",count,Total comm latency (ms)\n";
+  for (const auto& [key, row] : order) {
+    const auto& [name, dtype, nelems] = *key;
+    csv += name + "," + text::csv_field(dtype) + "," + known_number(nelems) + "," +
+           text::csv_field(row->pg_name) + "," + std::to_string(row->group_size) + "," +
+           (row->message_bytes >= 0 ? fixed(static_cast<double>(row->message_bytes) / kMiB, 6)
+                                    : std::string()) +
+           aggregates(row->latency_us, 3) + aggregates(row->start_skew_us, 3) +
+           aggregates(row->end_skew_us, 3) + aggregates(row->algbw_gibps, 3) +
+           aggregates(row->busbw_gibps, 3) + "," + std::to_string(row->latency_us.size()) + "," +
+           fixed(static_cast<double>(row->latency_total_ns) / 1e6, 6) + "\n";
+  }
+  return csv;
+}
+
+// ---- alltoallv.csv ---------------------------------------------------------------------------
+
+namespace {
+
+// The members' instances in ascending rank, or empty when one does not resolve (as the
+// xrank-alltoall-imbalance finding's member_instances, which is private to its file).
+std::vector<std::pair<std::int32_t, const CollectiveInstance*>> all_members(
+    const MatchedCollective& matched, const Ranks& ranks) {
+  std::vector<std::pair<std::int32_t, const CollectiveInstance*>> out;
+  for (const MemberRef& ref : matched.members) {
+    const CollectiveInstance* c = ranks.instance(ref);
+    if (!c) return {};
+    out.emplace_back(ref.rank, c);
+  }
+  return out;
+}
+
+// One collective's per-rank volumes (pattern_message_bytes: the finding's in bytes).
+struct Volumes {
+  bool known = false;  // every member knows its in bytes
+  std::int64_t total = 0, min = 0, max = 0;
+  std::int32_t max_rank = -1;  // the lowest rank holding the max
+};
+
+Volumes volumes_of(const std::vector<std::pair<std::int32_t, const CollectiveInstance*>>& members) {
+  Volumes v;
+  for (const auto& [rank, c] : members) {
+    const std::int64_t bytes = pattern_message_bytes(*c);
+    if (bytes < 0) return {};
+    v.min = v.max_rank < 0 ? bytes : std::min(v.min, bytes);
+    if (v.max_rank < 0 || bytes > v.max) v.max = bytes, v.max_rank = rank;  // ascending: ties low
+    v.total += bytes;
+  }
+  v.known = v.max_rank >= 0;
+  return v;
+}
+
+double mean_of(const Volumes& v, std::size_t members) {
+  return static_cast<double>(v.total) / static_cast<double>(members);
+}
+
+// in_bytes_total .. throughput_gbps: seven fields, empty where unknown.
+std::string volume_fields(const Volumes& v, std::size_t members, std::int64_t wall_ns) {
+  if (!v.known) return ",,,,,,";
+  const double mean = mean_of(v, members);
+  std::string row = std::to_string(v.total) + "," + fixed(mean, 1) + "," + std::to_string(v.min) +
+                    "," + std::to_string(v.max) + ",";
+  if (v.total <= 0) return row + ",,";
+  row += std::to_string(v.max_rank) + "," + fixed(static_cast<double>(v.max) / mean, 3) + ",";
+  if (wall_ns > 0) row += fixed(static_cast<double>(v.total) / static_cast<double>(wall_ns), 3);
+  return row;
+}
+
+// wall × (1 − mean/max) × x_c, µs: the finding's saving, the exposed time beyond what an even
+// split would take; empty when the volumes are unknown or all zero.
+std::string excess_exposed_us(const Volumes& v, std::size_t members, std::int64_t wall_ns,
+                              std::int64_t exposure_permille) {
+  if (!v.known || v.total <= 0) return {};
+  const double uneven_part = 1.0 - mean_of(v, members) / static_cast<double>(v.max);
+  const double exposed_part = static_cast<double>(exposure_permille) / 1000.0;
+  return fixed(static_cast<double>(wall_ns) * uneven_part * exposed_part / 1e3, 3);
+}
+
+}  // namespace
+
+std::string alltoallv_csv(std::span<const RankInput> ranks, const MatchResult& matches,
+                          const CrossRankFigures& figures,
+                          const RankClockOffsets& clock_offset_ns) {
+  const Ranks lookup(ranks);
+  std::string csv =
+      "process_group,step,key,dtype,ranks,start_us,wall_us,transfer_us,arrival_skew_us,"
+      "in_bytes_total,in_bytes_mean,in_bytes_min,in_bytes_max,max_rank,size_imbalance,"
+      "throughput_gbps,exposure_pct,exposed_wall_us,excess_exposed_us\n";
+  for (const InstanceFigures& f : figures.instances) {
+    if (f.collective >= matches.collectives.size()) continue;
+    const MatchedCollective& matched = matches.collectives[f.collective];
+    const auto members = all_members(matched, lookup);
+    if (members.empty() || members.front().second->kind != CollectiveKind::kAllToAllV) continue;
+    const CollectiveInstance& sample = *members.front().second;
+    const Waits w = waits_of(matched, lookup, clock_offset_ns);
+    std::vector<std::int32_t> member_ranks;
+    for (const auto& [rank, c] : members) member_ranks.push_back(rank);
+    const std::int64_t wall_ns = std::max<std::int64_t>(0, w.latest_end - w.earliest);
+    const Volumes volumes = volumes_of(members);
+    csv += text::csv_field(matched.partition_key.pg_name) + "," + step_text(matched, &sample) +
+           "," + std::to_string(matched.key) + "," +
+           text::csv_field(model::dtype_name(sample.dtype)) + "," +
+           text::csv_field(format_rank_set(member_ranks)) + "," + us(w.earliest, 3) + "," +
+           us(wall_ns, 3) + "," + us(f.transfer_ns, 3) + "," + us(f.arrival_skew_ns, 3) + "," +
+           volume_fields(volumes, members.size(), wall_ns) + "," +
+           fixed(static_cast<double>(f.exposure_permille) / 10.0, 1) + "," +
+           us(wall_ns * f.exposure_permille / 1000, 3) + "," +
+           excess_exposed_us(volumes, members.size(), wall_ns, f.exposure_permille) + "\n";
+  }
+  return csv;
+}
+
+// ---- p2p.csv ---------------------------------------------------------------------------------
+
+namespace {
+
+using PeerPairKey = std::tuple<std::string, std::int32_t, std::int32_t>;  // pg, sender, receiver
+
+struct PeerPair {
+  std::size_t pairs = 0, late_sends = 0, late_receives = 0;
+  bool bytes_known = true;
+  std::int64_t bytes = 0;
+  std::int64_t transfer_ns = 0;
+  std::int64_t recv_wait_ns = 0, recv_exposed_wait_ns = 0, send_wait_ns = 0;
+};
+
+// x of §7.1 for one member, per mille (as cross_rank_figures and the findings compute it).
+std::int64_t exposure_permille(const CollectiveInstance& c) {
+  return c.duration_ns > 0 ? c.exposed_ns * 1000 / c.duration_ns : 0;
+}
+
+// How long `waiter` waits for a peer that starts at `peer_start`: the wait happens inside the
+// waiter's operation, so never longer than it (the xrank-pipeline-wait rule).
+std::int64_t wait_for(std::int64_t peer_start, std::int64_t own_start,
+                      const CollectiveInstance& waiter) {
+  return std::clamp<std::int64_t>(peer_start - own_start, 0,
+                                  std::max<std::int64_t>(0, waiter.duration_ns));
+}
+
+// The message of a pair: the send's S, else the recv's (one side may lack its size).
+std::int64_t pair_message_bytes(const CollectiveInstance& send, const CollectiveInstance& recv) {
+  const std::int64_t sent = collective_message_bytes(send);
+  return sent >= 0 ? sent : collective_message_bytes(recv);
+}
+
+void add_pair(PeerPair& p, const CollectiveInstance& send, std::int64_t send_start,
+              const CollectiveInstance& recv, std::int64_t recv_start) {
+  ++p.pairs;
+  const std::int64_t bytes = pair_message_bytes(send, recv);
+  p.bytes_known = p.bytes_known && bytes >= 0;
+  if (bytes >= 0) p.bytes += bytes;
+  p.transfer_ns += std::min(send.duration_ns, recv.duration_ns);
+  const std::int64_t recv_wait = wait_for(send_start, recv_start, recv);  // late sender
+  const std::int64_t send_wait = wait_for(recv_start, send_start, send);  // late receiver
+  if (recv_wait > 0) ++p.late_sends;
+  if (send_wait > 0) ++p.late_receives;
+  p.recv_wait_ns += recv_wait;
+  p.recv_exposed_wait_ns += recv_wait * exposure_permille(recv) / 1000;
+  p.send_wait_ns += send_wait;
+}
+
+}  // namespace
+
+std::string p2p_csv(std::span<const RankInput> ranks, const MatchResult& matches,
+                    const RankClockOffsets& clock_offset_ns) {
+  const Ranks lookup(ranks);
+  std::map<PeerPairKey, PeerPair> rows;
+  for (const MatchedCollective& m : matches.collectives) {
+    if (m.partition_key.kind != PartitionKind::kPointToPoint || m.members.size() != 2) continue;
+    const bool first_sends = m.members[0].rank == m.key_rank;  // key_rank: the sender
+    if (!first_sends && m.members[1].rank != m.key_rank) continue;
+    const MemberRef& send_ref = m.members[first_sends ? 0 : 1];
+    const MemberRef& recv_ref = m.members[first_sends ? 1 : 0];
+    const CollectiveInstance* send = lookup.instance(send_ref);
+    const CollectiveInstance* recv = lookup.instance(recv_ref);
+    if (!send || !recv) continue;
+    add_pair(rows[{m.partition_key.pg_name, send_ref.rank, recv_ref.rank}], *send,
+             send->start_ns - shift_of(clock_offset_ns, send_ref.rank), *recv,
+             recv->start_ns - shift_of(clock_offset_ns, recv_ref.rank));
+  }
+  std::vector<std::pair<const PeerPairKey*, const PeerPair*>> order;
+  for (const auto& [key, row] : rows) order.emplace_back(&key, &row);
+  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+    return a.second->recv_wait_ns > b.second->recv_wait_ns;  // ties keep the key order
+  });
+  std::string csv =
+      "process_group,src_rank,dst_rank,pairs,bytes_total,transfer_total_us,algbw_gbps,late_sends,"
+      "recv_wait_total_us,recv_exposed_wait_us,late_receives,send_wait_total_us\n";
+  for (const auto& [key, p] : order) {
+    const auto& [group, src, dst] = *key;
+    std::string algbw;
+    if (p->bytes_known && p->transfer_ns > 0)  // bytes per ns = GB/s
+      algbw = fixed(static_cast<double>(p->bytes) / static_cast<double>(p->transfer_ns), 3);
+    csv += text::csv_field(group) + "," + std::to_string(src) + "," + std::to_string(dst) + "," +
+           std::to_string(p->pairs) + "," + (p->bytes_known ? std::to_string(p->bytes) : "") + "," +
+           us(p->transfer_ns, 3) + "," + algbw + "," + std::to_string(p->late_sends) + "," +
+           us(p->recv_wait_ns, 3) + "," + us(p->recv_exposed_wait_ns, 3) + "," +
+           std::to_string(p->late_receives) + "," + us(p->send_wait_ns, 3) + "\n";
+  }
   return csv;
 }
 

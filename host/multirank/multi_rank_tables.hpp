@@ -130,6 +130,106 @@ std::string collectives_csv(std::span<const RankInput> ranks, const MatchResult&
                             const CrossRankFigures& figures,
                             const RankClockOffsets& clock_offset_ns, std::size_t max_rows);
 
+// nccl_summary_implicit_sync.csv: TraceLens' table of that name
+// (NcclAnalyser.build_df_summary_nccl_implicit_sync_cat, TraceLens/NcclAnalyser/nccl_analyser.py,
+// with the agg_metrics mean, median, min, max that generate_multi_rank_collective_report_pytorch
+// passes), its columns and definitions, over the instances straggler_summary.csv counts (complete,
+// every kind but alltoallv, send and recv; §10), so that Σ count = its num_collectives. One row
+// per (collective name, dtype, in nelems); an instance's fields are those of its lowest-rank
+// member. Per instance, as TraceLens: comm_latency = T (min member duration); skew in start time
+// = latest − earliest start and skew in end time = latest − earliest end on the aligned clock;
+// algo bw = Full msg size / T, bus bw = algo bw × f(n), where TraceLens' "MB" is MiB (2^20 B)
+// and "GB/s" GiB/s (2^30 B/s; §7.2's QUIRK, kept here as the table's definition). The
+// mean/median/min/max are over the row's instances (median of an even count: the mean of the
+// two middle values; bandwidths skip instances with T = 0).
+//   Collective name        kind_name ("allreduce", ...; TraceLens writes the profiler's name,
+//                          "_allgather_base", ..., which the instances do not keep)
+//   dtype                  dtype_name ("Float", ...; "unknown" where TraceLens writes "Unknown")
+//   In msg nelems          the instance's in nelems; empty when unknown (TraceLens: "Unknown")
+//   Process Group Name     of the row's first instance (MatchResult order), as TraceLens'
+//                          "first"; empty without metadata (TraceLens: "Unknown_Group")
+//   Group size             n of the first instance: "Group size", else the matched members'
+//                          count (TraceLens leaves it empty)
+//   Full msg size (MB)     S of §7.2 (collective_message_bytes) / 2^20 of the first instance that
+//                          knows it, 6 decimals; empty when none does
+//   comm_latency_{mean,median,min,max}         µs, 3 decimals
+//   skew in start time_{mean,median,min,max}   µs, 3 decimals
+//   skew in end time_{mean,median,min,max}     µs, 3 decimals
+//   algo bw (GB/s)_{mean,median,min,max}       GiB/s, 3 decimals; empty when no instance of the
+//                                              row has a bandwidth
+//   bus bw (GB/s)_{mean,median,min,max}        GiB/s, 3 decimals; empty likewise, or when the
+//                                              kind has no f(n)
+//   count                  instances of the row
+//   Total comm latency (ms)  Σ comm_latency, ms, 6 decimals
+// Unlike TraceLens the bandwidth columns are always there (TraceLens drops them when no row has
+// one), instances are matched by §5.2 rather than by TraceLens' k-th kernel of a process group,
+// and partial instances are left out (TraceLens needs every rank). Rows: Total comm latency
+// descending, then collective name, dtype, in nelems (unknown first).
+std::string nccl_summary_implicit_sync_csv(std::span<const RankInput> ranks,
+                                           const MatchResult& matches,
+                                           const CrossRankFigures& figures,
+                                           const RankClockOffsets& clock_offset_ns);
+
+// alltoallv.csv (§7.2's alltoallv definitions): one row per complete matched alltoallv
+// collective (all_to_allv, or all_to_all with unequal splits), in MatchResult order, with the
+// numbers of the `xrank-alltoall-imbalance` finding: a member's volume is its in bytes
+// (pattern_message_bytes: in_bytes, else in_nelems × dtype bytes), times on the aligned clock.
+// The finding's median imbalance is the median of size_imbalance over the rows, its exposed
+// time Σ exposed_wall_us and its saving Σ excess_exposed_us, over the rows whose sizes are known.
+//   process_group  "Process Group Name" (empty without metadata)
+//   step           the ProfilerStep of the partition key, else of the lowest-rank member;
+//                  empty when none
+//   key            MatchedCollective::key (as collectives.csv: Seq, ordinal, ...)
+//   dtype          dtype_name of the lowest-rank member
+//   ranks          the members, format_rank_set ("0-7"; quoted when it holds a comma)
+//   start_us       the earliest member start, absolute µs, 3 decimals
+//   wall_us        last member end − first member start, µs, 3 decimals (TraceLens wall_time)
+//   transfer_us    T, the shortest member duration, µs, 3 decimals
+//   arrival_skew_us  latest − earliest member start, µs, 3 decimals
+//   in_bytes_total Σ of the members' in bytes (TraceLens "total data communicated"); this and
+//                  the size columns below are empty unless every member knows its in bytes
+//   in_bytes_mean  in_bytes_total / members, bytes, 1 decimal
+//   in_bytes_min, in_bytes_max   the smallest and largest member's in bytes
+//   max_rank       the member with the largest in bytes (ties: the lowest rank); empty when
+//                  in_bytes_total is 0 or unknown, as are size_imbalance, throughput_gbps and
+//                  excess_exposed_us
+//   size_imbalance in_bytes_max / in_bytes_mean, 3 decimals (TraceLens size_imbalance)
+//   throughput_gbps  in_bytes_total / wall, GB/s (10^9 B/s; TraceLens divides by 2^30), 3
+//                  decimals; empty when the wall is 0
+//   exposure_pct   x_c of §7.1 in percent, 1 decimal
+//   exposed_wall_us  wall × x_c, µs, 3 decimals
+//   excess_exposed_us  wall × (1 − mean/max) × x_c: the exposed time beyond what an even split
+//                  would take, µs, 3 decimals
+// TraceLens' per-pair volume matrix (from `In split size`) is not here: the instances keep only
+// each rank's total.
+std::string alltoallv_csv(std::span<const RankInput> ranks, const MatchResult& matches,
+                          const CrossRankFigures& figures, const RankClockOffsets& clock_offset_ns);
+
+// p2p.csv (§7.4): one row per (process group, sender, receiver) over the matched send/recv
+// pairs (the k-th send a→b with the k-th recv at b from a), every step together, with the waits
+// of the `xrank-pipeline-wait` finding: Σ recv_exposed_wait_us over the rows into a rank is that
+// rank's exposed wait there. Every matched pair counts, as in the finding (a pair of a larger
+// group is never "complete", so CrossRankFigures is not an input). Times on the aligned clock.
+//   process_group  "Process Group Name" of the pairs (empty without metadata)
+//   src_rank, dst_rank   the sender's and the receiver's global rank
+//   pairs          matched send/recv pairs
+//   bytes_total    Σ S (the message: collective_message_bytes of the send, else of the recv);
+//                  empty when a pair's size is unknown
+//   transfer_total_us  Σ T, T = min(send, recv duration), µs, 3 decimals
+//   algbw_gbps     bytes_total / transfer_total, GB/s (10^9 B/s), 3 decimals; empty when
+//                  bytes_total is or the transfer total is 0 (busbw = algbw for p2p)
+//   late_sends     pairs whose send started after the recv
+//   recv_wait_total_us  Σ late-sender wait: max(0, send start − recv start), at most the recv's
+//                  duration (the wait happens inside it), µs, 3 decimals
+//   recv_exposed_wait_us  Σ recv wait × the recv's exposure (per mille, as the finding), µs, 3
+//                  decimals
+//   late_receives  pairs whose recv started after the send
+//   send_wait_total_us  Σ late-receiver wait: max(0, recv start − send start), at most the send's
+//                  duration, µs, 3 decimals
+// Rows: recv_wait_total_us descending, then process group name (as text), sender, receiver.
+std::string p2p_csv(std::span<const RankInput> ranks, const MatchResult& matches,
+                    const RankClockOffsets& clock_offset_ns);
+
 // S of §7.2 (nccl-tests convention, per rank), in bytes: allreduce, broadcast, reduce,
 // reducescatter, alltoall = in bytes; allgather = out bytes (the whole gathered array);
 // send, recv = the message (in bytes, else out bytes). Bytes are the instance's explicit

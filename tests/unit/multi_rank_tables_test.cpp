@@ -4,10 +4,13 @@
 // match_collectives, cross_rank_figures, then the table renderers.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "multirank/collective_matching.hpp"
+#include "multirank/collective_pattern_findings.hpp"
 #include "multirank/cross_rank_figures.hpp"
 #include "multirank/multi_rank_tables.hpp"
 
@@ -123,6 +126,79 @@ Job four_rank_job(std::int64_t shift_us = 0) {
   pipeline.members = {0, 4};
   pipeline.tier = model::MatchTier::kOrdinal;
   job.summaries[0].process_groups = {world, pipeline};
+  job.analyze();
+  return job;
+}
+
+// Group "0" again (4 ranks) for an MoE layer's all-to-alls and all-reduces; groups "20" (ranks 0
+// and 2) and "21" (ranks 1 and 3) for pipeline sends and receives.
+const Group kStage02{"20", "pp", "[0, 2]", 2};
+const Group kStage13{"21", "pp", "[1, 3]", 2};
+
+// All-to-all with unequal splits in group "0": `in_bytes` is the rank's own volume (-1:
+// unknown); `exposed_us` of it has no computation beside it.
+CollectiveInstance alltoallv(std::int64_t seq, std::int64_t start_us, std::int64_t duration_us,
+                             std::int64_t exposed_us, std::int64_t in_bytes) {
+  CollectiveInstance c = instance(CollectiveKind::kAllToAllV, kWorld, seq, start_us, duration_us);
+  c.dtype = CollectiveDtype::kFloat;
+  c.in_bytes = in_bytes;
+  c.exposed_ns = exposed_us * kUs;
+  return c;
+}
+
+// A send to, or a receive from, global rank `peer` of `floats` Float elements (-1: no size).
+CollectiveInstance p2p(CollectiveKind kind, const Group& g, std::int32_t peer, std::int64_t seq,
+                       std::int64_t start_us, std::int64_t duration_us, std::int64_t floats = -1,
+                       std::int64_t exposed_us = 0) {
+  CollectiveInstance c = instance(kind, g, seq, start_us, duration_us);
+  c.p2p = true;
+  c.peer_rank = peer;
+  if (floats >= 0) {
+    c.dtype = CollectiveDtype::kFloat;
+    c.in_nelems = c.out_nelems = floats;
+  }
+  c.exposed_ns = exposed_us * kUs;
+  return c;
+}
+
+// Times in µs (start + duration = end); "x/d exposed" = exposed_ns of the duration.
+//   alltoallv Seq 1: starts 100, 100, 100, 110; durations 50, 50, 50, 60 (all fully exposed);
+//     in bytes 1e6, 1e6, 1e6, 5e6
+//   alltoallv Seq 2: starts 200, 210, 200, 200; durations 40, 30, 40, 40 (half exposed);
+//     in bytes 3e6, 3e6, 1e6, 1e6
+//   alltoallv Seq 3: all start 300 for 10, nothing exposed; rank 3 does not know its size
+//   allreduce Seq 4: all start 1000; durations 100, 100, 100, 120 (ends 1100 ×3, 1120)
+//   allreduce Seq 5: starts 2000, 2010, 2000, 2000; all end 2200 (rank 1 lasts 190)
+//   allreduce Seq 6: starts 3000, 3000, 3040, 3000; durations 150, 150, 110, 160 (ends 3150 ×3,
+//     3160)
+//   group "20", 0 → 2, 250 000 floats (1 000 000 bytes) each: send 500+30 with recv 480+50
+//     (25 of it exposed); send 600+40 with recv 620+20
+//   group "21", 3 → 1, no size: send 700+10 with recv 700+10
+// `shift_us` moves ranks 2 and 3 (another node) by that much on their written clock.
+Job moe_pipeline_job(std::int64_t shift_us = 0) {
+  Job job;
+  job.summaries.resize(4);
+  constexpr std::int64_t kMB = 1'000'000;
+  const CollectiveKind send = CollectiveKind::kSend, recv = CollectiveKind::kRecv;
+  job.instances = {
+      {alltoallv(1, 100, 50, 50, 1 * kMB), alltoallv(2, 200, 40, 20, 3 * kMB),
+       alltoallv(3, 300, 10, 0, 1 * kMB), allreduce(4, 1000, 100), allreduce(5, 2000, 200),
+       allreduce(6, 3000, 150), p2p(send, kStage02, 2, 1, 500, 30, 250'000),
+       p2p(send, kStage02, 2, 2, 600, 40, 250'000)},
+      {alltoallv(1, 100, 50, 50, 1 * kMB), alltoallv(2, 210, 30, 15, 3 * kMB),
+       alltoallv(3, 300, 10, 0, 1 * kMB), allreduce(4, 1000, 100), allreduce(5, 2010, 190),
+       allreduce(6, 3000, 150), p2p(recv, kStage13, 3, 1, 700, 10)},
+      {alltoallv(1, 100, 50, 50, 1 * kMB), alltoallv(2, 200, 40, 20, 1 * kMB),
+       alltoallv(3, 300, 10, 0, 1 * kMB), allreduce(4, 1000, 100), allreduce(5, 2000, 200),
+       allreduce(6, 3040, 110), p2p(recv, kStage02, 0, 1, 480, 50, 250'000, 25),
+       p2p(recv, kStage02, 0, 2, 620, 20, 250'000)},
+      {alltoallv(1, 110, 60, 60, 5 * kMB), alltoallv(2, 200, 40, 20, 1 * kMB),
+       alltoallv(3, 300, 10, 0, -1), allreduce(4, 1000, 120), allreduce(5, 2000, 200),
+       allreduce(6, 3000, 160), p2p(send, kStage13, 1, 1, 700, 10)},
+  };
+  for (std::size_t r = 2; r < 4; ++r)
+    for (CollectiveInstance& c : job.instances[r]) c.start_ns += shift_us * kUs;
+  if (shift_us != 0) job.offsets = {{2, shift_us * kUs}, {3, shift_us * kUs}};
   job.analyze();
   return job;
 }
@@ -283,6 +359,161 @@ TEST(MultiRankTables, WaitsUseTheAlignedClock) {
   EXPECT_NE(straggler_summary_csv(job.inputs, job.matches, job.figures, {}), kStragglerSummary);
 }
 
+TEST(MultiRankTables, TheMoePipelineJobMatchesAsDescribed) {
+  const Job job = moe_pipeline_job();
+  // 3 all-to-alls + 3 all-reduces in group "0", complete; 3 send/recv pairs.
+  EXPECT_EQ(job.matches.collectives.size(), 9u);
+  std::size_t p2p_pairs = 0;
+  for (const MatchedCollective& m : job.matches.collectives)
+    if (m.partition_key.kind == PartitionKind::kPointToPoint) ++p2p_pairs;
+  EXPECT_EQ(p2p_pairs, 3u);
+}
+
+// TraceLens' columns over the complete rendezvous instances: MiB, GiB/s (2^30), µs, ms.
+// All-reduce (group "0", n = 4): Seq 1 and 2, T = 100 each; start skews 50 and 30; every member
+// ends together (end skew 0). S = 8 000 000 B = 8e6 / 2^20 = 7.62939453125 MiB.
+//   algo bw = 8e6 / 2^30 GiB / 100e-6 s = 74.50580597 GiB/s; bus = × 2·3/4 = 111.75870895.
+//   Total comm latency = 200 µs = 0.2 ms.
+// All-gather (group "10", n = 2): T = 6, start skew 4, ends 2010 and 2010 (0). S = out bytes =
+// 4000 B = 0.003814697 MiB; algo bw = 4000 / 2^30 / 6e-6 = 0.62088172; bus = × 1/2 = 0.31044086.
+// Rows by Total comm latency: the all-reduce (0.2 ms) first. Σ count = 3 = the
+// num_collectives of straggler_summary.csv.
+const char* const kImplicitSyncHeader =
+    "Collective name,dtype,In msg nelems,Process Group Name,Group size,Full msg size (MB),"
+    "comm_latency_mean,comm_latency_median,comm_latency_min,comm_latency_max,"
+    "skew in start time_mean,skew in start time_median,skew in start time_min,"
+    "skew in start time_max,skew in end time_mean,skew in end time_median,skew in end time_min,"
+    "skew in end time_max,algo bw (GB/s)_mean,algo bw (GB/s)_median,algo bw (GB/s)_min,"
+    "algo bw (GB/s)_max,bus bw (GB/s)_mean,bus bw (GB/s)_median,bus bw (GB/s)_min,"
+    "bus bw (GB/s)_max,count,Total comm latency (ms)\n";
+
+TEST(MultiRankTables, ImplicitSyncSummaryHasTraceLensColumns) {
+  const Job job = four_rank_job();
+  EXPECT_EQ(nccl_summary_implicit_sync_csv(job.inputs, job.matches, job.figures, job.offsets),
+            std::string(kImplicitSyncHeader) +
+                "allreduce,Float,2000000,0,4,7.629395,"
+                "100.000,100.000,100.000,100.000,40.000,40.000,30.000,50.000,"
+                "0.000,0.000,0.000,0.000,74.506,74.506,74.506,74.506,"
+                "111.759,111.759,111.759,111.759,2,0.200000\n"
+                "allgather,BFloat16,1000,10,2,0.003815,"
+                "6.000,6.000,6.000,6.000,4.000,4.000,4.000,4.000,"
+                "0.000,0.000,0.000,0.000,0.621,0.621,0.621,0.621,"
+                "0.310,0.310,0.310,0.310,1,0.006000\n");
+}
+
+// The MoE job's all-reduces Seq 4, 5, 6 (the all-to-alls and the pairs are not in the set):
+//   comm_latency T: 100, 190, 110 → mean 400/3 = 133.333, median 110, min 100, max 190
+//   start skew: 0, 10, 40 → mean 50/3 = 16.667, median 10, min 0, max 40
+//   end skew: 1120 − 1100 = 20, 0, 3160 − 3150 = 10 → mean 10, median 10, min 0, max 20
+//   algo bw = 8e6 / 2^30 / T: 74.50580597 (T 100), 39.21358209 (190), 67.73255088 (110)
+//     → mean 181.45193894 / 3 = 60.48397965, median 67.733, min 39.214, max 74.506
+//   bus bw = × 1.5: mean 90.72596947, median 101.59882632, min 58.82037313, max 111.75870895
+//   Total comm latency 400 µs = 0.4 ms
+const char* const kMoeImplicitSyncRow =
+    "allreduce,Float,2000000,0,4,7.629395,"
+    "133.333,110.000,100.000,190.000,16.667,10.000,0.000,40.000,"
+    "10.000,10.000,0.000,20.000,60.484,67.733,39.214,74.506,"
+    "90.726,101.599,58.820,111.759,3,0.400000\n";
+
+TEST(MultiRankTables, ImplicitSyncAggregatesLikePandas) {
+  const Job job = moe_pipeline_job();
+  EXPECT_EQ(nccl_summary_implicit_sync_csv(job.inputs, job.matches, job.figures, job.offsets),
+            std::string(kImplicitSyncHeader) + kMoeImplicitSyncRow);
+}
+
+// Per complete alltoallv, in match order (Seq 1, 2, 3):
+//   Seq 1: first start 100, last end 110 + 60 = 170: wall 70; T = 50; skew 10. In bytes Σ 8e6,
+//     mean 2e6, min 1e6, max 5e6 on rank 3: imbalance 5e6 / 2e6 = 2.5; throughput 8e6 B / 70 µs
+//     = 114.286 GB/s. Last arriver rank 3; the others are fully exposed: x_c = 100%. Exposed
+//     wall 70; excess 70 × (1 − 2e6/5e6) × 1 = 42.
+//   Seq 2: first start 200, last end 240: wall 40; T = 30 (rank 1); skew 10. Σ 8e6, mean 2e6,
+//     min 1e6, max 3e6 on ranks 0 and 1 (the lowest: 0): imbalance 1.5; 8e6 / 40 µs = 200 GB/s.
+//     Last arriver rank 1, the others half exposed: x_c = 50%. Exposed wall 40 × 0.5 = 20;
+//     excess 40 × (1 − 2/3) × 0.5 = 6.667.
+//   Seq 3: wall 10, T 10, skew 0; rank 3's size unknown: no size columns; x_c 0: exposed 0.
+// The finding: median imbalance (2.5, 1.5) = 2.0, exposed 70 + 20 = 90 µs, saving 42 + 6.667.
+const char* const kAlltoallv =
+    "process_group,step,key,dtype,ranks,start_us,wall_us,transfer_us,arrival_skew_us,"
+    "in_bytes_total,in_bytes_mean,in_bytes_min,in_bytes_max,max_rank,size_imbalance,"
+    "throughput_gbps,exposure_pct,exposed_wall_us,excess_exposed_us\n"
+    "0,,1,Float,0-3,100.000,70.000,50.000,10.000,8000000,2000000.0,1000000,5000000,3,2.500,"
+    "114.286,100.0,70.000,42.000\n"
+    "0,,2,Float,0-3,200.000,40.000,30.000,10.000,8000000,2000000.0,1000000,3000000,0,1.500,"
+    "200.000,50.0,20.000,6.667\n"
+    "0,,3,Float,0-3,300.000,10.000,10.000,0.000,,,,,,,,0.0,0.000,\n";
+
+TEST(MultiRankTables, AlltoallvImbalancePerCollective) {
+  const Job job = moe_pipeline_job();
+  EXPECT_EQ(alltoallv_csv(job.inputs, job.matches, job.figures, job.offsets), kAlltoallv);
+  // No all-to-all in the first job: the header only.
+  const Job other = four_rank_job();
+  EXPECT_EQ(alltoallv_csv(other.inputs, other.matches, other.figures, other.offsets),
+            std::string(kAlltoallv).substr(0, std::string(kAlltoallv).find('\n') + 1));
+}
+
+// The xrank-alltoall-imbalance card reads the same numbers: with E2E = 1000 µs, exposed 90 µs
+// is 9% and the impact's high end is the saving, 48.667 µs = 4.8667%.
+TEST(MultiRankTables, AlltoallvTableAgreesWithTheFinding) {
+  const Job job = moe_pipeline_job();
+  CrossRankContext context;
+  context.e2e_ns = 1000 * kUs;
+  context.loaded_ranks = 4;
+  context.world_size = 4;
+  const findings::AnalyzerOutcome out =
+      alltoall_imbalance_outcome(job.inputs, job.matches, job.figures, job.offsets, context);
+  ASSERT_EQ(out.findings.size(), 1u);
+  const findings::Finding& f = out.findings.front();
+  EXPECT_EQ(f.metrics[0], (std::pair<std::string, double>("median_imbalance", 2.0)));
+  EXPECT_EQ(f.metrics[1].first, "exposed_percent");
+  EXPECT_DOUBLE_EQ(f.metrics[1].second, 9.0);
+  EXPECT_NEAR(f.impact_high, (42.0 + 40.0 / 6.0) / 1000.0 * 100.0, 1e-9);
+}
+
+// Per (group, sender, receiver):
+//   "20" 0 → 2: 2 pairs, 2 × 1e6 bytes; T = min(30, 50) + min(40, 20) = 50 µs: 2e6 / 50 µs =
+//     40 GB/s. Pair 1: the send starts 20 after the recv: recv waits 20 (≤ its 50), exposed
+//     20 × 25/50 = 10. Pair 2: the recv starts 20 after the send: the send waits 20 (≤ its 40).
+//   "21" 3 → 1: 1 pair, no size; T = 10; both start at 700: no wait.
+// Rows by recv wait: 20 before 0.
+const char* const kP2p =
+    "process_group,src_rank,dst_rank,pairs,bytes_total,transfer_total_us,algbw_gbps,late_sends,"
+    "recv_wait_total_us,recv_exposed_wait_us,late_receives,send_wait_total_us\n"
+    "20,0,2,2,2000000,50.000,40.000,1,20.000,10.000,1,20.000\n"
+    "21,3,1,1,,10.000,,0,0.000,0.000,0,0.000\n";
+
+TEST(MultiRankTables, PointToPointPairsAndTheirWaits) {
+  const Job job = moe_pipeline_job();
+  EXPECT_EQ(p2p_csv(job.inputs, job.matches, job.offsets), kP2p);
+}
+
+// The xrank-pipeline-wait card: rank 2 (its own stage: every collective holding it also holds
+// its peer 0) waits 10 µs exposed, 5% of an E2E of 200 µs, the table's recv_exposed_wait_us.
+TEST(MultiRankTables, PointToPointTableAgreesWithTheFinding) {
+  const Job job = moe_pipeline_job();
+  CrossRankContext context;
+  context.e2e_ns = 200 * kUs;
+  context.loaded_ranks = 4;
+  context.world_size = 4;
+  const findings::AnalyzerOutcome out =
+      pipeline_wait_outcome(job.inputs, job.matches, job.offsets, context);
+  ASSERT_EQ(out.findings.size(), 1u);
+  const auto& metrics = out.findings.front().metrics;
+  const auto exposed_ms = std::find_if(metrics.begin(), metrics.end(),
+                                       [](const auto& m) { return m.first == "exposed_wait_ms"; });
+  ASSERT_NE(exposed_ms, metrics.end());
+  EXPECT_DOUBLE_EQ(exposed_ms->second, 0.010);
+}
+
+// Ranks 2 and 3 on a node 5 ms ahead: with the offsets, the same bytes.
+TEST(MultiRankTables, NewTablesUseTheAlignedClock) {
+  const Job job = moe_pipeline_job(5000);
+  EXPECT_EQ(alltoallv_csv(job.inputs, job.matches, job.figures, job.offsets), kAlltoallv);
+  EXPECT_EQ(p2p_csv(job.inputs, job.matches, job.offsets), kP2p);
+  EXPECT_EQ(nccl_summary_implicit_sync_csv(job.inputs, job.matches, job.figures, job.offsets),
+            std::string(kImplicitSyncHeader) + kMoeImplicitSyncRow);
+  EXPECT_NE(p2p_csv(job.inputs, job.matches, {}), kP2p);
+}
+
 // Input order of the ranks does not change any table.
 TEST(MultiRankTables, RankOrderDoesNotMatter) {
   const Job job = four_rank_job();
@@ -293,6 +524,14 @@ TEST(MultiRankTables, RankOrderDoesNotMatter) {
             kStragglerSummary);
   EXPECT_EQ(collectives_summary_csv(reversed, job.matches, job.figures, job.offsets),
             kCollectivesSummary);
+  EXPECT_EQ(nccl_summary_implicit_sync_csv(reversed, job.matches, job.figures, job.offsets),
+            nccl_summary_implicit_sync_csv(job.inputs, job.matches, job.figures, job.offsets));
+  const Job moe = moe_pipeline_job();
+  std::vector<RankInput> moe_reversed(moe.inputs.rbegin(), moe.inputs.rend());
+  EXPECT_EQ(alltoallv_csv(moe_reversed, moe.matches, moe.figures, moe.offsets), kAlltoallv);
+  EXPECT_EQ(p2p_csv(moe_reversed, moe.matches, moe.offsets), kP2p);
+  EXPECT_EQ(nccl_summary_implicit_sync_csv(moe_reversed, moe.matches, moe.figures, moe.offsets),
+            std::string(kImplicitSyncHeader) + kMoeImplicitSyncRow);
 }
 
 TEST(MultiRankTables, EmptyInputsGiveHeadersOnly) {
@@ -308,6 +547,15 @@ TEST(MultiRankTables, EmptyInputsGiveHeadersOnly) {
   EXPECT_EQ(collectives_summary_csv({}, matches, figures, {}),
             "process_group,group_size,kind,dtype,bytes,count,transfer_total_us,"
             "transfer_mean_us,wait_total_us,algbw_gbps,busbw_gbps\n");
+  EXPECT_EQ(nccl_summary_implicit_sync_csv({}, matches, figures, {}), kImplicitSyncHeader);
+  EXPECT_EQ(alltoallv_csv({}, matches, figures, {}),
+            "process_group,step,key,dtype,ranks,start_us,wall_us,transfer_us,arrival_skew_us,"
+            "in_bytes_total,in_bytes_mean,in_bytes_min,in_bytes_max,max_rank,size_imbalance,"
+            "throughput_gbps,exposure_pct,exposed_wall_us,excess_exposed_us\n");
+  EXPECT_EQ(p2p_csv({}, matches, {}),
+            "process_group,src_rank,dst_rank,pairs,bytes_total,transfer_total_us,algbw_gbps,"
+            "late_sends,recv_wait_total_us,recv_exposed_wait_us,late_receives,"
+            "send_wait_total_us\n");
 }
 
 TEST(MultiRankTables, MessageBytesFollowNcclTests) {
