@@ -7,7 +7,6 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -20,17 +19,11 @@ namespace json = boost::json;
 
 namespace {
 
+using traceprism::testing::read_file;
 using traceprism::testing::run_cli;
 using traceprism::testing::shell_quote;
 
 constexpr int kExitUsage = 64;
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // synth --ranks 4 --layers 2 --steps 2 --seed 7 `options` into dir/job, then analyze -q dir/job
 // -o dir/out; both must succeed.

@@ -17,18 +17,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
+using traceprism::testing::read_file;
 using traceprism::testing::run_cli;
 using traceprism::testing::shell_quote;
 
 constexpr int kExitBadInput = 2;
 constexpr int kExitUsage = 64;
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // synth --ranks 8 --layers 4 --steps 3 --seed 7 plus `injection` into dir/job.
 void write_job(const traceprism::testing::TempDir& dir, const std::string& injection) {
