@@ -46,6 +46,7 @@ struct AnalyzeOptions {
   bool no_clock_align = false;       // --no-clock-align
   bool detail = false;               // --detail
   bool per_rank_reports = false;     // --per-rank-reports
+  std::string rank_depth = "full";   // --rank-depth
   std::string focus_rank = "auto";
   std::string rank_from = "auto";
   std::string rank_regex = std::string(multirank::kDefaultRankRegex);
@@ -144,6 +145,7 @@ std::string multi_rank_options(const AnalyzeOptions& o, MultiRankOptions& out) {
   out.align_clocks = !o.no_clock_align;
   out.detail = o.detail;
   out.per_rank_reports = o.per_rank_reports;
+  out.light_depth = o.rank_depth == "light";
   if (!(o.match_tolerance_us >= 0))
     return "--match-tolerance-us takes a number of microseconds of at least 0.";
   if (!o.memory_budget.empty() && !parse_size(o.memory_budget, out.memory_budget_bytes))
@@ -406,6 +408,12 @@ void add_analyze_command(CLI::App& app) {
                   "direction), for the bandwidth of collectives across nodes (default: unknown,\n"
                   "so those are not judged)")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--rank-depth", o->rank_depth,
+                  "Multi-rank: full indexes every event of each rank trace; light only what the\n"
+                  "cross-rank figures read (GPU events, launches, annotations, collective ops),\n"
+                  "with less memory and time per rank and the same report")
+      ->check(CLI::IsMember({"full", "light"}))
+      ->capture_default_str();
   cmd->add_option("--rank-from", o->rank_from,
                   "Multi-rank: where a trace's rank comes from: auto (distributedInfo.rank, else\n"
                   "the file name), meta, filename (--rank-regex) or order (sorted path order)")

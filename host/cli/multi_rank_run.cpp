@@ -58,8 +58,10 @@ struct LoadedRank {
   std::vector<model::CollectiveInstance> instances;
 };
 
-multirank::RankSummary summarize_rank_file(const multirank::RankFile& file) {
-  const ingest::TraceFile trace = ingest::read_trace(file.path);
+multirank::RankSummary summarize_rank_file(const multirank::RankFile& file, bool light) {
+  ingest::ReadOptions read;
+  if (light) read.keep = multirank::read_by_rank_summary;
+  const ingest::TraceFile trace = ingest::read_trace(file.path, read);
   multirank::RankSummary summary =
       multirank::summarize_rank(trace.index, model::LaunchLinks::build(trace.index));
   summary.meta.file_path = file.path;
@@ -109,7 +111,7 @@ std::size_t rank_jobs(const multirank::Discovery& found, const std::vector<std::
 // which worker finished first. The progress line is drawn only on a terminal, as the reader's.
 std::vector<RankReadResult> read_rank_files(const multirank::Discovery& found,
                                             const std::vector<std::size_t>& indices,
-                                            std::size_t jobs, bool quiet) {
+                                            std::size_t jobs, bool quiet, bool light) {
   const bool progress = !quiet && ::isatty(STDERR_FILENO);
   std::vector<RankReadResult> results(indices.size());
   std::atomic<std::size_t> next{0}, done{0};
@@ -118,7 +120,7 @@ std::vector<RankReadResult> read_rank_files(const multirank::Discovery& found,
     for (std::size_t i = next++; i < results.size(); i = next++) {
       const multirank::RankFile& file = found.files[indices[i]];
       try {
-        results[i].summary = summarize_rank_file(file);
+        results[i].summary = summarize_rank_file(file, light);
       } catch (const io::InputError& e) {
         results[i].error = e.what();
       } catch (const std::exception& e) {  // out of memory, say: this rank only
@@ -169,7 +171,8 @@ multirank::Discovery discover_job(const std::vector<std::string>& inputs,
 std::vector<RankReadResult> read_job(const multirank::Discovery& found,
                                      const MultiRankOptions& options) {
   const LocalRankReader read_local = [&](const std::vector<std::size_t>& indices) {
-    return read_rank_files(found, indices, rank_jobs(found, indices, options), options.quiet);
+    return read_rank_files(found, indices, rank_jobs(found, indices, options), options.quiet,
+                           options.light_depth);
   };
   if (RankDistribution* distribution = installed_rank_distribution())
     return distribution->read_ranks(found, read_local);

@@ -49,6 +49,7 @@ struct MultiRankOptions {
   bool align_clocks = true;                     // false: --no-clock-align
   bool detail = false;                          // --detail: also multi_rank_csvs/collectives.csv
   bool per_rank_reports = false;  // --per-rank-reports: OUT/ranks/rank-NNNNN/ per rank
+  bool light_depth = false;       // --rank-depth light: index only what a rank summary reads
   // The xrank.* configuration options (multi-rank.md §9.2).
   multirank::CrossRankThresholds thresholds;
 };

@@ -362,6 +362,7 @@ void IndexBuilder::add_event(RawEvent& e) {
     return skip(e, ImportIssue::kMissingFlowId, "expected a flow event to have an \"id\"");
   }
   if (e.dur.ns < 0) note_negative_duration(e);
+  if (keep_ && e.phase == 'X' && !keep_(kind, index_.strings_.view(e.name))) return;
 
   if (kind == EventKind::kEnd) {
     auto& stack = open_begins_[{id_ref(e.pid), id_ref(e.tid)}];

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -30,6 +31,11 @@ class IndexBuilder final : public EventSink {
   // and page faults of growing the columns.
   void reserve_for(std::uint64_t json_bytes);
 
+  // ReadOptions::keep: complete events it refuses are checked, then left out of the index.
+  void keep_only(std::function<bool(index::EventKind, std::string_view)> keep) {
+    keep_ = std::move(keep);
+  }
+
   index::StringId intern(std::string_view text) override { return index_.strings_.intern(text); }
   index::TraceMetadata& metadata() override { return index_.metadata_; }
 
@@ -56,6 +62,7 @@ class IndexBuilder final : public EventSink {
   void unify_numeric_string_ids();
 
   bool strict_;
+  std::function<bool(index::EventKind, std::string_view)> keep_;
   index::EventIndex index_;
   // Copy kinds parsed once per distinct gpu_memcpy name.
   std::unordered_map<index::StringId, index::CopyKind> copy_kinds_;

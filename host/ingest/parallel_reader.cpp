@@ -346,6 +346,7 @@ TraceFile read_trace_parallel(io::ByteSource& source, const std::string& name,
 
   IndexBuilder builder(options.strict);
   builder.reserve_for(source.size_hint());
+  if (options.keep) builder.keep_only(options.keep);
   std::uint64_t json_offset = 0;
   {
     BatchPool pool(result.parse_threads, options);

@@ -95,6 +95,7 @@ TraceFile read_trace(io::ByteSource& source, const std::string& name, const Read
 
   IndexBuilder builder(options.strict);
   builder.reserve_for(source.size_hint());
+  if (options.keep) builder.keep_only(options.keep);
   boost::json::parse_options parse_options;
   parse_options.max_depth = options.max_depth;
   // Kernel and Python names are sometimes cut mid-character by the profiler; such bytes are

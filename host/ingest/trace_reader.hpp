@@ -23,6 +23,10 @@ struct ReadOptions {
   // number gives the same index. The commands read with one: on the 2-core machine measured so
   // far the parallel reader is slower (docs/performance.md, bench/parallel_read_bench.cpp).
   unsigned threads = 1;
+  // Which complete ("X") events to index; empty: all. An event it refuses is read and checked
+  // like any other but not stored (multi-rank --rank-depth light keeps only what a rank summary
+  // reads). Other phases (B/E pairs, flows, metadata) are always kept.
+  std::function<bool(index::EventKind kind, std::string_view name)> keep;
   // Below this much JSON (estimated from the file size) one thread reads: starting workers
   // would cost more than they save.
   std::uint64_t parallel_min_bytes = 16 << 20;

@@ -178,4 +178,10 @@ RankSummary summarize_rank(const EventIndex& index, const model::LaunchLinks& li
   return summary;
 }
 
+bool read_by_rank_summary(EventKind kind, std::string_view name) {
+  if (kind == EventKind::kPythonFunction) return false;
+  if (kind != EventKind::kCpuOp) return true;
+  return name == "record_param_comms" || name.starts_with("c10d::");
+}
+
 }  // namespace traceprism::multirank

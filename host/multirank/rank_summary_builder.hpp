@@ -1,5 +1,7 @@
 #pragma once
 
+#include <string_view>
+
 #include "index/event_index.hpp"
 #include "model/launch_links.hpp"
 #include "multirank/rank_summary.hpp"
@@ -14,5 +16,11 @@ namespace traceprism::multirank {
 // assigns both). Times are on the rank's absolute clock. The file fields (path, size, host) are
 // the caller's.
 RankSummary summarize_rank(const index::EventIndex& index, const model::LaunchLinks& links);
+
+// --rank-depth light (multi-rank.md §2): whether a complete event is one summarize_rank reads:
+// every GPU event, runtime call and annotation, and of the host ops only those that own or name
+// a collective (record_param_comms, c10d::*). Python frames and the other host ops are left out
+// of the index (ingest::ReadOptions::keep), so the summary is the same from a smaller index.
+bool read_by_rank_summary(index::EventKind kind, std::string_view name);
 
 }  // namespace traceprism::multirank

@@ -595,4 +595,27 @@ TEST(MultiRankAnalyze, ThresholdsComeFromTheConfig) {
   EXPECT_NE(output.find("xrank.StragglerMinZ: expected a number"), std::string::npos) << output;
 }
 
+// --rank-depth light indexes only what the rank summaries read: the same report, byte for byte,
+// whatever the job's metadata and groups.
+TEST(MultiRankAnalyze, LightDepthGivesTheSameReport) {
+  for (const char* injection : {"--straggler 5:1.25 --skew-us 20", "--nccl-meta none --skew-us 20",
+                                "--tp 2 --slow-link 3:0.5"}) {
+    traceprism::testing::TempDir dir;
+    write_job(dir, injection);
+    std::string output;
+    for (const char* depth : {"full", "light"})
+      ASSERT_EQ(run_cli("analyze -q " + shell_quote(dir.file("job")) + " --detail --rank-depth " +
+                            depth + " -o " + shell_quote(dir.file(depth)),
+                        &output),
+                0)
+          << output;
+    for (const char* file :
+         {"analysis.md", "findings.json", "multi_rank_csvs/ranks.csv",
+          "multi_rank_csvs/collectives.csv", "multi_rank_csvs/clock_offsets.csv"})
+      EXPECT_EQ(read_file(fs::path(dir.file("full")) / file),
+                read_file(fs::path(dir.file("light")) / file))
+          << injection << ": " << file;
+  }
+}
+
 }  // namespace

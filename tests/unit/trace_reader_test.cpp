@@ -90,6 +90,33 @@ TEST(TraceReader, ReadsEventsArgsAndTopLevelKeys) {
   EXPECT_TRUE(x.stats().empty());
 }
 
+// ReadOptions::keep: refused complete events are left out; other phases and the events it keeps
+// are read as without it (multi-rank --rank-depth light).
+TEST(TraceReader, KeepLeavesOutTheCompleteEventsItRefuses) {
+  traceprism::testing::TempDir dir;
+  traceprism::testing::TraceText t = small_trace();
+  t.event(
+      R"({"ph": "B", "cat": "cpu_op", "name": "aten::begin_end", "pid": 1, "tid": 1, "ts": 5})");
+  t.event(
+      R"({"ph": "E", "cat": "cpu_op", "name": "aten::begin_end", "pid": 1, "tid": 1, "ts": 9})");
+  const std::string path = dir.write("t.json", t.str(kTop));
+  const auto whole = read_trace(path);
+  ReadOptions options;
+  options.keep = [](EventKind kind, std::string_view name) {
+    return kind != EventKind::kCpuOp || name == "aten::mm";
+  };
+  const auto kept = read_trace(path, options);
+  // aten::linear (X) is left out; aten::mm (X) and the B/E pair stay.
+  EXPECT_EQ(kept.index.size(), whole.index.size() - 1);
+  std::vector<std::string> names;
+  for (Row r = 0; r < kept.index.size(); ++r)
+    if (kept.index.kind(r) == EventKind::kCpuOp) names.emplace_back(kept.index.name(r));
+  EXPECT_EQ(names, (std::vector<std::string>{"aten::mm", "aten::begin_end"}));
+  EXPECT_EQ(kept.index.dur_ns(kept.index.size() - 2), 4000);  // the pair still closes
+  EXPECT_EQ(kept.index.metadata().devices.size(), 1u);
+  EXPECT_TRUE(kept.index.stats().empty());
+}
+
 // Tokens split at every possible place across decompressed chunks must not change anything.
 TEST(TraceReader, ChunkBoundariesDoNotMatter) {
   traceprism::testing::TempDir dir;
