@@ -141,13 +141,13 @@ std::string multi_rank_options(const AnalyzeOptions& o, MultiRankOptions& out) {
   out.rank_jobs = o.rank_jobs;
   out.platform = o.platform;
   out.nic_gbits = o.nic_gbits;
+  if (!(o.match_tolerance_us >= 0))  // NaN too
+    return "--match-tolerance-us takes a number of microseconds of at least 0.";
   out.match_tolerance_ns = static_cast<std::int64_t>(std::min(o.match_tolerance_us, 1e9) * 1e3);
   out.align_clocks = !o.no_clock_align;
   out.detail = o.detail;
   out.per_rank_reports = o.per_rank_reports;
   out.light_depth = o.rank_depth == "light";
-  if (!(o.match_tolerance_us >= 0))
-    return "--match-tolerance-us takes a number of microseconds of at least 0.";
   if (!o.memory_budget.empty() && !parse_size(o.memory_budget, out.memory_budget_bytes))
     return "--memory-budget takes a size such as 16G, 512M or a byte count; got '" +
            o.memory_budget + "'.";
@@ -187,7 +187,7 @@ void write_multi_rank_files(const fs::path& staging, const MultiRankPlan& job) {
                                  report::multi_rank_heatmap_svg(job.facts));
 }
 
-// --per-rank-reports: every other rank's report under ranks/, and the focus rank's compute and
+// --per-rank-reports: every rank's own report under ranks/, and the focus rank's compute and
 // fusion cards say on how many ranks they recur.
 void add_per_rank_reports(const pipeline::PipelineOptions& p, const MultiRankPlan& job,
                           const fs::path& staging, const AnalysisOptions& a,

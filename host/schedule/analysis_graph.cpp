@@ -1,6 +1,7 @@
 #include "schedule/analysis_graph.hpp"
 
 #include <oneapi/tbb/flow_graph.h>
+#include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/info.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
@@ -9,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <new>
 
 #include "plugins/host_api.hpp"
 #include "schedule/isolated_call.hpp"
@@ -144,6 +146,16 @@ void resolve_dependencies(std::vector<AnalyzerSlot>& slots) {
   }
 }
 
+// A forked worker inherits only the forking thread: a oneTBB worker that held a lock at the
+// fork (AddressSanitizer's allocator has no fork handler in clang 14; a child hung in it for
+// good) would leave that lock held in the child. Joining the oneTBB workers first makes every
+// fork single-threaded; a later parallel stage starts new ones. Best effort: nothing happens
+// while another part of the process still holds the scheduler.
+void join_worker_threads() {
+  oneapi::tbb::task_scheduler_handle handle{oneapi::tbb::attach{}};
+  (void)oneapi::tbb::finalize(handle, std::nothrow);
+}
+
 // The analyzers in forked worker processes, `threads` at a time (isolated_call.hpp).
 void run_in_children(const GraphInputs& in, plugins::RunProducts& products,
                      std::vector<AnalyzerSlot>& slots, int threads) {
@@ -166,6 +178,7 @@ void run_in_children(const GraphInputs& in, plugins::RunProducts& products,
     for (std::size_t d : slots[i].depends_on)
       if (task_of[d] != kNotRun) tasks[task_of[i]].after.push_back(task_of[d]);
   }
+  join_worker_threads();
   run_isolated(tasks, threads, in.analyzer_timeout_seconds);
 }
 

@@ -490,8 +490,11 @@ TEST(MultiRankAnalyze, DetailAndMatchTolerance) {
                     "within 0 \u00b5s"),
             std::string::npos);
   EXPECT_FALSE(fs::exists(fs::path(dir.file("exact")) / "multi_rank_csvs" / "collectives.csv"));
-  EXPECT_EQ(run_cli("analyze -q " + job + " --match-tolerance-us -5", &output), kExitUsage);
-  EXPECT_NE(output.find("--match-tolerance-us takes a number of microseconds"), std::string::npos);
+  for (const char* bad : {"-5", "nan"}) {
+    EXPECT_EQ(run_cli("analyze -q " + job + " --match-tolerance-us " + bad, &output), kExitUsage);
+    EXPECT_NE(output.find("--match-tolerance-us takes a number of microseconds"), std::string::npos)
+        << bad;
+  }
   const std::string one_rank = shell_quote((fs::path(dir.file("job")) / "rank0.json.gz").string());
   EXPECT_EQ(
       run_cli("analyze -q " + one_rank + " --detail -o " + shell_quote(dir.file("one")), &output),
