@@ -14,6 +14,8 @@ namespace {
 
 using Apply = std::function<void(CrossRankThresholds&, double)>;
 
+constexpr std::size_t kOptionCount = 21;
+
 struct Option {
   ThresholdOption text;
   double min, max;
@@ -24,9 +26,9 @@ std::int64_t us_to_ns(double us) {
   return static_cast<std::int64_t>(std::llround(us * 1e3));
 }
 
-const std::array<Option, 21>& options_table() {
+const std::array<Option, kOptionCount>& options_table() {
   using T = CrossRankThresholds;
-  static const std::array<Option, 21> table{{
+  static const std::array<Option, kOptionCount> kTable{{
       {{"xrank.StragglerLastShare", "0.5",
         "straggler: a rank arrives last at least at min(this, 3 / n) of the skewed collectives"},
        0.0,
@@ -128,11 +130,11 @@ const std::array<Option, 21>& options_table() {
        1e6,
        [](T& t, double v) { t.balance.min_step_ratio = v; }},
   }};
-  return table;
+  return kTable;
 }
 
-std::array<ThresholdOption, 21> option_texts() {
-  std::array<ThresholdOption, 21> texts{};
+std::array<ThresholdOption, kOptionCount> option_texts() {
+  std::array<ThresholdOption, kOptionCount> texts{};
   for (std::size_t i = 0; i < texts.size(); ++i) texts[i] = options_table()[i].text;
   return texts;
 }
@@ -152,8 +154,8 @@ double number_in_range(const Option& o, const std::string& text) {
 }  // namespace
 
 std::span<const ThresholdOption> cross_rank_threshold_options() {
-  static const std::array<ThresholdOption, 21> texts = option_texts();
-  return texts;
+  static const std::array<ThresholdOption, kOptionCount> kTexts = option_texts();
+  return kTexts;
 }
 
 CrossRankThresholds cross_rank_thresholds(const std::map<std::string, std::string>& options) {
