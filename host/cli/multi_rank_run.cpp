@@ -476,15 +476,27 @@ bool is_multi_rank_input(const std::vector<std::string>& inputs) {
 
 namespace {
 
-// §7.6: --gpus-per-node G, else the traces' host names when every rank has one, else the
+// Whether the host names in the file names can be nodes (§7.6): every rank has one, and no host
+// holds more ranks than its traces list devices (more would mean the names are not per machine).
+bool hosts_are_nodes(const std::vector<LoadedRank>& ranks) {
+  std::map<std::string, std::int64_t> ranks_on, devices_on;
+  for (const LoadedRank& r : ranks) {
+    if (r.summary.meta.host_name.empty()) return false;
+    ++ranks_on[r.summary.meta.host_name];
+    std::int64_t& devices = devices_on[r.summary.meta.host_name];
+    devices = std::max(devices, r.summary.meta.device_count);
+  }
+  for (const auto& [host, count] : ranks_on)
+    if (devices_on[host] > 0 && count > devices_on[host]) return false;
+  return true;
+}
+
+// §7.6: --gpus-per-node G, else the traces' host names when hosts_are_nodes, else the
 // deviceProperties count of the first rank, else 8 ranks per node.
 std::map<std::int32_t, std::int32_t> node_of_rank(const std::vector<LoadedRank>& ranks,
                                                   int gpus_per_node) {
   std::map<std::int32_t, std::int32_t> nodes;
-  const bool hosts = std::all_of(ranks.begin(), ranks.end(), [](const LoadedRank& r) {
-    return !r.summary.meta.host_name.empty();
-  });
-  if (gpus_per_node <= 0 && hosts) {
+  if (gpus_per_node <= 0 && hosts_are_nodes(ranks)) {
     std::map<std::string, std::int32_t> host_ids;
     for (const LoadedRank& r : ranks) host_ids.emplace(r.summary.meta.host_name, 0);
     std::int32_t next = 0;

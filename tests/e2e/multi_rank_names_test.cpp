@@ -139,4 +139,33 @@ TEST(MultiRankNames, BadValuesAreRefusedWithOneSentence) {
   EXPECT_FALSE(fs::exists(dir.file("job")));
 }
 
+// §7.6: tensorboard host names are nodes only while no host holds more ranks than its devices.
+// With every file named after node000 (8 ranks, 4 devices each) the names cannot be machines,
+// so the nodes are rank div 4 again and node 1's clock offset is still found and applied.
+TEST(MultiRankNames, AHostWithMoreRanksThanDevicesIsNotANode) {
+  traceprism::testing::TempDir dir;
+  const fs::path job = dir.file("job");
+  std::string output;
+  ASSERT_EQ(run_cli("synth -o " + shell_quote(job.string()) +
+                        " --ranks 8 --layers 4 --steps 3 --seed 7 --gpus-per-node 4 "
+                        "--name-pattern tensorboard --clock-skew-us 2000",
+                    &output),
+            0)
+      << output;
+  for (const auto& entry : fs::directory_iterator(job)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("node001_", 0) == 0)
+      fs::rename(entry.path(), job / ("node000_" + name.substr(8)));
+  }
+  ASSERT_EQ(
+      run_cli("analyze -q " + shell_quote(job.string()) + " -o " + shell_quote(dir.file("out")),
+              &output),
+      0)
+      << output;
+  const std::string offsets =
+      read_file(fs::path(dir.file("out")) / "multi_rank_csvs" / "clock_offsets.csv");
+  EXPECT_NE(offsets.find("\n1,"), std::string::npos) << offsets;
+  EXPECT_NE(offsets.find(",true\n"), std::string::npos) << offsets;
+}
+
 }  // namespace
