@@ -163,13 +163,7 @@ findings::AnalyzerOutcome bandwidth_outlier_outcome(std::span<const RankInput> r
                                                     const BandwidthOutlierOptions& options) {
   findings::AnalyzerOutcome out = cross_rank_outcome("xrank-bandwidth-outlier-group", context);
   if (out.status == findings::AnalyzerStatus::kSkipped) return out;
-  std::map<std::int32_t, std::size_t> input_of;
-  for (std::size_t i = 0; i < ranks.size(); ++i) input_of.emplace(ranks[i].rank, i);
-  const auto instance_of = [&](const MemberRef& ref) -> const CollectiveInstance* {
-    const auto it = input_of.find(ref.rank);
-    if (it == input_of.end() || ref.index >= ranks[it->second].instances.size()) return nullptr;
-    return &ranks[it->second].instances[ref.index];
-  };
+  const RankInstances lookup(ranks);
 
   std::map<GroupKey, Group> groups;
   std::map<FamilyKey, Family> families;
@@ -179,7 +173,7 @@ findings::AnalyzerOutcome bandwidth_outlier_outcome(std::span<const RankInput> r
     if (matched.partition_key.kind == PartitionKind::kPointToPoint) continue;
     const CollectiveInstance* sample = nullptr;  // the lowest-rank member (members ascend)
     for (const MemberRef& ref : matched.members)
-      if (!sample) sample = instance_of(ref);
+      if (!sample) sample = lookup.instance(ref);
     if (!sample || !has_process_group(*sample) || sample->p2p ||
         model::is_point_to_point(sample->kind))
       continue;

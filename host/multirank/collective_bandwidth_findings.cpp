@@ -181,13 +181,7 @@ findings::AnalyzerOutcome collective_bandwidth_outcome(
     return out;
   }
   const bool nic_known = nic_gbps && *nic_gbps > 0;
-  std::map<std::int32_t, std::size_t> input_of;
-  for (std::size_t i = 0; i < ranks.size(); ++i) input_of.emplace(ranks[i].rank, i);
-  const auto instance_of = [&](const MemberRef& ref) -> const CollectiveInstance* {
-    const auto it = input_of.find(ref.rank);
-    if (it == input_of.end() || ref.index >= ranks[it->second].instances.size()) return nullptr;
-    return &ranks[it->second].instances[ref.index];
-  };
+  const RankInstances lookup(ranks);
 
   std::map<FamilyKey, Family> families;
   for (const InstanceFigures& fig : figures.instances) {
@@ -197,7 +191,7 @@ findings::AnalyzerOutcome collective_bandwidth_outcome(
     bool in_network = false, nodes_known = true;
     std::map<std::int32_t, std::int64_t> per_node;
     for (const MemberRef& ref : matched.members) {
-      const CollectiveInstance* c = instance_of(ref);
+      const CollectiveInstance* c = lookup.instance(ref);
       if (!c) continue;
       if (!sample) sample = c;
       in_network = in_network || c->nvls;

@@ -52,11 +52,6 @@ std::string ranks_phrase(const std::vector<std::int32_t>& ranks) {
 }
 
 // The straggler card's rule (cross_rank_findings.cpp): critical ≥ 10, warning ≥ 2, else info.
-// x of §7.1 for one member, per mille (as cross_rank_figures computes it).
-std::int64_t exposure_permille(const CollectiveInstance& c) {
-  return c.duration_ns > 0 ? c.exposed_ns * 1000 / c.duration_ns : 0;
-}
-
 bool is_p2p(const CollectiveInstance& c) {
   return c.p2p || model::is_point_to_point(c.kind);
 }
@@ -64,35 +59,6 @@ bool is_p2p(const CollectiveInstance& c) {
 std::int64_t offset_of(const std::map<std::int32_t, std::int64_t>& offsets, std::int32_t rank) {
   const auto it = offsets.find(rank);
   return it == offsets.end() ? 0 : it->second;
-}
-
-// Members of matched collectives → their instances.
-class Lookup {
- public:
-  explicit Lookup(std::span<const RankInput> ranks) : ranks_(ranks) {
-    for (std::size_t i = 0; i < ranks.size(); ++i) input_of_.emplace(ranks[i].rank, i);
-  }
-  const CollectiveInstance* at(const MemberRef& ref) const {
-    const auto it = input_of_.find(ref.rank);
-    if (it == input_of_.end() || ref.index >= ranks_[it->second].instances.size()) return nullptr;
-    return &ranks_[it->second].instances[ref.index];
-  }
-
- private:
-  std::span<const RankInput> ranks_;
-  std::map<std::int32_t, std::size_t> input_of_;
-};
-
-// The members' instances, or empty when one cannot be found.
-std::vector<const CollectiveInstance*> member_instances(const MatchedCollective& m,
-                                                        const Lookup& lookup) {
-  std::vector<const CollectiveInstance*> out;
-  for (const MemberRef& ref : m.members) {
-    const CollectiveInstance* c = lookup.at(ref);
-    if (!c) return {};
-    out.push_back(c);
-  }
-  return out;
 }
 
 std::string plural_kind(CollectiveKind kind) {
@@ -128,7 +94,7 @@ findings::AnalyzerOutcome small_collectives_outcome(std::span<const RankInput> r
   const auto is_small = [&](std::int64_t bytes) {
     return bytes >= 0 && bytes < options.small_message_bytes;
   };
-  const Lookup lookup(ranks);
+  const RankInstances lookup(ranks);
   std::map<CollectiveKind, SmallKind> kinds;
   std::int64_t exposed_ns = 0;
   std::size_t complete_small = 0;
@@ -136,7 +102,7 @@ findings::AnalyzerOutcome small_collectives_outcome(std::span<const RankInput> r
     if (f.collective >= matches.collectives.size()) continue;
     const MatchedCollective& m = matches.collectives[f.collective];
     if (m.partition_key.kind == PartitionKind::kPointToPoint) continue;
-    const std::vector<const CollectiveInstance*> members = member_instances(m, lookup);
+    const std::vector<const CollectiveInstance*> members = lookup.members(m);
     if (members.empty() || is_p2p(*members.front())) continue;
     std::int64_t bytes = -1;
     for (const CollectiveInstance* c : members) bytes = std::max(bytes, pattern_message_bytes(*c));
@@ -268,7 +234,7 @@ findings::AnalyzerOutcome alltoall_imbalance_outcome(
     const CollectivePatternOptions& options) {
   findings::AnalyzerOutcome out = cross_rank_outcome("xrank-alltoall-imbalance", context);
   if (out.status == findings::AnalyzerStatus::kSkipped) return out;
-  const Lookup lookup(ranks);
+  const RankInstances lookup(ranks);
   std::map<std::int32_t, RankVolume> volumes;
   std::vector<double> imbalances;
   std::int64_t exposed_ns = 0;
@@ -277,7 +243,7 @@ findings::AnalyzerOutcome alltoall_imbalance_outcome(
   for (const InstanceFigures& f : figures.instances) {
     if (f.collective >= matches.collectives.size()) continue;
     const MatchedCollective& m = matches.collectives[f.collective];
-    const std::vector<const CollectiveInstance*> members = member_instances(m, lookup);
+    const std::vector<const CollectiveInstance*> members = lookup.members(m);
     if (members.empty() || members.front()->kind != CollectiveKind::kAllToAllV) continue;
     std::vector<std::int64_t> bytes;
     std::int64_t total = 0;
@@ -438,7 +404,7 @@ findings::AnalyzerOutcome pipeline_wait_outcome(
     const CollectivePatternOptions& options) {
   findings::AnalyzerOutcome out = cross_rank_outcome("xrank-pipeline-wait", context);
   if (out.status == findings::AnalyzerStatus::kSkipped) return out;
-  const Lookup lookup(ranks);
+  const RankInstances lookup(ranks);
   std::map<std::int32_t, Receiver> receivers;
   std::map<std::int32_t, std::set<std::int32_t>> peers;
   for (const MatchedCollective& m : matches.collectives) {
@@ -447,8 +413,8 @@ findings::AnalyzerOutcome pipeline_wait_outcome(
     if (!first_sends && m.members[1].rank != m.key_rank) continue;
     const MemberRef& send_ref = m.members[first_sends ? 0 : 1];
     const MemberRef& recv_ref = m.members[first_sends ? 1 : 0];
-    const CollectiveInstance* send = lookup.at(send_ref);
-    const CollectiveInstance* recv = lookup.at(recv_ref);
+    const CollectiveInstance* send = lookup.instance(send_ref);
+    const CollectiveInstance* recv = lookup.instance(recv_ref);
     if (!send || !recv) continue;
     peers[send_ref.rank].insert(recv_ref.rank);
     peers[recv_ref.rank].insert(send_ref.rank);

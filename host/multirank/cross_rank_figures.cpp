@@ -21,10 +21,6 @@ struct Member {
   std::int64_t exposure_permille;
 };
 
-std::int64_t exposure_permille(const model::CollectiveInstance& c) {
-  return c.duration_ns > 0 ? c.exposed_ns * 1000 / c.duration_ns : 0;
-}
-
 // Members in ascending rank, or an empty list when an expected member is missing (partial).
 std::vector<Member> complete_members(const MatchedCollective& matched,
                                      std::span<const RankInput> ranks,
@@ -228,6 +224,37 @@ const char* hint_text(ComputeHint hint) {
       break;
   }
   return "";
+}
+
+std::int64_t exposure_permille(const model::CollectiveInstance& c) {
+  return c.duration_ns > 0 ? c.exposed_ns * 1000 / c.duration_ns : 0;
+}
+
+RankInstances::RankInstances(std::span<const RankInput> ranks) : ranks_(ranks) {
+  for (std::size_t i = 0; i < ranks.size(); ++i) input_of_.emplace(ranks[i].rank, i);
+}
+
+const model::CollectiveInstance* RankInstances::instance(const MemberRef& ref) const {
+  const auto it = input_of_.find(ref.rank);
+  if (it == input_of_.end() || ref.index >= ranks_[it->second].instances.size()) return nullptr;
+  return &ranks_[it->second].instances[ref.index];
+}
+
+std::vector<const model::CollectiveInstance*> RankInstances::members(
+    const MatchedCollective& m) const {
+  std::vector<const model::CollectiveInstance*> out;
+  for (const MemberRef& ref : m.members) {
+    const model::CollectiveInstance* c = instance(ref);
+    if (!c) return {};
+    out.push_back(c);
+  }
+  return out;
+}
+
+std::vector<std::int32_t> RankInstances::numbers() const {
+  std::vector<std::int32_t> out;
+  for (const auto& [rank, input] : input_of_) out.push_back(rank);
+  return out;
 }
 
 CrossRankFigures cross_rank_figures(std::span<const RankInput> ranks, const MatchResult& matches,

@@ -31,6 +31,26 @@ struct RankInput {
   std::span<const model::CollectiveInstance> instances;
 };
 
+// x_r of §7.1: the part of an instance's duration with no computation kernel beside it, per
+// mille (0 for an instance without duration).
+std::int64_t exposure_permille(const model::CollectiveInstance& c);
+
+// The loaded ranks by number (the first RankInput of a number wins, as in matching): the
+// instances the members of matched collectives name.
+class RankInstances {
+ public:
+  explicit RankInstances(std::span<const RankInput> ranks);
+  // The instance `ref` names, or nullptr when its rank is not loaded or its index is out of range.
+  const model::CollectiveInstance* instance(const MemberRef& ref) const;
+  // Every member's instance in member order, or empty when one does not resolve.
+  std::vector<const model::CollectiveInstance*> members(const MatchedCollective& m) const;
+  std::vector<std::int32_t> numbers() const;  // the loaded ranks, ascending
+
+ private:
+  std::span<const RankInput> ranks_;
+  std::map<std::int32_t, std::size_t> input_of_;
+};
+
 // §7.1 for one complete matched collective; times on the aligned clock.
 struct InstanceFigures {
   std::size_t collective = 0;          // index into MatchResult::collectives

@@ -31,33 +31,9 @@ std::string known_number(std::int64_t value) {
   return value >= 0 ? std::to_string(value) : std::string();
 }
 
-// The loaded ranks by number (the first RankInput of a number wins, as in matching).
-class Ranks {
- public:
-  explicit Ranks(std::span<const RankInput> ranks) : ranks_(ranks) {
-    for (std::size_t i = 0; i < ranks.size(); ++i) input_of_.emplace(ranks[i].rank, i);
-  }
-
-  const CollectiveInstance* instance(const MemberRef& ref) const {
-    const auto it = input_of_.find(ref.rank);
-    if (it == input_of_.end() || ref.index >= ranks_[it->second].instances.size()) return nullptr;
-    return &ranks_[it->second].instances[ref.index];
-  }
-
-  std::vector<std::int32_t> numbers() const {
-    std::vector<std::int32_t> out;
-    for (const auto& [rank, input] : input_of_) out.push_back(rank);
-    return out;  // ascending
-  }
-
- private:
-  std::span<const RankInput> ranks_;
-  std::map<std::int32_t, std::size_t> input_of_;
-};
-
 // The member whose fields speak for a matched collective: the sender of a point-to-point pair,
 // else the lowest rank; nullptr when no member resolves.
-const CollectiveInstance* sample_of(const MatchedCollective& matched, const Ranks& ranks) {
+const CollectiveInstance* sample_of(const MatchedCollective& matched, const RankInstances& ranks) {
   if (matched.partition_key.kind == PartitionKind::kPointToPoint)
     for (const MemberRef& ref : matched.members)
       if (ref.rank == matched.key_rank)
@@ -80,7 +56,7 @@ struct Waits {
   std::int64_t latest_end = 0, earliest_end = 0;  // aligned member ends
 };
 
-Waits waits_of(const MatchedCollective& matched, const Ranks& ranks,
+Waits waits_of(const MatchedCollective& matched, const RankInstances& ranks,
                const RankClockOffsets& offsets) {
   Waits w;
   std::vector<std::int64_t> ends;
@@ -153,7 +129,7 @@ struct GroupRow {
   bool summary_truncated = false;
 };
 
-std::string members_text(const GroupKey& key, const GroupRow& row, const Ranks& ranks) {
+std::string members_text(const GroupKey& key, const GroupRow& row, const RankInstances& ranks) {
   if (key == no_group()) return format_rank_set(ranks.numbers());
   CollectiveInstance sample;
   std::tie(sample.pg_name, sample.pg_description, sample.pg_ranks, sample.group_size,
@@ -242,7 +218,7 @@ std::optional<double> bus_bandwidth_factor(model::CollectiveKind kind, std::int6
 
 std::string process_groups_csv(std::span<const RankInput> ranks, const MatchResult& matches,
                                const CrossRankFigures& figures) {
-  const Ranks lookup(ranks);
+  const RankInstances lookup(ranks);
   std::map<GroupKey, GroupRow> rows;
   std::set<std::int32_t> counted;  // a rank number given twice counts once
   for (const RankInput& input : ranks) {
@@ -315,7 +291,7 @@ std::string clock_offsets_csv(const ClockAlignment& clocks) {
 std::string straggler_summary_csv(std::span<const RankInput> ranks, const MatchResult& matches,
                                   const CrossRankFigures& figures,
                                   const RankClockOffsets& clock_offset_ns) {
-  const Ranks lookup(ranks);
+  const RankInstances lookup(ranks);
   struct Row {
     std::int64_t wait_ns = 0;
     std::size_t joined = 0, last = 0, first = 0;
@@ -368,7 +344,7 @@ std::string straggler_summary_csv(std::span<const RankInput> ranks, const MatchR
 std::string collectives_summary_csv(std::span<const RankInput> ranks, const MatchResult& matches,
                                     const CrossRankFigures& figures,
                                     const RankClockOffsets& clock_offset_ns) {
-  const Ranks lookup(ranks);
+  const RankInstances lookup(ranks);
   std::map<FamilyKey, Family> families;
   for (const InstanceFigures& f : figures.instances) {
     if (f.collective >= matches.collectives.size()) continue;
@@ -432,7 +408,7 @@ std::string tier_of(const MatchedCollective& matched) {
 }
 
 // The row of one matched collective; `figures` is its complete-instance figures or null.
-std::string collective_row(const MatchedCollective& matched, const Ranks& lookup,
+std::string collective_row(const MatchedCollective& matched, const RankInstances& lookup,
                            const RankClockOffsets& offsets, const InstanceFigures* figures) {
   const CollectiveInstance* sample = sample_of(matched, lookup);
   const Waits w = waits_of(matched, lookup, offsets);
@@ -470,7 +446,7 @@ std::string collective_row(const MatchedCollective& matched, const Ranks& lookup
 std::string collectives_csv(std::span<const RankInput> ranks, const MatchResult& matches,
                             const CrossRankFigures& figures,
                             const RankClockOffsets& clock_offset_ns, std::size_t max_rows) {
-  const Ranks lookup(ranks);
+  const RankInstances lookup(ranks);
   std::vector<const InstanceFigures*> complete(matches.collectives.size(), nullptr);
   for (const InstanceFigures& f : figures.instances)
     if (f.collective < complete.size()) complete[f.collective] = &f;
@@ -534,7 +510,7 @@ std::string nccl_summary_implicit_sync_csv(std::span<const RankInput> ranks,
                                            const MatchResult& matches,
                                            const CrossRankFigures& figures,
                                            const RankClockOffsets& clock_offset_ns) {
-  const Ranks lookup(ranks);
+  const RankInstances lookup(ranks);
   std::map<ImplicitSyncKey, ImplicitSyncRow> rows;
   for (const InstanceFigures& f : figures.instances) {  // MatchResult order: "first" is stable
     if (f.collective >= matches.collectives.size()) continue;
@@ -587,10 +563,10 @@ std::string nccl_summary_implicit_sync_csv(std::span<const RankInput> ranks,
 
 namespace {
 
-// The members' instances in ascending rank, or empty when one does not resolve (as the
-// xrank-alltoall-imbalance finding's member_instances, which is private to its file).
+// The members' instances in ascending rank with their rank, or empty when one does not resolve
+// (RankInstances::members, which the xrank-alltoall-imbalance finding reads, with the ranks).
 std::vector<std::pair<std::int32_t, const CollectiveInstance*>> all_members(
-    const MatchedCollective& matched, const Ranks& ranks) {
+    const MatchedCollective& matched, const RankInstances& ranks) {
   std::vector<std::pair<std::int32_t, const CollectiveInstance*>> out;
   for (const MemberRef& ref : matched.members) {
     const CollectiveInstance* c = ranks.instance(ref);
@@ -651,7 +627,7 @@ std::string excess_exposed_us(const Volumes& v, std::size_t members, std::int64_
 std::string alltoallv_csv(std::span<const RankInput> ranks, const MatchResult& matches,
                           const CrossRankFigures& figures,
                           const RankClockOffsets& clock_offset_ns) {
-  const Ranks lookup(ranks);
+  const RankInstances lookup(ranks);
   std::string csv =
       "process_group,step,key,dtype,ranks,start_us,wall_us,transfer_us,arrival_skew_us,"
       "in_bytes_total,in_bytes_mean,in_bytes_min,in_bytes_max,max_rank,size_imbalance,"
@@ -694,11 +670,6 @@ struct PeerPair {
   std::int64_t recv_wait_ns = 0, recv_exposed_wait_ns = 0, send_wait_ns = 0;
 };
 
-// x of §7.1 for one member, per mille (as cross_rank_figures and the findings compute it).
-std::int64_t exposure_permille(const CollectiveInstance& c) {
-  return c.duration_ns > 0 ? c.exposed_ns * 1000 / c.duration_ns : 0;
-}
-
 // How long `waiter` waits for a peer that starts at `peer_start`: the wait happens inside the
 // waiter's operation, so never longer than it (the xrank-pipeline-wait rule).
 std::int64_t wait_for(std::int64_t peer_start, std::int64_t own_start,
@@ -733,7 +704,7 @@ void add_pair(PeerPair& p, const CollectiveInstance& send, std::int64_t send_sta
 
 std::string p2p_csv(std::span<const RankInput> ranks, const MatchResult& matches,
                     const RankClockOffsets& clock_offset_ns) {
-  const Ranks lookup(ranks);
+  const RankInstances lookup(ranks);
   std::map<PeerPairKey, PeerPair> rows;
   for (const MatchedCollective& m : matches.collectives) {
     if (m.partition_key.kind != PartitionKind::kPointToPoint || m.members.size() != 2) continue;
