@@ -80,9 +80,11 @@ class GroupsSeen {
 }  // namespace
 
 std::span<const Row> LaunchLinks::launched(Row runtime_row) const {
-  auto it = std::lower_bound(ranges_.begin(), ranges_.end(), runtime_row,
-                             [](const Range& r, Row row) { return r.runtime < row; });
-  if (it == ranges_.end() || it->runtime != runtime_row) return {};
+  const auto [first, last] = range_buckets_.candidates(runtime_row);
+  const auto end = ranges_.begin() + static_cast<std::ptrdiff_t>(last);
+  auto it = std::lower_bound(ranges_.begin() + static_cast<std::ptrdiff_t>(first), end,
+                             runtime_row, [](const Range& r, Row row) { return r.runtime < row; });
+  if (it == end || it->runtime != runtime_row) return {};
   return {targets_.data() + it->first, it->count};
 }
 
@@ -165,6 +167,7 @@ LaunchLinks LaunchLinks::build(const index::EventIndex& index) {
     if (count > 0) links.ranges_.push_back({r, first, count});
   }
   std::reverse(links.ranges_.begin(), links.ranges_.end());
+  links.index_ranges();
 
   for (EventKind k : {EventKind::kKernel, EventKind::kGpuMemcpy, EventKind::kGpuMemset}) {
     for (Row g : index.rows_of_kind(k)) {
@@ -211,6 +214,11 @@ void LaunchLinks::apply_relinks(std::span<const std::pair<Row, Row>> relinks) {
     targets_.push_back(target);
     ++ranges_.back().count;
   }
+  index_ranges();
+}
+
+void LaunchLinks::index_ranges() {
+  range_buckets_.build(ranges_.size(), [&](std::size_t i) { return ranges_[i].runtime; });
 }
 
 }  // namespace traceprism::model

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "index/event_index.hpp"
+#include "index/row_buckets.hpp"
 
 namespace traceprism::model {
 
@@ -46,6 +47,7 @@ class LaunchLinks {
 
  private:
   void apply_relinks(std::span<const std::pair<Row, Row>> relinks);
+  void index_ranges();
 
   std::vector<std::int32_t> launcher_;
   // Per runtime row with targets: (runtime row, first, count) into targets_, sorted by row.
@@ -55,6 +57,7 @@ class LaunchLinks {
     std::uint32_t count;
   };
   std::vector<Range> ranges_;
+  index::RowBuckets range_buckets_;  // where launched() searches ranges_
   std::vector<Row> targets_;
   Key key_ = Key::kCorrelation;
   std::size_t linked_count_ = 0;

@@ -75,6 +75,7 @@ OpWork OpWorkTable::at(std::size_t i) const {
 
 void OpWorkTable::finish() {
   std::sort(ops_.begin(), ops_.end(), [](const Op& a, const Op& b) { return a.row < b.row; });
+  op_buckets_.build(ops_.size(), [&](std::size_t i) { return ops_[i].row; });
   by_name_.clear();
   if (!index_) return;
   for (const Op& op : ops_) {
@@ -86,9 +87,11 @@ void OpWorkTable::finish() {
 }
 
 std::optional<OpWork> OpWorkTable::find(Row row) const {
-  auto it = std::lower_bound(ops_.begin(), ops_.end(), row,
+  const auto [first, last] = op_buckets_.candidates(row);
+  const auto end = ops_.begin() + static_cast<std::ptrdiff_t>(last);
+  auto it = std::lower_bound(ops_.begin() + static_cast<std::ptrdiff_t>(first), end, row,
                              [](const Op& op, Row r) { return op.row < r; });
-  if (it == ops_.end() || it->row != row) return std::nullopt;
+  if (it == end || it->row != row) return std::nullopt;
   return at(static_cast<std::size_t>(it - ops_.begin()));
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "index/event_index.hpp"
+#include "index/row_buckets.hpp"
 
 namespace traceprism::model {
 
@@ -109,6 +110,7 @@ class OpWorkTable {
     std::uint32_t answer;  // index into answers_
   };
   std::vector<Op> ops_;
+  index::RowBuckets op_buckets_;  // where find() searches ops_
   std::vector<OpWork> answers_;  // distinct answers (row 0)
   std::unordered_map<AnswerKey, std::uint32_t, AnswerKeyHash> answer_ids_;
   std::vector<std::string> texts_{""};  // id 0 = empty
