@@ -21,7 +21,7 @@ OpMetrics compute_op_metrics(double flops, double bytes, double kernel_time_us,
   m.tb_per_s = bytes_known && timed ? (bytes / 1e12) / (kernel_time_us / 1e6) : kNaN;
 
   if (!platform || compute_spec.empty() || !bytes_known || !(m.gflops > 0)) return m;
-  auto peak = platform->roofline_tflops(std::string(compute_spec));
+  auto peak = platform->roofline_tflops(compute_spec);
   // A matrix precision the platform has no peak for (MXFP4 GEMMs on MI300X, which multiply in
   // BF16 after dequantizing): the reference's fallback peak, matrix_bf16 (its agent's
   // _resolve_peak_maf), where the reference leaves the roofline empty (docs/compatibility.md).

@@ -1,6 +1,5 @@
 #pragma once
 
-#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -19,21 +18,22 @@ namespace traceprism::platform {
 struct PlatformInfo {
   std::string name;         // "H100", or the detected device name, or empty
   std::string device_name;  // deviceProperties name from the trace, when present
-  std::map<std::string, double> numbers;
+  // std::less<>: looked up by string_view without a copy (the perf report asks once per op).
+  std::map<std::string, double, std::less<>> numbers;
 
-  std::optional<double> number(const std::string& key) const {
+  std::optional<double> number(std::string_view key) const {
     auto it = numbers.find(key);
     if (it == numbers.end()) return std::nullopt;
     return it->second;
   }
   // `number` as the SDK's roofline rule calls it (traceprism/roofline_rule.hpp).
-  std::function<std::optional<double>(std::string_view)> number_by_view() const {
-    return [this](std::string_view key) { return number(std::string(key)); };
+  auto number_by_view() const {
+    return [this](std::string_view key) { return number(key); };
   }
 
   // The TFLOPS roofline uses for a compute spec ("matrix_bf16"): the measured achievable value
   // when the platform has one, else the datasheet peak; absent when neither is known.
-  std::optional<double> roofline_tflops(const std::string& spec) const {
+  std::optional<double> roofline_tflops(std::string_view spec) const {
     return traceprism::roofline_tflops_of(number_by_view(), spec);
   }
 

@@ -21,8 +21,14 @@ std::optional<double> achievable_else_peak(const Lookup& number, std::string_vie
 // TFLOPS for a compute spec ("matrix_bf16"): achievable_tflops.<spec>, else peak_tflops.<spec>.
 template <class Lookup>
 std::optional<double> roofline_tflops_of(const Lookup& number, std::string_view compute_spec) {
-  const std::string spec(compute_spec);
-  return achievable_else_peak(number, "achievable_tflops." + spec, "peak_tflops." + spec);
+  // Built in one buffer: hosts ask once per op, millions of times on a long trace.
+  constexpr std::string_view kAchievable = "achievable_tflops.", kPeak = "peak_tflops.";
+  std::string key;
+  key.reserve(kAchievable.size() + compute_spec.size());
+  key.append(kAchievable).append(compute_spec);
+  if (std::optional<double> v = number(std::string_view(key))) return v;
+  key.assign(kPeak).append(compute_spec);
+  return number(std::string_view(key));
 }
 
 // Memory bandwidth (GB/s): achievable_hbm_bandwidth_gbps, else hbm_bandwidth_gbps.
