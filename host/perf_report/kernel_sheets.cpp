@@ -5,6 +5,7 @@
 #include <limits>
 #include <unordered_map>
 
+#include "index/sort_by_row.hpp"
 #include "perf_report/numpy_stats.hpp"
 #include "text/python_repr.hpp"
 
@@ -220,8 +221,7 @@ void LauncherCategories::add(Row launcher, std::string_view category) {
 }
 
 void LauncherCategories::finish() {
-  std::sort(rows_.begin(), rows_.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
+  index::sort_by_row(rows_, [](const auto& entry) { return entry.first; });
 }
 
 std::optional<std::string_view> LauncherCategories::find(Row op) const {

@@ -9,6 +9,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "index/sort_by_row.hpp"
 #include "model/kernel_launchers.hpp"
 #include "perf_report/call_stacks.hpp"
 #include "perf_report/numpy_stats.hpp"
@@ -39,7 +40,8 @@ class LauncherFirstKernels {
         if (index.ts_us(k) < index.ts_us(first)) first = k;
       first_kernel_.emplace_back(l.row, first);
     }
-    std::sort(first_kernel_.begin(), first_kernel_.end());
+    // One entry per launcher row, so sorting by row alone is the pairs' order.
+    index::sort_by_row(first_kernel_, [](const std::pair<Row, Row>& e) { return e.first; });
   }
   std::optional<Row> first_kernel(Row launcher) const {
     auto it = std::lower_bound(first_kernel_.begin(), first_kernel_.end(),

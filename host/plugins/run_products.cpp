@@ -254,6 +254,11 @@ void RunProducts::build_gpu_events() {
     gpu_stream_.push_back(g ? g->stream : -1);
     gpu_class_.push_back(c);
   }
+  // The class per row costs a byte a row and spares analyzers a search of the GPU table on
+  // every look-up (the SDK reads the column when it is there), so core_events carries it.
+  row_gpu_class_.assign(index.size(), TRACEPRISM_GPU_NONE);
+  for (std::size_t i = 0; i < gpu_row_.size(); ++i) row_gpu_class_[gpu_row_[i]] = gpu_class_[i];
+  core_columns_.gpu_class = row_gpu_class_.data();
   gpu_table_.struct_size = sizeof(gpu_table_);
   gpu_table_.count = gpu_row_.size();
   gpu_table_.row = gpu_row_.data();
@@ -274,19 +279,16 @@ void RunProducts::build_derived_columns() const {
   for (index::Row r = 0; r < n; ++r) thread_[r] = index_.thread(r);
   device_.assign(n, -1);
   stream_.assign(n, -1);
-  row_gpu_class_.assign(n, TRACEPRISM_GPU_NONE);
   for (std::size_t i = 0; i < gpu_row_.size(); ++i) {
     const index::Row r = gpu_row_[i];
     thread_[r] = TRACEPRISM_NO_ROW;
     device_[r] = gpu_device_[i];
     stream_[r] = gpu_stream_[i];
-    row_gpu_class_[r] = gpu_class_[i];
   }
   columns_ = core_columns_;
   columns_.thread = thread_.data();
   columns_.device = device_.data();
   columns_.stream = stream_.data();
-  columns_.gpu_class = row_gpu_class_.data();
   derived_built_ = true;
 }
 

@@ -42,7 +42,8 @@ class RunProducts {
 
   const index::EventIndex& index() const { return index_; }
   const model::KernelLaunchers& launchers() const { return launchers_; }
-  // The event columns without thread, device, stream and gpu_class (ABI 1.4 core_events).
+  // The event columns without thread, device and stream (ABI 1.4 core_events; gpu_class, which
+  // the ABI lets a host leave NULL there, is filled: a byte a row).
   const traceprism_event_columns_v1* core_columns() const { return &core_columns_; }
   // All event columns (ABI events()). The four per-row columns only plugins read are built on
   // first use (thread-safe): 13 B a row, which in-tree plugins never ask for.
@@ -123,13 +124,13 @@ class RunProducts {
   std::vector<index::Row> gpu_row_;
   std::vector<std::int32_t> gpu_device_, gpu_stream_;
   std::vector<std::uint8_t> gpu_class_;
+  std::vector<std::uint8_t> row_gpu_class_;  // gpu_class_ by row, TRACEPRISM_GPU_NONE elsewhere
   traceprism_gpu_events_v1 gpu_table_{};
   mutable std::once_flag derived_once_;
   mutable std::atomic<bool> derived_built_{false};
   mutable std::vector<std::uint32_t> thread_;
   mutable std::vector<std::int32_t> device_;
   mutable std::vector<std::int32_t> stream_;
-  mutable std::vector<std::uint8_t> row_gpu_class_;
   mutable traceprism_event_columns_v1 columns_{};
   std::array<std::span<const index::Row>, index::kEventKindCount> rows_by_kind_;
   std::array<std::vector<index::Row>, index::kEventKindCount> sorted_copies_;  // when not in order
