@@ -178,6 +178,20 @@ class EventIndex {
     detail_.push_back(v.detail);
     return row;
   }
+  // Room for `rows` rows in every per-row column, so that appending does not regrow them.
+  void reserve_rows(std::size_t rows) {
+    ts_ns_.reserve(rows);
+    dur_ns_.reserve(rows);
+    kind_.reserve(rows);
+    phase_.reserve(rows);
+    malformed_.reserve(rows);
+    name_.reserve(rows);
+    category_.reserve(rows);
+    track_.reserve(rows);
+    correlation_.reserve(rows);
+    external_id_.reserve(rows);
+    detail_.reserve(rows);
+  }
   bool is_thread_row(Row r) const;
 
   std::vector<std::int64_t> ts_ns_;

@@ -43,10 +43,12 @@ class RowCopier {
                     std::string_view root_name) {
     string_maps_.resize(sources.size());
     detail_maps_.resize(sources.size());
+    kernel_name_maps_.resize(sources.size());
     for (std::size_t s = 0; s < sources.size(); ++s)
       string_maps_[s].assign(sources[s]->strings_.size(), kUnmapped);
     const StringId root = x_.strings_.intern(root_name);
     const StringId runtime = x_.strings_.intern("cuda_runtime");
+    x_.reserve_rows(x_.size() + copies.size());
     for (const RowCopy& c : copies) {
       if (c.row == kSyntheticRoot) {
         append_row(c.timing, EventKind::kCudaRuntime, 'X', false, root, runtime, kNoDetail);
@@ -92,6 +94,14 @@ class RowCopier {
     return it->second;
   }
 
+  // A launch call's kernel name, interned once per source row: a long name hashed for every
+  // replay of the graph showed in profiles.
+  StringId launch_kernel_name(std::uint32_t source_id, Row r, std::string_view kernel) {
+    auto [it, inserted] = kernel_name_maps_[source_id].try_emplace(r, kNoString);
+    if (inserted) it->second = x_.strings_.intern(kernel);
+    return it->second;
+  }
+
   void append_copy(const EventIndex& source, std::uint32_t source_id, Row r, Row timing) {
     if (is_gpu_kind(source.kind(r)))
       throw std::invalid_argument("append_row_copies: GPU events are never copied");
@@ -101,7 +111,7 @@ class RowCopier {
                                intern(source, source_id, source.name_id(r)),
                                intern(source, source_id, source.category_id(r)), detail);
     if (const std::optional<std::string_view> kernel = source.launch_kernel(r))
-      x_.launch_kernels_.emplace_back(row, x_.strings_.intern(*kernel));
+      x_.launch_kernels_.emplace_back(row, launch_kernel_name(source_id, r, *kernel));
     if (std::optional<CommArgs> comm = source.comm_args(r)) {
       // Every text field is an id into the source's string pool.
       for (StringId* text : {&comm->dtype, &comm->collective, &comm->pg_name, &comm->pg_description,
@@ -115,6 +125,7 @@ class RowCopier {
   EventIndex x_;
   std::vector<std::vector<StringId>> string_maps_;  // per source: its string id -> ours
   std::vector<std::unordered_map<Row, std::int32_t>> detail_maps_;  // per source: row -> entry
+  std::vector<std::unordered_map<Row, StringId>> kernel_name_maps_;  // per source: row -> name
 };
 
 EventIndex append_row_copies(EventIndex base, std::span<const EventIndex* const> sources,

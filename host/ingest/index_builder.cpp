@@ -48,19 +48,8 @@ void IndexBuilder::reserve_for(std::uint64_t json_bytes) {
   constexpr std::uint64_t kMaxReserved = std::uint64_t(1) << 25;
   const std::size_t rows =
       static_cast<std::size_t>(std::min(json_bytes / kBytesPerEvent, kMaxReserved));
-  auto& x = index_;
   try {
-    x.ts_ns_.reserve(rows);
-    x.dur_ns_.reserve(rows);
-    x.kind_.reserve(rows);
-    x.phase_.reserve(rows);
-    x.malformed_.reserve(rows);
-    x.name_.reserve(rows);
-    x.category_.reserve(rows);
-    x.track_.reserve(rows);
-    x.correlation_.reserve(rows);
-    x.external_id_.reserve(rows);
-    x.detail_.reserve(rows);
+    index_.reserve_rows(rows);
   } catch (const std::bad_alloc&) {
     // Only an optimisation: the columns grow on demand instead.
   }
