@@ -24,12 +24,36 @@ void sort_by_row(std::vector<T>& items, RowOf row_of) {
   std::vector<T> buffer(items.size());
   for (unsigned shift : {0U, 16U}) {
     std::array<std::size_t, (1U << 16) + 1> start{};
-    for (const T& item : items) ++start[((static_cast<std::uint32_t>(row_of(item)) >> shift) & 0xffffU) + 1];
+    for (const T& item : items)
+      ++start[((static_cast<std::uint32_t>(row_of(item)) >> shift) & 0xffffU) + 1];
     for (std::size_t i = 1; i < start.size(); ++i) start[i] += start[i - 1];
     for (T& item : items)
-      buffer[start[(static_cast<std::uint32_t>(row_of(item)) >> shift) & 0xffffU]++] = std::move(item);
+      buffer[start[(static_cast<std::uint32_t>(row_of(item)) >> shift) & 0xffffU]++] =
+          std::move(item);
     items.swap(buffer);
   }
+}
+
+// Sorts `rows` by `before` (a strict total order, so the result is the one std::sort gives).
+// Rows gathered from the index mostly come in a few sorted runs (each kind in file order, the
+// capture merge's copies appended as another): with few runs they are merged in linear passes
+// instead of sorted, which matters at millions of rows compared through the index.
+template <class Less>
+void sort_in_runs(std::vector<Row>& rows, Less before) {
+  constexpr std::size_t kMaxRuns = 16;
+  std::vector<std::size_t> run_ends;
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    if (!before(rows[i], rows[i - 1])) continue;
+    run_ends.push_back(i);
+    if (run_ends.size() >= kMaxRuns) {
+      std::sort(rows.begin(), rows.end(), before);
+      return;
+    }
+  }
+  run_ends.push_back(rows.size());
+  for (std::size_t k = 1; k < run_ends.size(); ++k)
+    std::inplace_merge(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(run_ends[k - 1]),
+                       rows.begin() + static_cast<std::ptrdiff_t>(run_ends[k]), before);
 }
 
 }  // namespace traceprism::index

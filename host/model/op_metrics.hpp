@@ -1,7 +1,10 @@
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "platform/platform_info.hpp"
 
@@ -23,9 +26,29 @@ struct OpMetrics {
   double pct_roofline = 0;
 };
 
+// A platform's roofline numbers, each compute spec's looked up once: the perf report asks for
+// every op instance, millions on a long trace, and a look-up builds and compares key strings.
+// Not thread-safe: one per builder.
+class RooflinePeaks {
+ public:
+  explicit RooflinePeaks(const platform::PlatformInfo* platform);
+  // TFLOPS for the spec, with the matrix_bf16 fallback of compute_op_metrics; absent when the
+  // platform is null or has neither number.
+  std::optional<double> tflops(std::string_view compute_spec);
+  std::optional<double> bandwidth_gbps() const { return bandwidth_gbps_; }
+  bool has_platform() const { return platform_ != nullptr; }
+
+ private:
+  const platform::PlatformInfo* platform_;
+  std::optional<double> bandwidth_gbps_;
+  std::vector<std::pair<std::string, std::optional<double>>> tflops_;  // by spec, first asked
+};
+
 // `bytes` < 0 means unknown. `platform` may be null (no roofline).
 OpMetrics compute_op_metrics(double flops, double bytes, double kernel_time_us,
                              std::string_view compute_spec, const platform::PlatformInfo* platform);
+OpMetrics compute_op_metrics(double flops, double bytes, double kernel_time_us,
+                             std::string_view compute_spec, RooflinePeaks& peaks);
 
 // "COMPUTE_BOUND" / "MEMORY_BOUND" for the sheets.
 inline const char* roofline_bound_name(const OpMetrics& m) {

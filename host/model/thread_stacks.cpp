@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "index/sort_by_row.hpp"
+
 namespace traceprism::model {
 
 using index::EventKind;
@@ -33,7 +35,7 @@ ThreadStacks::ThreadStacks(const index::EventIndex& index) : index_(index) {
     }
   }
   for (Thread& t : threads_) {
-    std::sort(t.rows.begin(), t.rows.end(), [&](Row a, Row b) {
+    index::sort_in_runs(t.rows, [&](Row a, Row b) {
       if (index.ts_ns(a) != index.ts_ns(b)) return index.ts_ns(a) < index.ts_ns(b);
       if (index.dur_ns(a) != index.dur_ns(b)) return index.dur_ns(a) > index.dur_ns(b);
       return a < b;

@@ -274,7 +274,12 @@ class SheetBuilder {
  public:
   SheetBuilder(const CategorySheetInputs& in, const GpuSubtrees& subtrees, ModelPass pass,
                text::ArgReprCache& list_reprs, HostNamesCache& names)
-      : in_(in), subtrees_(subtrees), pass_(pass), list_reprs_(list_reprs), names_(names) {}
+      : in_(in),
+        subtrees_(subtrees),
+        pass_(pass),
+        list_reprs_(list_reprs),
+        names_(names),
+        roofline_(in.platform) {}
 
   SheetTable build(const OpList& ops) {
     OpList rows;
@@ -288,7 +293,7 @@ class SheetBuilder {
       const model::OpWork w = in_.op_work->at(op);
       op_perf_kernels(subtrees_, w.row, pass_, kernels_);
       const std::optional<OpPerf> perf =
-          compute_op_perf(*in_.index, *in_.op_work, w, pass_, kernels_, in_.platform);
+          compute_op_perf(*in_.index, *in_.op_work, w, pass_, kernels_, roofline_);
       kernel_details_by_start(*in_.index, kernels_, kernel_details_);
       groups_[group_of(w, kernels_.size())].add(*in_.index, w.row, *perf, kernel_details_);
       roofline |= perf->metrics.has_roofline;
@@ -390,6 +395,7 @@ class SheetBuilder {
   const ModelPass pass_;
   text::ArgReprCache& list_reprs_;
   HostNamesCache& names_;
+  model::RooflinePeaks roofline_;
   std::vector<std::string> keys_;
   std::vector<ParamColumn> columns_;
   std::vector<SummaryGroup> groups_;  // first-appearance order

@@ -24,7 +24,7 @@ void op_perf_kernels(const GpuSubtrees& subtrees, Row op, ModelPass pass,
 std::optional<OpPerf> compute_op_perf(const index::EventIndex& index,
                                       const model::OpWorkTable& table, const model::OpWork& work,
                                       ModelPass pass, const std::vector<Row>& kernels,
-                                      const platform::PlatformInfo* platform) {
+                                      model::RooflinePeaks& peaks) {
   if (!has_op_perf(work, pass)) return std::nullopt;
   const bool forward = pass == ModelPass::kForward;
   OpPerf perf;
@@ -34,7 +34,7 @@ std::optional<OpPerf> compute_op_perf(const index::EventIndex& index,
   perf.params = &table.params(work.params);
   perf.metrics = model::compute_op_metrics(forward ? work.flops : work.flops_bwd,
                                            forward ? work.bytes : work.bytes_bwd,
-                                           perf.kernel_time_us, perf.compute_spec, platform);
+                                           perf.kernel_time_us, perf.compute_spec, peaks);
   return perf;
 }
 

@@ -43,7 +43,7 @@ void op_perf_kernels(const GpuSubtrees& subtrees, Row op, ModelPass pass,
 std::optional<OpPerf> compute_op_perf(const index::EventIndex& index,
                                       const model::OpWorkTable& table, const model::OpWork& work,
                                       ModelPass pass, const std::vector<Row>& kernels,
-                                      const platform::PlatformInfo* platform);
+                                      model::RooflinePeaks& peaks);
 
 // Python repr of the parameters as a dict: {'M': 141, 'bias': True, 'stride_A': (512, 1)}.
 std::string perf_params_repr(const std::vector<model::OpParam>& params);

@@ -122,7 +122,7 @@ struct RowContext {
   const index::EventIndex& index;
   const GpuSubtrees& subtrees;
   const model::OpWorkTable& op_work;
-  const platform::PlatformInfo* platform;
+  model::RooflinePeaks roofline;
   const UnifiedCollector& collector;
   RowTexts& texts;
   std::vector<Row> backward_kernels;  // scratch
@@ -162,7 +162,7 @@ bool fill_perf(RowContext& ctx, Row source, UnifiedPerfRow& row) {
     if (work.status == model::OpWorkStatus::kNotModelled) return false;
     // Timed over the op's own gpu_events, which the row already holds.
     if (auto perf = compute_op_perf(ctx.index, ctx.op_work, work, ModelPass::kForward,
-                                    row.gpu_events, ctx.platform))
+                                    row.gpu_events, ctx.roofline))
       apply_perf(ctx, row, *perf);
   } else if (forward >= 0) {
     // The reference computes the forward op's backward metrics, so the time is that of every
@@ -172,7 +172,7 @@ bool fill_perf(RowContext& ctx, Row source, UnifiedPerfRow& row) {
     if (has_op_perf(work, ModelPass::kBackward)) {
       op_perf_kernels(ctx.subtrees, work.row, ModelPass::kBackward, ctx.backward_kernels);
       if (auto perf = compute_op_perf(ctx.index, ctx.op_work, work, ModelPass::kBackward,
-                                      ctx.backward_kernels, ctx.platform))
+                                      ctx.backward_kernels, ctx.roofline))
         apply_perf(ctx, row, *perf);
     }
   }
@@ -410,7 +410,7 @@ UnifiedPerfTable build_unified_perf_table(const UnifiedPerfInputs& in, const Gpu
   const model::OpWorkTable& op_work = in.op_work ? *in.op_work : kNoModels;
   UnifiedCollector collector(subtrees, op_work);
   RowTexts texts(index, op_work, first_kernels);
-  RowContext ctx{index, subtrees, op_work, in.platform, collector, texts, {}};
+  RowContext ctx{index, subtrees, op_work, model::RooflinePeaks(in.platform), collector, texts, {}};
   std::optional<KernelCallStacks> call_stacks;
   if (in.include_call_stack) {
     call_stacks.emplace(index, *in.links, in.python_parents);

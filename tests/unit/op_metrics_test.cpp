@@ -43,4 +43,27 @@ TEST(OpMetrics, NoRooflineWithoutPlatformOrBytes) {
   EXPECT_DOUBLE_EQ(m.tb_per_s, 2);       // 100 MB / 50 µs
 }
 
+// One RooflinePeaks answers every spec as a fresh look-up would, in any order of asking.
+TEST(OpMetrics, RooflinePeaksRemembersEachSpecsAnswer) {
+  const auto platform = mi300x_like();
+  traceprism::model::RooflinePeaks peaks(&platform);
+  for (int round = 0; round < 2; ++round) {
+    for (const char* spec : {"matrix_fp4", "matrix_fp8", "vector_bfloat16", "matrix_bf16"}) {
+      const auto cached = compute_op_metrics(1e12, 100e6, 2000, spec, peaks);
+      const auto fresh = compute_op_metrics(1e12, 100e6, 2000, spec, &platform);
+      EXPECT_EQ(cached.has_roofline, fresh.has_roofline) << spec;
+      if (fresh.has_roofline) {
+        EXPECT_DOUBLE_EQ(cached.pct_roofline, fresh.pct_roofline) << spec;
+      }
+    }
+  }
+  EXPECT_EQ(peaks.tflops("matrix_fp4"), 1000.0);  // the bf16 fallback
+  EXPECT_EQ(peaks.tflops("matrix_fp8"), 2000.0);
+  EXPECT_FALSE(peaks.tflops("vector_bfloat16").has_value());
+  EXPECT_EQ(peaks.bandwidth_gbps(), 5000.0);
+  traceprism::model::RooflinePeaks none(nullptr);
+  EXPECT_FALSE(none.tflops("matrix_bf16").has_value());
+  EXPECT_FALSE(compute_op_metrics(1e12, 100e6, 2000, "matrix_bf16", none).has_roofline);
+}
+
 }  // namespace
