@@ -79,6 +79,7 @@ class MergePlanner {
     if (a.merge_failed) return skip(MergeSkip::kUnnamedMultiStream, 1);
     if (a.code == AlignmentCode::kFailed) return skip(MergeSkip::kNotAligned, 1);
     const std::vector<std::int32_t> copied = graft(launch, *source.index, window, source_id);
+    if (plan_.summary.merged_launches == 0) reserve_like_first_launch();
     for (const auto& [event, call] : a.pairs)
       plan_.relinks.emplace_back(replayed[event], copied[window.launch_positions[call]]);
     ++plan_.summary.merged_launches;
@@ -110,6 +111,15 @@ class MergePlanner {
       append(index::RowCopy{source_id, member, launch}, parent);
     }
     return row;
+  }
+
+  // A trace replays graphs of about one size, so the first launch's copies times the launches
+  // sizes the plan: growing millions of copies by doubling cost more than the planning itself.
+  // Room reserved and never used is address space only.
+  void reserve_like_first_launch() {
+    const std::size_t rows = plan_.copies.size() * all_launches_.size();
+    plan_.copies.reserve(rows);
+    plan_.grafts.parent.reserve(rows);
   }
 
   Row next_row() const { return plan_.grafts.first_row + static_cast<Row>(plan_.copies.size()); }
