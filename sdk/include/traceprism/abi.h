@@ -542,10 +542,11 @@ typedef struct traceprism_host_api_v1 {
    * traversal order; `count` 0 when the run has no such sheet. Valid for the whole run. */
   const uint32_t* (*unified_perf_events)(const traceprism_run_ctx* ctx, uint64_t* count);
   /* ---- minor 4+ ---- */
-  /* The event columns without the four that exist only for plugins: thread, device, stream and
-   * gpu_class are NULL. events() builds those four (13 bytes a row) on its first call in a
-   * process; core_events costs nothing. GPU rows' device, stream and class are in gpu_events;
-   * a host row's thread is in events(). Both valid for the whole run. */
+  /* The event columns without the four that exist only for plugins: thread, device and stream
+   * are NULL, gpu_class may be (the traceprism host fills it since 1.11: a byte a row, read per
+   * event by analyzers). events() builds all four (13 bytes a row) on its first call in a
+   * process; core_events costs nothing more. GPU rows' device, stream and class are in
+   * gpu_events; a host row's thread is in events(). Both valid for the whole run. */
   const traceprism_event_columns_v1* (*core_events)(const traceprism_run_ctx* ctx);
   const traceprism_gpu_events_v1* (*gpu_events)(const traceprism_run_ctx* ctx);
   /* ---- minor 5+ ---- */
