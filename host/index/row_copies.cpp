@@ -124,7 +124,7 @@ class RowCopier {
   static constexpr StringId kUnmapped = 0xFFFFFFFEu;
   EventIndex x_;
   std::vector<std::vector<StringId>> string_maps_;  // per source: its string id -> ours
-  std::vector<std::unordered_map<Row, std::int32_t>> detail_maps_;  // per source: row -> entry
+  std::vector<std::unordered_map<Row, std::int32_t>> detail_maps_;   // per source: row -> entry
   std::vector<std::unordered_map<Row, StringId>> kernel_name_maps_;  // per source: row -> name
 };
 

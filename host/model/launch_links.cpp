@@ -82,8 +82,8 @@ class GroupsSeen {
 std::span<const Row> LaunchLinks::launched(Row runtime_row) const {
   const auto [first, last] = range_buckets_.candidates(runtime_row);
   const auto end = ranges_.begin() + static_cast<std::ptrdiff_t>(last);
-  auto it = std::lower_bound(ranges_.begin() + static_cast<std::ptrdiff_t>(first), end,
-                             runtime_row, [](const Range& r, Row row) { return r.runtime < row; });
+  auto it = std::lower_bound(ranges_.begin() + static_cast<std::ptrdiff_t>(first), end, runtime_row,
+                             [](const Range& r, Row row) { return r.runtime < row; });
   if (it == end || it->runtime != runtime_row) return {};
   return {targets_.data() + it->first, it->count};
 }

@@ -111,7 +111,7 @@ class OpWorkTable {
   };
   std::vector<Op> ops_;
   index::RowBuckets op_buckets_;  // where find() searches ops_
-  std::vector<OpWork> answers_;  // distinct answers (row 0)
+  std::vector<OpWork> answers_;   // distinct answers (row 0)
   std::unordered_map<AnswerKey, std::uint32_t, AnswerKeyHash> answer_ids_;
   std::vector<std::string> texts_{""};  // id 0 = empty
   std::unordered_map<std::string, std::uint32_t> text_ids_;

@@ -166,7 +166,8 @@ inline GpuClassIntervals all_gpu_event_intervals(const Context& ctx) {
     // mostly file order already: sorted only when not, then merged with the kinds before.
     const auto first = static_cast<std::ptrdiff_t>(rows.size());
     for (Row r : ctx.rows(kind)) rows.push_back(r);
-    if (!std::is_sorted(rows.begin() + first, rows.end())) std::sort(rows.begin() + first, rows.end());
+    if (!std::is_sorted(rows.begin() + first, rows.end()))
+      std::sort(rows.begin() + first, rows.end());
     std::inplace_merge(rows.begin(), rows.begin() + first, rows.end());
   }
   std::vector<Interval> computation, communication, copy, all;
