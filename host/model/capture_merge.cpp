@@ -1,6 +1,7 @@
 #include "model/capture_merge.hpp"
 
 #include <algorithm>
+#include <new>
 
 #include "model/step_annotation.hpp"
 
@@ -117,9 +118,14 @@ class MergePlanner {
   // sizes the plan: growing millions of copies by doubling cost more than the planning itself.
   // Room reserved and never used is address space only.
   void reserve_like_first_launch() {
-    const std::size_t rows = plan_.copies.size() * all_launches_.size();
-    plan_.copies.reserve(rows);
-    plan_.grafts.parent.reserve(rows);
+    constexpr std::size_t kMaxReserved = std::size_t(1) << 27;  // past this: grow on demand
+    const std::size_t rows = std::min(plan_.copies.size() * all_launches_.size(), kMaxReserved);
+    try {
+      plan_.copies.reserve(rows);
+      plan_.grafts.parent.reserve(rows);
+    } catch (const std::bad_alloc&) {
+      // Only an optimisation: the plan grows on demand instead.
+    }
   }
 
   Row next_row() const { return plan_.grafts.first_row + static_cast<Row>(plan_.copies.size()); }
