@@ -16,33 +16,37 @@ struct Piece {
   std::uint32_t bucket;
 };
 
-std::uint32_t bucket_of(std::span<const KernelBucket> buckets, Row r) {
-  auto it = std::lower_bound(buckets.begin(), buckets.end(), r,
-                             [](const KernelBucket& b, Row row) { return b.kernel < row; });
-  return it != buckets.end() && it->kernel == r ? it->bucket : kNoBucket;
-}
-
 // The computation events of the timeline's set, by start (file order for ties, as the
-// timeline's merge keeps it).
+// timeline's merge keeps it). Millions of kernels on a graph-replay trace: the kinds' row lists
+// are merged rather than sorted together, buckets are found by one walk along the rows, and
+// the start sort is skipped when the pieces are in start order already.
 std::vector<Piece> computation_pieces(const index::EventIndex& index, const LaunchLinks& links,
                                       bool include_unlinked,
                                       std::span<const KernelBucket> buckets) {
   std::vector<Row> rows;
   for (index::EventKind k :
        {index::EventKind::kKernel, index::EventKind::kGpuMemcpy, index::EventKind::kGpuMemset}) {
+    const auto first = static_cast<std::ptrdiff_t>(rows.size());
     auto r = index.rows_of_kind(k);
     rows.insert(rows.end(), r.begin(), r.end());
+    if (!std::is_sorted(rows.begin() + first, rows.end()))
+      std::sort(rows.begin() + first, rows.end());
+    std::inplace_merge(rows.begin(), rows.begin() + first, rows.end());
   }
-  std::sort(rows.begin(), rows.end());
   GpuActivityByName activity(index);
   std::vector<Piece> pieces;
+  auto bucket = buckets.begin();  // buckets are by kernel row, as the rows
   for (Row r : rows) {
     if (!include_unlinked && !links.linked(r)) continue;
     if (activity(r) != GpuActivity::kComputation) continue;
-    pieces.push_back({index.ts_us(r), index.end_us(r), bucket_of(buckets, r)});
+    while (bucket != buckets.end() && bucket->kernel < r) ++bucket;
+    const std::uint32_t b =
+        bucket != buckets.end() && bucket->kernel == r ? bucket->bucket : kNoBucket;
+    pieces.push_back({index.ts_us(r), index.end_us(r), b});
   }
-  std::stable_sort(pieces.begin(), pieces.end(),
-                   [](const Piece& a, const Piece& b) { return a.start < b.start; });
+  const auto by_start = [](const Piece& a, const Piece& b) { return a.start < b.start; };
+  if (!std::is_sorted(pieces.begin(), pieces.end(), by_start))
+    std::stable_sort(pieces.begin(), pieces.end(), by_start);
   return pieces;
 }
 
