@@ -6,6 +6,7 @@
 #include <span>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "index/event_index.hpp"
 
@@ -105,21 +106,58 @@ Roles roles_of(const EventIndex& index) {
           first_present(present, kLinearNames)};
 }
 
-std::optional<Layer> layer_of(const EventIndex& index, const Roles& roles, Row r) {
-  const std::string_view name = index.name(r);
-  if (name.empty() || is_backward(name)) return std::nullopt;
-  if (name == roles.conv) return conv_layer(index, r);
-  if (name == roles.attention) return Layer::kAttention;
-  if (name == roles.softmax) return Layer::kSoftmax;
-  if (name == roles.matmul) return Layer::kMatmul;
-  if (name == roles.linear) return Layer::kLinear;
-  if (name.starts_with("aten::max_pool")) return Layer::kMaxPool;
-  if ((name == "aten::add" || name == "aten::add_") && is_residual_add(index, r))
-    return Layer::kResidualAdd;
-  if (is_norm(name)) return Layer::kNorm;
-  if (is_activation(name)) return Layer::kActivation;
-  return std::nullopt;
+// What a cpu_op's name alone says about its layer; conv and add still need the op's shapes.
+struct NameLayer {
+  enum class Kind : std::uint8_t { kUnset, kNone, kLayer, kConv, kAdd };
+  Kind kind = Kind::kUnset;
+  Layer layer = Layer::kNorm;  // for kLayer
+};
+
+NameLayer name_layer(const Roles& roles, std::string_view name) {
+  using Kind = NameLayer::Kind;
+  if (name.empty() || is_backward(name)) return {Kind::kNone};
+  if (name == roles.conv) return {Kind::kConv};
+  if (name == roles.attention) return {Kind::kLayer, Layer::kAttention};
+  if (name == roles.softmax) return {Kind::kLayer, Layer::kSoftmax};
+  if (name == roles.matmul) return {Kind::kLayer, Layer::kMatmul};
+  if (name == roles.linear) return {Kind::kLayer, Layer::kLinear};
+  if (name.starts_with("aten::max_pool")) return {Kind::kLayer, Layer::kMaxPool};
+  if (name == "aten::add" || name == "aten::add_") return {Kind::kAdd};
+  if (is_norm(name)) return {Kind::kLayer, Layer::kNorm};
+  if (is_activation(name)) return {Kind::kLayer, Layer::kActivation};
+  return {Kind::kNone};
 }
+
+// Layers of cpu_ops, each name's part decided once: a trace has millions of ops and a few
+// hundred names.
+class LayerOf {
+ public:
+  LayerOf(const EventIndex& index, const Roles& roles)
+      : index_(index), roles_(roles), by_name_(index.strings().size()) {}
+
+  std::optional<Layer> operator()(Row r) {
+    const index::StringId id = index_.name_id(r);
+    if (id == index::kNoString) return std::nullopt;
+    NameLayer& n = by_name_[id];
+    if (n.kind == NameLayer::Kind::kUnset) n = name_layer(roles_, index_.name(r));
+    switch (n.kind) {
+      case NameLayer::Kind::kLayer:
+        return n.layer;
+      case NameLayer::Kind::kConv:
+        return conv_layer(index_, r);
+      case NameLayer::Kind::kAdd:
+        if (is_residual_add(index_, r)) return Layer::kResidualAdd;
+        return std::nullopt;
+      default:
+        return std::nullopt;
+    }
+  }
+
+ private:
+  const EventIndex& index_;
+  const Roles& roles_;
+  std::vector<NameLayer> by_name_;
+};
 
 struct Timed {
   std::int64_t ts_ns;
@@ -145,9 +183,10 @@ std::optional<std::pair<std::int64_t, std::int64_t>> first_step(const EventIndex
 
 std::vector<Layer> forward_layers(const EventIndex& index) {
   const Roles roles = roles_of(index);
+  LayerOf layer_of(index, roles);
   std::map<std::pair<index::IdRef, index::IdRef>, std::vector<Timed>> by_thread;
   for (Row r : index.rows_of_kind(EventKind::kCpuOp))
-    if (const std::optional<Layer> layer = layer_of(index, roles, r))
+    if (const std::optional<Layer> layer = layer_of(r))
       by_thread[{index.pid(r), index.tid(r)}].push_back({index.ts_ns(r), r, *layer});
   std::vector<Timed>* busiest = nullptr;
   for (auto& [thread, layers] : by_thread)
