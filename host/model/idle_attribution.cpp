@@ -7,6 +7,7 @@
 #include <optional>
 #include <utility>
 
+#include "index/sort_by_row.hpp"
 #include "model/thread_stacks.hpp"
 
 namespace traceprism::model {
@@ -92,7 +93,7 @@ std::vector<Row> timeline_rows(const IdleAttributionInputs& in) {
     for (Row r : in.index.rows_of_kind(k))
       if (in.index.valid(r) && (in.include_unlinked || in.links.linked(r))) rows.push_back(r);
   const index::EventIndex& ix = in.index;
-  std::sort(rows.begin(), rows.end(), [&](Row a, Row b) {
+  index::sort_in_runs(rows, [&](Row a, Row b) {
     return ix.ts_ns(a) != ix.ts_ns(b) ? ix.ts_ns(a) < ix.ts_ns(b) : a < b;
   });
   return rows;
