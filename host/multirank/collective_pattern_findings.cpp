@@ -56,11 +56,6 @@ bool is_p2p(const CollectiveInstance& c) {
   return c.p2p || model::is_point_to_point(c.kind);
 }
 
-std::int64_t offset_of(const std::map<std::int32_t, std::int64_t>& offsets, std::int32_t rank) {
-  const auto it = offsets.find(rank);
-  return it == offsets.end() ? 0 : it->second;
-}
-
 std::string plural_kind(CollectiveKind kind) {
   return std::string(model::kind_name(kind)) + "s";
 }
@@ -260,7 +255,7 @@ findings::AnalyzerOutcome alltoall_imbalance_outcome(
     const std::int64_t top = *std::max_element(bytes.begin(), bytes.end());
     std::int64_t first_start = INT64_MAX, last_end = INT64_MIN;
     for (std::size_t i = 0; i < members.size(); ++i) {
-      const std::int64_t shift = offset_of(clock_offset_ns, m.members[i].rank);
+      const std::int64_t shift = clock_offset_of(clock_offset_ns, m.members[i].rank);
       first_start = std::min(first_start, members[i]->start_ns - shift);
       last_end = std::max(last_end, members[i]->end_ns() - shift);
     }
@@ -408,18 +403,15 @@ findings::AnalyzerOutcome pipeline_wait_outcome(
   std::map<std::int32_t, Receiver> receivers;
   std::map<std::int32_t, std::set<std::int32_t>> peers;
   for (const MatchedCollective& m : matches.collectives) {
-    if (m.partition_key.kind != PartitionKind::kPointToPoint || m.members.size() != 2) continue;
-    const bool first_sends = m.members[0].rank == m.key_rank;
-    if (!first_sends && m.members[1].rank != m.key_rank) continue;
-    const MemberRef& send_ref = m.members[first_sends ? 0 : 1];
-    const MemberRef& recv_ref = m.members[first_sends ? 1 : 0];
-    const CollectiveInstance* send = lookup.instance(send_ref);
-    const CollectiveInstance* recv = lookup.instance(recv_ref);
-    if (!send || !recv) continue;
+    const std::optional<PeerTransfer> t = lookup.transfer(m);
+    if (!t) continue;
+    const MemberRef& send_ref = *t->send_ref;
+    const MemberRef& recv_ref = *t->recv_ref;
+    const CollectiveInstance* recv = t->recv;
     peers[send_ref.rank].insert(recv_ref.rank);
     peers[recv_ref.rank].insert(send_ref.rank);
-    const std::int64_t s_send = send->start_ns - offset_of(clock_offset_ns, send_ref.rank);
-    const std::int64_t s_recv = recv->start_ns - offset_of(clock_offset_ns, recv_ref.rank);
+    const std::int64_t s_send = t->send->start_ns - clock_offset_of(clock_offset_ns, send_ref.rank);
+    const std::int64_t s_recv = recv->start_ns - clock_offset_of(clock_offset_ns, recv_ref.rank);
     // Late sender (§7.4); the wait happens inside the receive, so never longer than it.
     const std::int64_t wait =
         std::clamp<std::int64_t>(s_send - s_recv, 0, std::max<std::int64_t>(0, recv->duration_ns));

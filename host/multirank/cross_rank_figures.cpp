@@ -32,8 +32,7 @@ std::vector<Member> complete_members(const MatchedCollective& matched,
     const auto it = input_of.find(ref.rank);
     if (it == input_of.end() || ref.index >= ranks[it->second].instances.size()) return {};
     const model::CollectiveInstance& c = ranks[it->second].instances[ref.index];
-    const auto offset = options.clock_offset_ns.find(ref.rank);
-    const std::int64_t shift = offset == options.clock_offset_ns.end() ? 0 : offset->second;
+    const std::int64_t shift = clock_offset_of(options.clock_offset_ns, ref.rank);
     members.push_back({ref.rank, it->second, &c, c.start_ns - shift,
                        c.anchor_ns >= 0 ? c.anchor_ns - shift : -1, exposure_permille(c)});
   }
@@ -249,6 +248,25 @@ std::vector<const model::CollectiveInstance*> RankInstances::members(
     out.push_back(c);
   }
   return out;
+}
+
+std::optional<PeerTransfer> RankInstances::transfer(const MatchedCollective& m) const {
+  if (m.partition_key.kind != PartitionKind::kPointToPoint || m.members.size() != 2)
+    return std::nullopt;
+  const bool first_sends = m.members[0].rank == m.key_rank;
+  if (!first_sends && m.members[1].rank != m.key_rank) return std::nullopt;
+  const MemberRef& send_ref = m.members[first_sends ? 0 : 1];
+  const MemberRef& recv_ref = m.members[first_sends ? 1 : 0];
+  const model::CollectiveInstance* send = instance(send_ref);
+  const model::CollectiveInstance* recv = instance(recv_ref);
+  if (!send || !recv) return std::nullopt;
+  return PeerTransfer{&send_ref, &recv_ref, send, recv};
+}
+
+std::int64_t clock_offset_of(const std::map<std::int32_t, std::int64_t>& offsets,
+                             std::int32_t rank) {
+  const auto it = offsets.find(rank);
+  return it == offsets.end() ? 0 : it->second;
 }
 
 std::vector<std::int32_t> RankInstances::numbers() const {

@@ -35,13 +35,29 @@ struct RankInput {
 // mille (0 for an instance without duration).
 std::int64_t exposure_permille(const model::CollectiveInstance& c);
 
+// How far a rank's clock runs ahead by the estimated offsets (aligned time = written time − this);
+// 0 for a rank without an offset.
+std::int64_t clock_offset_of(const std::map<std::int32_t, std::int64_t>& offsets,
+                             std::int32_t rank);
+
 // The loaded ranks by number (the first RankInput of a number wins, as in matching): the
 // instances the members of matched collectives name.
+// A matched point-to-point transfer: the sending and the receiving member and their instances.
+struct PeerTransfer {
+  const MemberRef* send_ref;
+  const MemberRef* recv_ref;
+  const model::CollectiveInstance* send;
+  const model::CollectiveInstance* recv;
+};
+
 class RankInstances {
  public:
   explicit RankInstances(std::span<const RankInput> ranks);
   // The instance `ref` names, or nullptr when its rank is not loaded or its index is out of range.
   const model::CollectiveInstance* instance(const MemberRef& ref) const;
+  // The transfer a matched point-to-point pair stands for (its key rank is the sender); nullopt
+  // for another kind, a pair without the sender, or a member that does not resolve.
+  std::optional<PeerTransfer> transfer(const MatchedCollective& m) const;
   // Every member's instance in member order, or empty when one does not resolve.
   std::vector<const model::CollectiveInstance*> members(const MatchedCollective& m) const;
   std::vector<std::int32_t> numbers() const;  // the loaded ranks, ascending

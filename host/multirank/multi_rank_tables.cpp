@@ -43,12 +43,6 @@ const CollectiveInstance* sample_of(const MatchedCollective& matched, const Rank
   return nullptr;
 }
 
-// How far a rank's clock runs ahead: aligned time = written time − this.
-std::int64_t shift_of(const RankClockOffsets& offsets, std::int32_t rank) {
-  const auto it = offsets.find(rank);
-  return it == offsets.end() ? 0 : it->second;
-}
-
 // Σ over members of (latest start − own start) on the aligned clock, and each member's part.
 struct Waits {
   std::vector<std::pair<std::int32_t, std::int64_t>> starts;  // (rank, aligned start)
@@ -63,7 +57,7 @@ Waits waits_of(const MatchedCollective& matched, const RankInstances& ranks,
   for (const MemberRef& ref : matched.members) {
     const CollectiveInstance* c = ranks.instance(ref);
     if (!c) continue;
-    const std::int64_t shift = shift_of(offsets, ref.rank);
+    const std::int64_t shift = clock_offset_of(offsets, ref.rank);
     w.starts.emplace_back(ref.rank, c->start_ns - shift);
     ends.push_back(c->end_ns() - shift);
   }
@@ -707,17 +701,12 @@ std::string p2p_csv(std::span<const RankInput> ranks, const MatchResult& matches
   const RankInstances lookup(ranks);
   std::map<PeerPairKey, PeerPair> rows;
   for (const MatchedCollective& m : matches.collectives) {
-    if (m.partition_key.kind != PartitionKind::kPointToPoint || m.members.size() != 2) continue;
-    const bool first_sends = m.members[0].rank == m.key_rank;  // key_rank: the sender
-    if (!first_sends && m.members[1].rank != m.key_rank) continue;
-    const MemberRef& send_ref = m.members[first_sends ? 0 : 1];
-    const MemberRef& recv_ref = m.members[first_sends ? 1 : 0];
-    const CollectiveInstance* send = lookup.instance(send_ref);
-    const CollectiveInstance* recv = lookup.instance(recv_ref);
-    if (!send || !recv) continue;
-    add_pair(rows[{m.partition_key.pg_name, send_ref.rank, recv_ref.rank}], *send,
-             send->start_ns - shift_of(clock_offset_ns, send_ref.rank), *recv,
-             recv->start_ns - shift_of(clock_offset_ns, recv_ref.rank));
+    const std::optional<PeerTransfer> t = lookup.transfer(m);
+    if (!t) continue;
+    const std::int32_t src = t->send_ref->rank, dst = t->recv_ref->rank;
+    add_pair(rows[{m.partition_key.pg_name, src, dst}], *t->send,
+             t->send->start_ns - clock_offset_of(clock_offset_ns, src), *t->recv,
+             t->recv->start_ns - clock_offset_of(clock_offset_ns, dst));
   }
   std::vector<std::pair<const PeerPairKey*, const PeerPair*>> order;
   for (const auto& [key, row] : rows) order.emplace_back(&key, &row);
