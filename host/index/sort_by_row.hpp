@@ -1,7 +1,6 @@
 #pragma once
 
 #include <algorithm>
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -22,8 +21,9 @@ void sort_by_row(std::vector<T>& items, RowOf row_of) {
     return;
   }
   std::vector<T> buffer(items.size());
+  std::vector<std::size_t> start;  // on the heap: 512 KB is much for a worker thread's stack
   for (unsigned shift : {0U, 16U}) {
-    std::array<std::size_t, (1U << 16) + 1> start{};
+    start.assign((1U << 16) + 1, 0);
     for (const T& item : items)
       ++start[((static_cast<std::uint32_t>(row_of(item)) >> shift) & 0xffffU) + 1];
     for (std::size_t i = 1; i < start.size(); ++i) start[i] += start[i - 1];
