@@ -2,6 +2,7 @@
 
 #include <boost/json/error.hpp>
 
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -34,6 +35,14 @@ bool KinetoHandler::fail(error_code& ec, std::string what) {
   if (error_.what.empty()) error_ = {key_offset_, std::move(what)};
   ec = boost::json::error::exception;
   return false;
+}
+
+bool KinetoHandler::number_as_int64(std::string_view text, std::int64_t& out) const {
+  if (has_exact_int_) {
+    out = exact_int_;
+    return true;
+  }
+  return parse_int64(text, out);
 }
 
 bool KinetoHandler::wants_text() const {
@@ -295,8 +304,30 @@ KinetoHandler::Field KinetoHandler::arg_field(std::string_view key) {
       {"Is asynchronized op", Field::kAsyncOp},
       {"kernel", Field::kLaunchKernel},
   };
-  for (const Entry& e : kArgs) {
-    if (e.key.size() == key.size() && e.key == key) return e.field;
+  // kArgs grouped by key length, with where each length starts: a key (every arg of every
+  // event comes through here) is compared only with the names of its own length.
+  constexpr std::size_t kMaxLength = 25;
+  struct ByLength {
+    std::array<Entry, std::size(kArgs)> entries{};
+    std::array<std::size_t, kMaxLength + 2> first{};
+  };
+  static constexpr ByLength kByLength = [] {
+    ByLength t{};
+    std::size_t n = 0;
+    for (std::size_t length = 0; length <= kMaxLength; ++length) {
+      t.first[length] = n;
+      for (const Entry& e : kArgs) {
+        if (e.key.size() == length) t.entries[n++] = e;
+      }
+    }
+    t.first[kMaxLength + 1] = n;
+    if (n != std::size(kArgs)) throw "an arg name is longer than kMaxLength";
+    return t;
+  }();
+  if (key.size() > kMaxLength) return Field::kNone;
+  for (std::size_t i = kByLength.first[key.size()]; i < kByLength.first[key.size() + 1]; ++i) {
+    const Entry& e = kByLength.entries[i];
+    if (e.key[0] == key[0] && e.key == key) return e.field;
   }
   return Field::kNone;
 }
@@ -395,7 +426,7 @@ void KinetoHandler::assign_event_field(Field field, ScalarType type, std::string
       IdField& id = field == Field::kPid ? event_.pid : event_.tid;
       if (is_string) {
         id = {IdField::State::kString, 0, sink_.intern(text)};
-      } else if (type == ScalarType::kNumber && parse_int64(text, id.number)) {
+      } else if (type == ScalarType::kNumber && number_as_int64(text, id.number)) {
         id.state = IdField::State::kNumber;
       } else {
         id.state = IdField::State::kBad;
@@ -408,6 +439,12 @@ void KinetoHandler::assign_event_field(Field field, ScalarType type, std::string
       if (type != ScalarType::kNumber) {
         t.state = TimeField::State::kWrongType;
         t.wrong_type = type_phrase(static_cast<int>(type));
+        break;
+      }
+      constexpr std::int64_t kLimitUs = kTimeLimitNs / 1000;
+      if (has_exact_int_ && exact_int_ >= -kLimitUs && exact_int_ <= kLimitUs) {
+        t.ns = exact_int_ * 1000;  // what the text's conversion gives, without reading it again
+        t.state = TimeField::State::kValue;
         break;
       }
       switch (microseconds_text_to_ns(text, t.ns)) {
@@ -427,7 +464,7 @@ void KinetoHandler::assign_event_field(Field field, ScalarType type, std::string
     }
     case Field::kId:
       if (type == ScalarType::kNumber) {
-        event_.has_flow_id = parse_int64(text, event_.flow_id);
+        event_.has_flow_id = number_as_int64(text, event_.flow_id);
       } else if (is_string) {
         // Chrome's format allows string ids ("0x1f"); accept integral ones.
         int base =
@@ -512,6 +549,12 @@ void KinetoHandler::assign_arg(Field field, ScalarType type, std::string_view te
       {Field::kGlobalRankStart, &RawEvent::global_rank_start},
       {Field::kGlobalRankStride, &RawEvent::global_rank_stride},
   };
+  // The same, indexed by field (an integer arg is looked up for every GPU event).
+  static constexpr auto kMemberOf = [] {
+    std::array<std::int64_t RawEvent::*, static_cast<std::size_t>(Field::kTopScalar) + 1> m{};
+    for (const IntegerArg& arg : kIntegerArgs) m[static_cast<std::size_t>(arg.field)] = arg.member;
+    return m;
+  }();
   std::int64_t* target = nullptr;
   if (field == Field::kLegacyExternalId) {
     // "external id" (PyTorch <= 1.9) only when "External id" did not come first.
@@ -520,13 +563,12 @@ void KinetoHandler::assign_arg(Field field, ScalarType type, std::string_view te
       event_.legacy_external_id = true;
     }
   } else {
-    for (const IntegerArg& arg : kIntegerArgs) {
-      if (arg.field == field) target = &(event_.*arg.member);
-    }
+    if (std::int64_t RawEvent::*member = kMemberOf[static_cast<std::size_t>(field)])
+      target = &(event_.*member);
   }
   if (target) {
     std::int64_t v = 0;
-    if (parse_int64(text, v)) *target = v;
+    if (number_as_int64(text, v)) *target = v;
   }
 }
 

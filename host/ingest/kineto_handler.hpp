@@ -80,7 +80,14 @@ class KinetoHandler {
     number_.append(s.data(), s.size());
     return true;
   }
-  bool on_int64(std::int64_t, string_view s, error_code& ec) { return on_number(s, ec); }
+  bool on_int64(std::int64_t value, string_view s, error_code& ec) {
+    // Boost.JSON already converted an integer exactly: integer fields take it as it is.
+    exact_int_ = value;
+    has_exact_int_ = true;
+    const bool ok = on_number(s, ec);
+    has_exact_int_ = false;
+    return ok;
+  }
   bool on_uint64(std::uint64_t, string_view s, error_code& ec) { return on_number(s, ec); }
   bool on_double(double, string_view s, error_code& ec) { return on_number(s, ec); }
   bool on_bool(bool b, error_code& ec);
@@ -147,7 +154,7 @@ class KinetoHandler {
     kTraceEvents,
     kDeviceProperties,
     kDistributedInfo,
-    kTopScalar,
+    kTopScalar,  // stays last: tables indexed by Field end here
   };
   struct Frame {
     Slot slot;
@@ -171,6 +178,9 @@ class KinetoHandler {
   std::string* capture_target(Field field);
   void finish_capture(Field field);
   bool fail(error_code& ec, std::string what);
+  // The number being handled as an int64: the parser's exact integer, or its text converted
+  // (integral doubles such as "7.0" included). False when it is not integral.
+  bool number_as_int64(std::string_view text, std::int64_t& out) const;
   bool wants_text() const;
   std::uint64_t offset_of(const char* p) const {
     if (p >= chunk_base_ && p < chunk_base_ + chunk_size_) return chunk_offset_ + (p - chunk_base_);
@@ -184,6 +194,8 @@ class KinetoHandler {
   std::string text_;              // string accumulated across parts
   std::string number_;            // number text accumulated across parts
   std::uint64_t key_offset_ = 0;
+  std::int64_t exact_int_ = 0;  // the current number when the parser read it as an int64
+  bool has_exact_int_ = false;
   RawEvent event_;
   std::uint64_t next_event_index_ = 0;
   bool event_first_key_ = false;

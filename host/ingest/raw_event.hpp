@@ -77,8 +77,12 @@ struct RawEvent {
     byte_offset = offset;
     phase = 0;
     name = category = index::kNoString;
-    pid = tid = IdField{};
-    ts = dur = TimeField{};
+    // One assignment each: `a = b = T{}` stores b and reads it back, a store-forwarding stall
+    // on every event.
+    pid = IdField{};
+    tid = IdField{};
+    ts = TimeField{};
+    dur = TimeField{};
     has_flow_id = binding_enclosing = false;
     flow_id = 0;
     correlation = external_id = device = stream = registers_per_thread = shared_memory = bytes =
