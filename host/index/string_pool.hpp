@@ -3,7 +3,6 @@
 #include <cstdint>
 #include <memory>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 namespace traceprism::index {
@@ -39,8 +38,20 @@ class StringPool {
   char* current_block_ = nullptr;  // block that small strings are appended to
   std::size_t block_used_ = kBlockSize;
   std::size_t bytes_ = 0;
-  std::vector<std::string_view> strings_;
-  std::unordered_map<std::string_view, StringId> ids_;
+  // Where `text` (hashed to `hash`) is or would go in slots_.
+  std::size_t slot_of(std::string_view text, std::uint32_t hash) const;
+  void grow();
+
+  std::vector<std::string_view> strings_;  // what each id shows
+  std::vector<std::string_view> keys_;     // the bytes each id was interned under, as read
+  // Open addressing with linear probing over a power-of-two table kept at most half full: a
+  // look-up (two per event while reading) compares a hash in the table before any text.
+  struct Slot {
+    std::uint32_t hash = 0;
+    StringId id = kNoString;  // kNoString: empty
+  };
+  std::vector<Slot> slots_;
+  std::size_t used_slots_ = 0;
 };
 
 }  // namespace traceprism::index

@@ -32,6 +32,19 @@ TEST(StringPool, ViewsStayValidAcrossManyBlocks) {
   for (int i = 0; i < 100000; i += 997) EXPECT_EQ(pool.view(ids[i]), "kernel_" + std::to_string(i));
 }
 
+TEST(StringPool, KeepsEveryIdWhileItsTableGrows) {
+  StringPool pool;
+  std::vector<traceprism::index::StringId> ids;
+  for (int i = 0; i < 50000; ++i) ids.push_back(pool.intern(std::to_string(i)));
+  EXPECT_EQ(pool.size(), 50001u);  // the reserved id 0 and each distinct string once
+  for (int i = 0; i < 50000; ++i) {
+    ASSERT_EQ(ids[i], static_cast<traceprism::index::StringId>(i + 1));  // in insertion order
+    ASSERT_EQ(pool.find(std::to_string(i)), ids[i]);
+    ASSERT_EQ(pool.intern(std::to_string(i)), ids[i]);
+  }
+  EXPECT_EQ(pool.find("50000"), kNoString);
+}
+
 TEST(StringPool, InvalidUtf8IsFoundAsReadAndShownRepaired) {
   StringPool pool;
   const auto id = pool.intern("gemm_\xFF_kernel");
