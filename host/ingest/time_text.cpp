@@ -26,18 +26,45 @@ constexpr std::uint64_t kPow10[] = {1ull,
                                     1000000000000000000ull,
                                     10000000000000000000ull};
 constexpr int kMaxDigits = 19;  // fits a uint64 without overflow
-}  // namespace
 
-TimeParse microseconds_text_to_ns(std::string_view text, std::int64_t& ns) {
+// [-]digits[.digits] with at most 18 digits and no exponent (how Kineto writes every ts and
+// dur): the digits as an integer and the power of ten they are scaled by, in one pass without
+// the general loop's per-character bookkeeping. False for any other text.
+bool read_plain_decimal(std::string_view text, bool& negative, std::uint64_t& mantissa,
+                        int& exponent) {
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  negative = p != end && *p == '-';
+  if (negative) ++p;
+  const char* const integer_start = p;
+  std::uint64_t m = 0;
+  for (; p != end && static_cast<unsigned>(*p - '0') < 10; ++p) m = m * 10 + (*p - '0');
+  const std::ptrdiff_t integer_digits = p - integer_start;
+  std::ptrdiff_t fraction_digits = 0;
+  if (p != end && *p == '.') {
+    const char* const fraction_start = ++p;
+    for (; p != end && static_cast<unsigned>(*p - '0') < 10; ++p) m = m * 10 + (*p - '0');
+    fraction_digits = p - fraction_start;
+  }
+  const std::ptrdiff_t digits = integer_digits + fraction_digits;
+  if (p != end || digits == 0 || digits > 18) return false;
+  mantissa = m;
+  exponent = -static_cast<int>(fraction_digits);
+  return true;
+}
+
+// Decimal text -> (sign, significant digits, power of ten, digits dropped): any JSON number.
+TimeParse read_decimal(std::string_view text, bool& negative, std::uint64_t& mantissa,
+                       int& exponent, bool& sticky) {
   std::size_t i = 0;
   const std::size_t n = text.size();
-  bool negative = false;
+  negative = false;
   if (i < n && (text[i] == '-' || text[i] == '+')) negative = text[i++] == '-';
 
-  std::uint64_t mantissa = 0;
-  int digits = 0;       // significant digits kept in mantissa
-  int exponent = 0;     // value = mantissa * 10^exponent (before the e-part)
-  bool sticky = false;  // a non-zero digit was dropped beyond kMaxDigits
+  mantissa = 0;
+  int digits = 0;  // significant digits kept in mantissa
+  exponent = 0;    // value = mantissa * 10^exponent (before the e-part)
+  sticky = false;  // a non-zero digit was dropped beyond kMaxDigits
   bool any_digit = false;
   bool in_fraction = false;
   for (; i < n; ++i) {
@@ -75,6 +102,21 @@ TimeParse microseconds_text_to_ns(std::string_view text, std::int64_t& ns) {
     exponent += exp_negative ? -e : e;
   }
   if (i != n) return TimeParse::kNotANumber;
+  return TimeParse::kOk;
+}
+
+}  // namespace
+
+TimeParse microseconds_text_to_ns(std::string_view text, std::int64_t& ns) {
+  bool negative = false;
+  std::uint64_t mantissa = 0;
+  int exponent = 0;
+  bool sticky = false;
+  if (!read_plain_decimal(text, negative, mantissa, exponent)) {
+    if (TimeParse parsed = read_decimal(text, negative, mantissa, exponent, sticky);
+        parsed != TimeParse::kOk)
+      return parsed;
+  }
 
   int shift = exponent + 3;  // microseconds -> nanoseconds
   std::uint64_t magnitude = 0;

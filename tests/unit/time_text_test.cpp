@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <string>
+
 using traceprism::ingest::microseconds_text_to_ns;
 using traceprism::ingest::TimeParse;
 
@@ -58,3 +61,47 @@ TEST(TimeText, TimesBeyondTheLimitAreOutOfRange) {
 }
 
 }  // namespace
+
+// Plain decimals of every length around the fast path's 18-digit bound, each checked against
+// the value worked out digit by digit here: "I.F" with k fraction digits is I * 1000 ns plus F
+// scaled to nanoseconds, rounded half to even below 1 ns.
+TEST(TimeText, PlainDecimalsOfEveryLengthAgreeWithIntegerArithmetic) {
+  std::uint64_t seed = 12345;
+  auto next = [&seed] {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return seed >> 33;
+  };
+  for (int integer_digits = 0; integer_digits <= 15; ++integer_digits) {
+    for (int fraction_digits = 0; fraction_digits <= 6; ++fraction_digits) {
+      if (integer_digits + fraction_digits == 0) continue;
+      for (int round = 0; round < 20; ++round) {
+        std::string integer, fraction;
+        for (int i = 0; i < integer_digits; ++i) integer += static_cast<char>('0' + next() % 10);
+        for (int i = 0; i < fraction_digits; ++i) fraction += static_cast<char>('0' + next() % 10);
+        const bool negative = next() % 4 == 0;
+        std::string text = (negative ? "-" : "") + integer;
+        if (fraction_digits > 0) text += "." + fraction;
+
+        std::int64_t expected = integer.empty() ? 0 : std::stoll(integer) * 1000;
+        bool rounded = false;
+        if (fraction_digits > 0) {
+          const std::string ns_digits = (fraction + "000").substr(0, 3);
+          expected += std::stoll(ns_digits);
+          if (fraction_digits > 3) {
+            const std::string below = fraction.substr(3);
+            const std::int64_t tail = std::stoll(below);
+            std::int64_t half = 5;
+            for (std::size_t i = 1; i < below.size(); ++i) half *= 10;
+            rounded = tail != 0;
+            if (tail > half || (tail == half && expected % 2 == 1)) ++expected;
+          }
+        }
+        if (negative) expected = -expected;
+        std::int64_t ns = 0;
+        ASSERT_EQ(microseconds_text_to_ns(text, ns), rounded ? TimeParse::kRounded : TimeParse::kOk)
+            << text;
+        ASSERT_EQ(ns, expected) << text;
+      }
+    }
+  }
+}
