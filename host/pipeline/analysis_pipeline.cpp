@@ -1,5 +1,7 @@
 #include "pipeline/analysis_pipeline.hpp"
 
+#include <oneapi/tbb/task_group.h>
+
 #include <chrono>
 #include <map>
 #include <vector>
@@ -102,6 +104,21 @@ void attribute_idle(PipelineRun& run, const PipelineOptions& o) {
   std::vector<model::IdlePart>().swap(run.idle.parts);
 }
 
+// Idle attribution reads only the loaded trace and writes only its own results, so it runs on
+// a TBB worker beside the perf report (whose own groups of sheets leave a core free part of the
+// time); both are deterministic, so the outputs do not depend on the overlap.
+void build_perf_report_and_attribute_idle(PipelineRun& run, const PipelineOptions& o) {
+  oneapi::tbb::task_group idle_task;
+  idle_task.run([&] { attribute_idle(run, o); });
+  try {
+    build_perf_report(run, o);
+  } catch (...) {
+    idle_task.wait();
+    throw;
+  }
+  idle_task.wait();
+}
+
 void run_analyzers(PipelineRun& run, const PipelineOptions& o) {
   AnalysisReport& r = run.report;
   const schedule::GraphInputs inputs{o.registry,
@@ -175,10 +192,13 @@ std::unique_ptr<PipelineRun> run_pipeline(const PipelineOptions& o) {
   r.refused_plugins = o.registry->refused();
   run_op_models(*run, o);
   run->seconds.op_models = clock.lap();
-  build_perf_report(*run, o);
+  if (o.last_stage == LastStage::kRanking) {
+    build_perf_report_and_attribute_idle(*run, o);
+  } else {
+    build_perf_report(*run, o);
+  }
   run->seconds.perf_report = clock.lap();
   if (o.last_stage == LastStage::kRanking) {
-    attribute_idle(*run, o);
     run_analyzers(*run, o);
     decide_summary(*run, o);
   }
