@@ -1,5 +1,6 @@
 #include "pipeline/trace_load.hpp"
 
+#include <oneapi/tbb/task_group.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -80,6 +81,22 @@ merge_captures(TraceSession& session, const LoadOptions& options) {
   return {std::make_shared<const model::Grafts>(std::move(plan.grafts)), std::move(plan.relinks)};
 }
 
+// The call tree and the launch links each read only the index: the links are built on a TBB
+// worker while this thread builds the tree.
+void build_tree_and_links(TraceSession& session, const model::CallTreeOptions& tree_options,
+                          const std::vector<std::pair<index::Row, index::Row>>& relinks) {
+  oneapi::tbb::task_group links_task;
+  links_task.run(
+      [&] { session.links = model::LaunchLinks::build(session.file.index, relinks); });
+  try {
+    session.tree = model::CallTree::build(session.file.index, tree_options);
+  } catch (...) {
+    links_task.wait();
+    throw;
+  }
+  links_task.wait();
+}
+
 // Appends the unfused MoE pseudo ops (model/pseudo_ops.hpp) and rebuilds the tree and links
 // over them; the pseudo ops are found on the tree without them.
 void add_pseudo_ops(TraceSession& session, model::CallTreeOptions& tree_options,
@@ -90,8 +107,7 @@ void add_pseudo_ops(TraceSession& session, model::CallTreeOptions& tree_options,
   tree_options.grafts = std::make_shared<const model::Grafts>(model::pseudo_op_grafts(
       tree_options.grafts.get(), static_cast<index::Row>(session.file.index.size()), plan));
   session.file.index = index::append_pseudo_ops(std::move(session.file.index), plan.rows);
-  session.tree = model::CallTree::build(session.file.index, tree_options);
-  session.links = model::LaunchLinks::build(session.file.index, relinks);
+  build_tree_and_links(session, tree_options, relinks);
 }
 
 // What the reader accepted but a user should know: JSON with duplicate keys is legal, and
@@ -129,8 +145,7 @@ TraceSession load_trace(const std::string& path, const LoadOptions& options) {
         index::rename_cpu_ops(std::move(session.file.index), model::normalized_op_name);
   model::CallTreeOptions tree_options;
   tree_options.grafts = grafts;
-  session.tree = model::CallTree::build(session.file.index, tree_options);
-  session.links = model::LaunchLinks::build(session.file.index, relinks);
+  build_tree_and_links(session, tree_options, relinks);
   if (options.pseudo_ops) add_pseudo_ops(session, tree_options, relinks);
   const auto& index = session.file.index;
   model::GpuTimelineOptions timeline;
