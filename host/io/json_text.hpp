@@ -11,7 +11,12 @@ namespace traceprism::io {
 inline void append_json_string(std::string& out, std::string_view s) {
   static constexpr char kHex[] = "0123456789abcdef";
   out += '"';
-  for (char c : s) {
+  std::size_t plain_from = 0;  // bytes from here on are appended as one run
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (static_cast<unsigned char>(c) >= 0x20 && c != '"' && c != '\\') continue;
+    out.append(s.data() + plain_from, i - plain_from);
+    plain_from = i + 1;
     switch (c) {
       case '"':
         out += "\\\"";
@@ -29,15 +34,12 @@ inline void append_json_string(std::string& out, std::string_view s) {
         out += "\\r";
         break;
       default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += "\\u00";
-          out += kHex[(c >> 4) & 0xf];
-          out += kHex[c & 0xf];
-        } else {
-          out += c;
-        }
+        out += "\\u00";
+        out += kHex[(c >> 4) & 0xf];
+        out += kHex[c & 0xf];
     }
   }
+  out.append(s.data() + plain_from, s.size() - plain_from);
   out += '"';
 }
 
