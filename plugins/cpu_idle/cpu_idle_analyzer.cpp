@@ -33,6 +33,28 @@ struct ByTime {
   }
 };
 
+// Sorts distinct rows in (ts, row) order, as std::sort does. The GPU rows come as each kind's
+// list in start order, one after another: a few sorted runs, merged in linear passes (a
+// comparison sort of millions of rows was a visible part of this analyzer on serving traces).
+// The host's index::sort_in_runs does the same; plugins see only the SDK.
+void sort_by_time(std::vector<Row>& rows, const EventView& ev) {
+  constexpr std::size_t kMaxRuns = 16;
+  const ByTime before{&ev};
+  std::vector<std::size_t> run_ends;
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    if (!before(rows[i], rows[i - 1])) continue;
+    run_ends.push_back(i);
+    if (run_ends.size() >= kMaxRuns) {
+      std::sort(rows.begin(), rows.end(), before);
+      return;
+    }
+  }
+  run_ends.push_back(rows.size());
+  for (std::size_t k = 1; k < run_ends.size(); ++k)
+    std::inplace_merge(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(run_ends[k - 1]),
+                       rows.begin() + static_cast<std::ptrdiff_t>(run_ends[k]), before);
+}
+
 // HTA's idle cause of the gap before GPU event `next` (peers spec §1.3): host_wait when its
 // launch call started after the previous GPU work ended; else kernel_wait when the gap is shorter
 // than the consecutive-kernel delay (overlaps, negative gaps, land here too); else other.
@@ -92,7 +114,7 @@ std::vector<Row> linked_in_time_order(const EventView& ev, const std::vector<Row
   for (Row r : rows) {
     if (ev.launcher(r) != kNoRow) linked.push_back(r);
   }
-  std::sort(linked.begin(), linked.end(), ByTime{&ev});
+  sort_by_time(linked, ev);
   return linked;
 }
 
@@ -325,7 +347,7 @@ std::vector<CpuIdleAnalyzer::StreamSplit> CpuIdleAnalyzer::split_idle_per_stream
   std::vector<StreamSplit> streams;
   std::int64_t total[kCauseCount] = {0, 0, 0};
   for (auto& [key, stream_rows] : by_stream) {
-    std::sort(stream_rows.begin(), stream_rows.end(), ByTime{&ev});
+    sort_by_time(stream_rows, ev);
     StreamSplit s;
     s.device = key.first;
     s.stream = key.second;
@@ -435,9 +457,16 @@ TraceFacts CpuIdleAnalyzer::trace_facts(Context& ctx, const Kernels& kernels) {
   std::vector<Row> cpu_ops;
   for (Row r : ctx.rows(Kind::kCpuOp)) cpu_ops.push_back(r);
   facts.first_call_outliers = first_call_outliers(ev, cpu_ops);
+  // Op instances come in time order; their distinct rows are put in row order through a bit
+  // per row rather than a comparison sort.
   const OpInstances ops = ctx.op_instances();
-  for (std::size_t i = 0; i < ops.size(); ++i) facts.launching_ops.push_back(ops.row(i));
-  std::sort(facts.launching_ops.begin(), facts.launching_ops.end());
+  std::size_t row_count = 0;
+  for (std::size_t i = 0; i < ops.size(); ++i)
+    row_count = std::max(row_count, std::size_t{ops.row(i)} + 1);
+  std::vector<bool> launches(row_count);
+  for (std::size_t i = 0; i < ops.size(); ++i) launches[ops.row(i)] = true;
+  for (Row r = 0; r < launches.size(); ++r)
+    if (launches[r]) facts.launching_ops.push_back(r);
   return facts;
 }
 
