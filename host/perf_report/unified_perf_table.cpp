@@ -149,7 +149,10 @@ void apply_perf(RowContext& ctx, UnifiedPerfRow& row, const OpPerf& perf) {
 // Step 3 for one event. Returns false when the row is dropped (the model raised
 // NotImplementedError).
 bool fill_perf(RowContext& ctx, Row source, UnifiedPerfRow& row) {
-  const bool own = !row.synthetic && ctx.collector.has_own_model(source);
+  // The collector's has_own_model(), with the answer kept for below (one look-up per row).
+  const std::optional<model::OpWork> own_work =
+      row.synthetic ? std::nullopt : ctx.op_work.find(source);
+  const bool own = own_work && own_work->has_model;
   const std::int32_t forward = own ? -1 : ctx.collector.sole_backward_forward(source);
   row.has_perf_model = own || forward >= 0;
   row.sole_backward = forward >= 0;
@@ -158,7 +161,7 @@ bool fill_perf(RowContext& ctx, Row source, UnifiedPerfRow& row) {
   row.compute_spec = {};
   row.perf_params.reset();
   if (own) {
-    const model::OpWork work = *ctx.op_work.find(source);
+    const model::OpWork& work = *own_work;
     if (work.status == model::OpWorkStatus::kNotModelled) return false;
     // Timed over the op's own gpu_events, which the row already holds.
     if (auto perf = compute_op_perf(ctx.index, ctx.op_work, work, ModelPass::kForward,
