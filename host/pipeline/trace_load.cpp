@@ -86,8 +86,7 @@ merge_captures(TraceSession& session, const LoadOptions& options) {
 void build_tree_and_links(TraceSession& session, const model::CallTreeOptions& tree_options,
                           const std::vector<std::pair<index::Row, index::Row>>& relinks) {
   oneapi::tbb::task_group links_task;
-  links_task.run(
-      [&] { session.links = model::LaunchLinks::build(session.file.index, relinks); });
+  links_task.run([&] { session.links = model::LaunchLinks::build(session.file.index, relinks); });
   try {
     session.tree = model::CallTree::build(session.file.index, tree_options);
   } catch (...) {
