@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <vector>
 
+#include <traceprism/sorted_runs.hpp>
+
 #include "index/event_index.hpp"
 
 namespace traceprism::index {
@@ -34,26 +36,7 @@ void sort_by_row(std::vector<T>& items, RowOf row_of) {
   }
 }
 
-// Sorts `rows` by `before` (a strict total order, so the result is the one std::sort gives).
-// Rows gathered from the index mostly come in a few sorted runs (each kind in file order, the
-// capture merge's copies appended as another): with few runs they are merged in linear passes
-// instead of sorted, which matters at millions of rows compared through the index.
-template <class Less>
-void sort_in_runs(std::vector<Row>& rows, Less before) {
-  constexpr std::size_t kMaxRuns = 16;
-  std::vector<std::size_t> run_ends;
-  for (std::size_t i = 1; i < rows.size(); ++i) {
-    if (!before(rows[i], rows[i - 1])) continue;
-    run_ends.push_back(i);
-    if (run_ends.size() >= kMaxRuns) {
-      std::sort(rows.begin(), rows.end(), before);
-      return;
-    }
-  }
-  run_ends.push_back(rows.size());
-  for (std::size_t k = 1; k < run_ends.size(); ++k)
-    std::inplace_merge(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(run_ends[k - 1]),
-                       rows.begin() + static_cast<std::ptrdiff_t>(run_ends[k]), before);
-}
+// Lists in a few sorted runs are merged rather than sorted (the SDK's, shared with plugins).
+using traceprism::sort_in_runs;
 
 }  // namespace traceprism::index

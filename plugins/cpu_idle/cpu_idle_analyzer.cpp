@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include <traceprism/sorted_runs.hpp>
 #include <traceprism/support.hpp>
 
 #include "../common/system_support.hpp"
@@ -33,26 +34,11 @@ struct ByTime {
   }
 };
 
-// Sorts distinct rows in (ts, row) order, as std::sort does. The GPU rows come as each kind's
+// Distinct rows in (ts, row) order, as std::sort gives them. The GPU rows come as each kind's
 // list in start order, one after another: a few sorted runs, merged in linear passes (a
 // comparison sort of millions of rows was a visible part of this analyzer on serving traces).
-// The host's index::sort_in_runs does the same; plugins see only the SDK.
 void sort_by_time(std::vector<Row>& rows, const EventView& ev) {
-  constexpr std::size_t kMaxRuns = 16;
-  const ByTime before{&ev};
-  std::vector<std::size_t> run_ends;
-  for (std::size_t i = 1; i < rows.size(); ++i) {
-    if (!before(rows[i], rows[i - 1])) continue;
-    run_ends.push_back(i);
-    if (run_ends.size() >= kMaxRuns) {
-      std::sort(rows.begin(), rows.end(), before);
-      return;
-    }
-  }
-  run_ends.push_back(rows.size());
-  for (std::size_t k = 1; k < run_ends.size(); ++k)
-    std::inplace_merge(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(run_ends[k - 1]),
-                       rows.begin() + static_cast<std::ptrdiff_t>(run_ends[k]), before);
+  sort_in_runs(rows, ByTime{&ev});
 }
 
 // HTA's idle cause of the gap before GPU event `next` (peers spec §1.3): host_wait when its
