@@ -39,9 +39,10 @@ std::vector<Row> UnifiedCollector::collect() {
   return std::move(collected_);
 }
 
-bool UnifiedCollector::has_own_model(Row row) const {
-  const std::optional<model::OpWork> work = op_work_.find(row);
-  return work && work->has_model;
+std::optional<model::OpWork> UnifiedCollector::own_model(Row row) const {
+  std::optional<model::OpWork> work = op_work_.find(row);
+  if (work && !work->has_model) work.reset();
+  return work;
 }
 
 void UnifiedCollector::visit_children(Row row) {

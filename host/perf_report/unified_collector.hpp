@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "index/event_index.hpp"
@@ -20,8 +21,10 @@ class UnifiedCollector {
   // The collected events, in traversal order.
   std::vector<Row> collect();
 
-  // The event's name has a perf model of its own (the reference's resolve(name)).
-  bool has_own_model(Row row) const;
+  // The event's op-work answer when its name has a perf model of its own (the reference's
+  // resolve(name)); nullopt otherwise.
+  std::optional<model::OpWork> own_model(Row row) const;
+  bool has_own_model(Row row) const { return own_model(row).has_value(); }
   // The forward op whose backward numbers an event stands for, or -1: an autograd wrapper
   // within 5 levels above the event is linked to a forward op whose model has a backward
   // model, and the wrapper holds exactly one kernel-launching op named after it. For a

@@ -149,10 +149,9 @@ void apply_perf(RowContext& ctx, UnifiedPerfRow& row, const OpPerf& perf) {
 // Step 3 for one event. Returns false when the row is dropped (the model raised
 // NotImplementedError).
 bool fill_perf(RowContext& ctx, Row source, UnifiedPerfRow& row) {
-  // The collector's has_own_model(), with the answer kept for below (one look-up per row).
   const std::optional<model::OpWork> own_work =
-      row.synthetic ? std::nullopt : ctx.op_work.find(source);
-  const bool own = own_work && own_work->has_model;
+      row.synthetic ? std::nullopt : ctx.collector.own_model(source);
+  const bool own = own_work.has_value();
   const std::int32_t forward = own ? -1 : ctx.collector.sole_backward_forward(source);
   row.has_perf_model = own || forward >= 0;
   row.sole_backward = forward >= 0;

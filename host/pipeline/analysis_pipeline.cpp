@@ -1,6 +1,6 @@
 #include "pipeline/analysis_pipeline.hpp"
 
-#include <oneapi/tbb/task_group.h>
+#include <oneapi/tbb/parallel_invoke.h>
 
 #include <chrono>
 #include <map>
@@ -104,19 +104,11 @@ void attribute_idle(PipelineRun& run, const PipelineOptions& o) {
   std::vector<model::IdlePart>().swap(run.idle.parts);
 }
 
-// Idle attribution reads only the loaded trace and writes only its own results, so it runs on
-// a TBB worker beside the perf report (whose own groups of sheets leave a core free part of the
-// time); both are deterministic, so the outputs do not depend on the overlap.
+// Idle attribution reads only the loaded trace and writes only its own results, so it runs
+// beside the perf report (whose own groups of sheets leave a core free part of the time); both
+// are deterministic, so the outputs do not depend on the overlap.
 void build_perf_report_and_attribute_idle(PipelineRun& run, const PipelineOptions& o) {
-  oneapi::tbb::task_group idle_task;
-  idle_task.run([&] { attribute_idle(run, o); });
-  try {
-    build_perf_report(run, o);
-  } catch (...) {
-    idle_task.wait();
-    throw;
-  }
-  idle_task.wait();
+  oneapi::tbb::parallel_invoke([&] { build_perf_report(run, o); }, [&] { attribute_idle(run, o); });
 }
 
 void run_analyzers(PipelineRun& run, const PipelineOptions& o) {

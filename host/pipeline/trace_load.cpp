@@ -1,6 +1,6 @@
 #include "pipeline/trace_load.hpp"
 
-#include <oneapi/tbb/task_group.h>
+#include <oneapi/tbb/parallel_invoke.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -81,19 +81,12 @@ merge_captures(TraceSession& session, const LoadOptions& options) {
   return {std::make_shared<const model::Grafts>(std::move(plan.grafts)), std::move(plan.relinks)};
 }
 
-// The call tree and the launch links each read only the index: the links are built on a TBB
-// worker while this thread builds the tree.
+// The call tree and the launch links each read only the index: both are built at once.
 void build_tree_and_links(TraceSession& session, const model::CallTreeOptions& tree_options,
                           const std::vector<std::pair<index::Row, index::Row>>& relinks) {
-  oneapi::tbb::task_group links_task;
-  links_task.run([&] { session.links = model::LaunchLinks::build(session.file.index, relinks); });
-  try {
-    session.tree = model::CallTree::build(session.file.index, tree_options);
-  } catch (...) {
-    links_task.wait();
-    throw;
-  }
-  links_task.wait();
+  oneapi::tbb::parallel_invoke(
+      [&] { session.tree = model::CallTree::build(session.file.index, tree_options); },
+      [&] { session.links = model::LaunchLinks::build(session.file.index, relinks); });
 }
 
 // Appends the unfused MoE pseudo ops (model/pseudo_ops.hpp) and rebuilds the tree and links

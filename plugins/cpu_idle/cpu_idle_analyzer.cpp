@@ -34,13 +34,6 @@ struct ByTime {
   }
 };
 
-// Distinct rows in (ts, row) order, as std::sort gives them. The GPU rows come as each kind's
-// list in start order, one after another: a few sorted runs, merged in linear passes (a
-// comparison sort of millions of rows was a visible part of this analyzer on serving traces).
-void sort_by_time(std::vector<Row>& rows, const EventView& ev) {
-  sort_in_runs(rows, ByTime{&ev});
-}
-
 // HTA's idle cause of the gap before GPU event `next` (peers spec §1.3): host_wait when its
 // launch call started after the previous GPU work ended; else kernel_wait when the gap is shorter
 // than the consecutive-kernel delay (overlaps, negative gaps, land here too); else other.
@@ -100,7 +93,9 @@ std::vector<Row> linked_in_time_order(const EventView& ev, const std::vector<Row
   for (Row r : rows) {
     if (ev.launcher(r) != kNoRow) linked.push_back(r);
   }
-  sort_by_time(linked, ev);
+  // The GPU rows come as each kind's list in start order, one after another: a few sorted
+  // runs, merged in linear passes rather than sorted (millions of rows on a serving trace).
+  sort_in_runs(linked, ByTime{&ev});
   return linked;
 }
 
@@ -333,7 +328,7 @@ std::vector<CpuIdleAnalyzer::StreamSplit> CpuIdleAnalyzer::split_idle_per_stream
   std::vector<StreamSplit> streams;
   std::int64_t total[kCauseCount] = {0, 0, 0};
   for (auto& [key, stream_rows] : by_stream) {
-    sort_by_time(stream_rows, ev);
+    sort_in_runs(stream_rows, ByTime{&ev});  // a few start-ordered runs, as above
     StreamSplit s;
     s.device = key.first;
     s.stream = key.second;
