@@ -24,10 +24,10 @@ bool glibc_at_least_2_35(std::string_view version) {
 
 }  // namespace
 
-std::optional<std::string> huge_page_tunables(const char* opt_out, const char* tunables,
+std::optional<std::string> huge_page_tunables(const char* opt_in, const char* tunables,
                                               std::string_view thp_mode,
                                               std::string_view glibc_version) {
-  if (opt_out && std::string_view(opt_out) == "0") return std::nullopt;
+  if (!opt_in || std::string_view(opt_in) != "1") return std::nullopt;
   if (tunables && std::string_view(tunables).find(kTunable) != std::string_view::npos)
     return std::nullopt;
   if (thp_mode.find("[madvise]") == std::string_view::npos) return std::nullopt;

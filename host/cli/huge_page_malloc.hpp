@@ -1,12 +1,13 @@
-// Starting traceprism again with malloc's memory in transparent huge pages.
+// Starting traceprism again with malloc's memory in transparent huge pages, when asked.
 //
-// On a 1 GB trace about an eighth of the CPU time went to first-touch page faults (4 KiB each,
-// costly on a VM), and every fork() of an isolated analyzer copied the page tables of a
-// 500+ MB process. glibc (>= 2.35) backs malloc's memory with 2 MiB pages when the tunable
-// glibc.malloc.hugetlb=1 is set, but reads tunables only when a process starts. So main() first
-// calls restart_with_huge_page_malloc(), which execs the same binary once more with the tunable
-// added. docs/performance.md has the measurement; TRACEPRISM_HUGE_PAGES=0 turns it off (for a
-// debugger, say).
+// glibc (>= 2.35) backs malloc's memory with 2 MiB pages when the tunable glibc.malloc.hugetlb=1
+// is set, but reads tunables only when a process starts. So main() first calls
+// restart_with_huge_page_malloc(), which execs the same binary once more with the tunable added
+// when TRACEPRISM_HUGE_PAGES=1. It was the default until measurements on the benchmark VM showed
+// it a loss: there the first touch of a fresh 2 MiB page costs 1-2.5 s per GB (the hypervisor
+// backs memory the guest had given back), against 0.3 s per GB for 4 KiB pages, and the 1 GB
+// runs were 0.3-1.6 s slower with it (docs/performance.md). On hardware where huge pages come
+// cheap it may still pay, hence the option.
 #pragma once
 
 #include <cstdint>
@@ -16,11 +17,11 @@
 
 namespace traceprism::cli {
 
-// The GLIBC_TUNABLES value to restart with, or nullopt to carry on as we are: when the user
-// opted out, the tunable is already there (set by the user or by the restart), the kernel's THP
+// The GLIBC_TUNABLES value to restart with, or nullopt to carry on as we are: unless the user
+// opted in (`opt_in` is TRACEPRISM_HUGE_PAGES, null when unset; "1" asks), when the tunable is already there (set by the user or by the restart), the kernel's THP
 // mode is not "madvise" ("always" already gives malloc huge pages, "never" gives none), or
 // glibc is older than 2.35. `tunables` is null when GLIBC_TUNABLES is unset.
-std::optional<std::string> huge_page_tunables(const char* opt_out, const char* tunables,
+std::optional<std::string> huge_page_tunables(const char* opt_in, const char* tunables,
                                               std::string_view thp_mode,
                                               std::string_view glibc_version);
 

@@ -1,5 +1,5 @@
-// The restart with glibc's huge-page malloc tunable really happens (cli/huge_page_malloc): a
-// traceprism waiting on stdin shows the tunable in its environment.
+// The restart with glibc's huge-page malloc tunable really happens when asked for
+// (cli/huge_page_malloc): a traceprism waiting on stdin shows the tunable in its environment.
 #include <gnu/libc-version.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -26,9 +26,9 @@ std::string read_text(const std::string& path) {
 
 }  // namespace
 
-TEST(HugePageRestart, AWaitingRunCarriesTheTunable) {
+TEST(HugePageRestart, AWaitingRunThatAskedCarriesTheTunable) {
   const std::string mode = read_text("/sys/kernel/mm/transparent_hugepage/enabled");
-  if (!traceprism::cli::huge_page_tunables(nullptr, nullptr, mode, gnu_get_libc_version()))
+  if (!traceprism::cli::huge_page_tunables("1", nullptr, mode, gnu_get_libc_version()))
     GTEST_SKIP() << "this machine gets no restart (THP mode '" << mode << "', glibc "
                  << gnu_get_libc_version() << ")";
   int stdin_pipe[2];
@@ -40,7 +40,7 @@ TEST(HugePageRestart, AWaitingRunCarriesTheTunable) {
     ::close(stdin_pipe[0]);
     ::close(stdin_pipe[1]);
     ::unsetenv("GLIBC_TUNABLES");
-    ::unsetenv("TRACEPRISM_HUGE_PAGES");
+    ::setenv("TRACEPRISM_HUGE_PAGES", "1", 1);
     ::execl(TRACEPRISM_BINARY, TRACEPRISM_BINARY, "inspect", "-q", "-",
             static_cast<char*>(nullptr));
     ::_exit(127);
