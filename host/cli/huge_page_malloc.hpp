@@ -20,7 +20,8 @@ namespace traceprism::cli {
 // The GLIBC_TUNABLES value to restart with, or nullopt to carry on as we are: unless the user
 // opted in (`opt_in` is TRACEPRISM_HUGE_PAGES, null when unset; "1" asks), when the tunable is
 // already there (set by the user or by the restart), the kernel's THP mode is not "madvise"
-// ("always" already gives malloc huge pages, "never" gives none), or glibc is older than 2.35. `tunables` is null when GLIBC_TUNABLES is unset.
+// ("always" already gives malloc huge pages, "never" gives none), or glibc is older than 2.35.
+// `tunables` is null when GLIBC_TUNABLES is unset.
 std::optional<std::string> huge_page_tunables(const char* opt_in, const char* tunables,
                                               std::string_view thp_mode,
                                               std::string_view glibc_version);
