@@ -39,8 +39,7 @@ TEST(HugePageMalloc, RestartsAtMostOnce) {
   // After the restart (or when the user chose a value, 0 included) the tunable is there.
   EXPECT_EQ(huge_page_tunables("1", "glibc.malloc.hugetlb=1", kMadvise, "2.36"), std::nullopt);
   EXPECT_EQ(huge_page_tunables("1", "glibc.malloc.hugetlb=0", kMadvise, "2.36"), std::nullopt);
-  EXPECT_EQ(huge_page_tunables("1", "a=1:glibc.malloc.hugetlb=1", kMadvise, "2.36"),
-            std::nullopt);
+  EXPECT_EQ(huge_page_tunables("1", "a=1:glibc.malloc.hugetlb=1", kMadvise, "2.36"), std::nullopt);
 }
 
 TEST(HugePageMalloc, NothingToGainOrNoWayToAsk) {
