@@ -30,16 +30,25 @@ std::string_view merge_skip_reason(MergeSkip skip) {
 
 namespace {
 
+// A graph launch whose replayed GPU events aligned with its capture window: what grafting
+// needs, kept so that the copies are sized before any is made.
+struct AlignedLaunch {
+  Row launch;
+  const CaptureSource* source;
+  const CaptureWindow* window;
+  std::uint32_t source_id;
+  std::vector<std::pair<Row, std::uint32_t>> relinks;  // (replayed GPU row, its call's member)
+};
+
 class MergePlanner {
  public:
-  MergePlanner(const index::EventIndex& replay, const LaunchLinks& links,
-               const CaptureMergeOptions& options)
-      : replay_(replay), links_(links), options_(options), all_launches_(graph_launches(replay)) {
+  MergePlanner(const index::EventIndex& replay, const LaunchLinks& links)
+      : replay_(replay), links_(links), all_launches_(graph_launches(replay)) {
     plan_.grafts.first_row = static_cast<Row>(replay.size());
   }
 
-  void plan_step(const ServingStep& step, const std::vector<CaptureTrace>& entries,
-                 const CaptureLoader& load) {
+  void align_step(const ServingStep& step, const std::vector<CaptureTrace>& entries,
+                  const CaptureLoader& load) {
     const std::vector<Row> launches = graph_launches_in(replay_, all_launches_, step.row);
     if (launches.empty()) return;  // an eager step
     ++plan_.summary.steps;
@@ -54,10 +63,23 @@ class MergePlanner {
       return skip(MergeSkip::kWindowCount, launches.size());
     const std::uint32_t source_id = source_number(*source, chosen->file);
     for (std::size_t i = 0; i < launches.size(); ++i)
-      plan_pair(launches[i], *source, source->windows[windows == 1 ? 0 : i], source_id);
+      align_pair(launches[i], *source, source->windows[windows == 1 ? 0 : i], source_id);
   }
 
-  CaptureMergePlan take() { return std::move(plan_); }
+  // The copies, once every launch is aligned: the options' choice, or the pruned one when the
+  // full copy would pass options.prune_above_rows.
+  CaptureMergePlan graft_all(CaptureMergeOptions options) {
+    if (options.prune_above_rows > 0) {
+      const std::size_t full = rows_without_python();
+      if (full > options.prune_above_rows) {
+        options.include_python = false;
+        options.only_launch_paths = true;
+        plan_.summary.full_copy_rows = full;
+      }
+    }
+    for (const AlignedLaunch& a : aligned_) graft_launch(a, options);
+    return std::move(plan_);
+  }
 
  private:
   void skip(MergeSkip why, std::size_t launches) {
@@ -72,26 +94,47 @@ class MergePlanner {
     return static_cast<std::uint32_t>(plan_.sources.size() - 1);
   }
 
-  void plan_pair(Row launch, const CaptureSource& source, const CaptureWindow& window,
-                 std::uint32_t source_id) {
+  void align_pair(Row launch, const CaptureSource& source, const CaptureWindow& window,
+                  std::uint32_t source_id) {
     const std::vector<Row> replayed = replayed_gpu_events(replay_, links_, launch);
     if (replayed.empty()) return skip(MergeSkip::kNothingReplayed, 1);
     const Alignment a = align_capture(window.calls, replayed_events(replay_, replayed));
     if (a.merge_failed) return skip(MergeSkip::kUnnamedMultiStream, 1);
     if (a.code == AlignmentCode::kFailed) return skip(MergeSkip::kNotAligned, 1);
-    const std::vector<std::int32_t> copied = graft(launch, *source.index, window, source_id);
-    if (plan_.summary.merged_launches == 0) reserve_like_first_launch();
+    AlignedLaunch& aligned =
+        aligned_.emplace_back(AlignedLaunch{launch, &source, &window, source_id, {}});
+    aligned.relinks.reserve(a.pairs.size());
     for (const auto& [event, call] : a.pairs)
-      plan_.relinks.emplace_back(replayed[event], copied[window.launch_positions[call]]);
+      aligned.relinks.emplace_back(replayed[event], window.launch_positions[call]);
     ++plan_.summary.merged_launches;
     plan_.summary.attributed_events += a.pairs.size();
+  }
+
+  // The rows a merge with python frames left out copies: a CaptureRoot and every other member.
+  std::size_t rows_without_python() const {
+    std::size_t rows = 0;
+    for (const AlignedLaunch& a : aligned_) {
+      ++rows;
+      for (Row member : a.window->members)
+        rows += a.source->index->kind(member) != index::EventKind::kPythonFunction;
+    }
+    return rows;
+  }
+
+  void graft_launch(const AlignedLaunch& a, const CaptureMergeOptions& options) {
+    const std::vector<std::int32_t> copied =
+        graft(a.launch, *a.source->index, *a.window, a.source_id, options);
+    if (&a == &aligned_.front()) reserve_like_first_launch();
+    for (const auto& [replayed, member] : a.relinks)
+      plan_.relinks.emplace_back(replayed, copied[member]);
   }
 
   // Spec §3.8: a CaptureRoot under the launch, then the window's members in order, each under
   // the copy of its parent (python frames left out skip to their nearest copied ancestor).
   // Returns each member's row in the merged index (its nearest copied ancestor's when left out).
   std::vector<std::int32_t> graft(Row launch, const index::EventIndex& capture,
-                                  const CaptureWindow& window, std::uint32_t source_id) {
+                                  const CaptureWindow& window, std::uint32_t source_id,
+                                  const CaptureMergeOptions& options) {
     const auto root = static_cast<std::int32_t>(next_row());
     append(index::RowCopy{source_id, index::kSyntheticRoot, launch},
            static_cast<std::int32_t>(launch));
@@ -100,11 +143,11 @@ class MergePlanner {
       const Row member = window.members[i];
       const std::int32_t parent =
           window.parent[i] < 0 ? root : row[static_cast<std::size_t>(window.parent[i])];
-      if (options_.only_launch_paths && !window.leads_to_launch[i]) {
+      if (options.only_launch_paths && !window.leads_to_launch[i]) {
         row[i] = parent;  // no launch below: nothing of it is copied
         continue;
       }
-      if (!options_.include_python && capture.kind(member) == index::EventKind::kPythonFunction) {
+      if (!options.include_python && capture.kind(member) == index::EventKind::kPythonFunction) {
         row[i] = parent;
         continue;
       }
@@ -119,10 +162,11 @@ class MergePlanner {
   // Room reserved and never used is address space only.
   void reserve_like_first_launch() {
     constexpr std::size_t kMaxReserved = std::size_t(1) << 27;  // past this: grow on demand
-    const std::size_t rows = std::min(plan_.copies.size() * all_launches_.size(), kMaxReserved);
+    const std::size_t rows = std::min(plan_.copies.size() * aligned_.size(), kMaxReserved);
     try {
       plan_.copies.reserve(rows);
       plan_.grafts.parent.reserve(rows);
+      plan_.relinks.reserve(plan_.summary.attributed_events);
     } catch (const std::bad_alloc&) {
       // Only an optimisation: the plan grows on demand instead.
     }
@@ -138,8 +182,8 @@ class MergePlanner {
 
   const index::EventIndex& replay_;
   const LaunchLinks& links_;
-  CaptureMergeOptions options_;
   std::vector<Row> all_launches_;
+  std::vector<AlignedLaunch> aligned_;  // in launch order
   CaptureMergePlan plan_;
 };
 
@@ -148,9 +192,9 @@ class MergePlanner {
 CaptureMergePlan plan_capture_merge(const index::EventIndex& replay, const LaunchLinks& links,
                                     const std::vector<CaptureTrace>& entries,
                                     const CaptureLoader& load, const CaptureMergeOptions& options) {
-  MergePlanner planner(replay, links, options);
-  for (const ServingStep& step : serving_steps(replay)) planner.plan_step(step, entries, load);
-  return planner.take();
+  MergePlanner planner(replay, links);
+  for (const ServingStep& step : serving_steps(replay)) planner.align_step(step, entries, load);
+  return planner.graft_all(options);
 }
 
 }  // namespace traceprism::model

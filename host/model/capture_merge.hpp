@@ -76,6 +76,10 @@ struct CaptureMergeOptions {
   // trace replays its graph thousands of times, and attribution needs no more. The reference
   // copies everything (its perf sheets list kernel-less ops too).
   bool only_launch_paths = false;
+  // When a copy with python frames left out would make more rows than this, copy as with
+  // include_python false and only_launch_paths true, and say so in summary.full_copy_rows
+  // (the pipeline's guard against a merge that outgrows the trace). 0: never.
+  std::size_t prune_above_rows = 0;
 };
 
 // Spec §3.2-§3.9 over the replay's serving steps (§2.2). `links` are the replay's own.

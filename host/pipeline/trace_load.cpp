@@ -3,6 +3,7 @@
 #include <oneapi/tbb/parallel_invoke.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <tuple>
@@ -59,21 +60,17 @@ std::pair<std::shared_ptr<const model::Grafts>, std::vector<std::pair<index::Row
 merge_captures(TraceSession& session, const LoadOptions& options) {
   CaptureSources sources(options.capture_dir, options.quiet);
   const auto replay_links = model::LaunchLinks::build(session.file.index);
-  auto make_plan = [&](bool include_python, bool only_launch_paths) {
-    return model::plan_capture_merge(
-        session.file.index, replay_links, sources.entries(),
-        [&](const model::CaptureTrace& entry) { return sources.load(entry); },
-        {.include_python = include_python, .only_launch_paths = only_launch_paths});
-  };
   // Python frames are copied (the reference's UIDs, the ops' call stacks) unless the merge is
-  // large: then it is planned again with only the events that lead to a launch call. Sized
-  // without python frames, which are most of a capture.
+  // large: then only the events that lead to a launch call are. Sized without python frames,
+  // which are most of a capture.
   constexpr std::size_t kLargeMerge = 1'000'000;  // copied events; ~90 MB of index and models
-  std::size_t full = 0;
-  if (options.capture_prune_when_large) full = make_plan(false, false).copies.size();
-  const bool prune = full > kLargeMerge && full > session.file.index.size();
-  model::CaptureMergePlan plan = make_plan(!prune, prune);
-  if (prune) plan.summary.full_copy_rows = full;
+  const model::CaptureMergeOptions merge_options{
+      .include_python = true,
+      .prune_above_rows =
+          options.capture_prune_when_large ? std::max(kLargeMerge, session.file.index.size()) : 0};
+  model::CaptureMergePlan plan = model::plan_capture_merge(
+      session.file.index, replay_links, sources.entries(),
+      [&](const model::CaptureTrace& entry) { return sources.load(entry); }, merge_options);
   session.capture_merge = CaptureMergeOutcome{options.capture_dir, plan.summary, sources.notes()};
   if (plan.copies.empty()) return {};
   session.file.index = index::append_row_copies(std::move(session.file.index), plan.sources,

@@ -219,6 +219,37 @@ TEST(CaptureMerge, OnlyLaunchPathsLeavesKernelLessOpsOut) {
   EXPECT_EQ(pruned.relinks.size(), 2u);
 }
 
+// prune_above_rows: past the threshold (rows of a copy without python frames), the plan is the
+// launch paths' one and records the full size; at or below it, the options' plan.
+TEST(CaptureMerge, PrunesOnlyAMergeLargerThanTheThreshold) {
+  const ix::EventIndex replay = read(replay_text());
+  const Capture capture(capture_text(true));
+  const auto links = model::LaunchLinks::build(replay);
+  auto plan_with = [&](model::CaptureMergeOptions options) {
+    return model::plan_capture_merge(
+        replay, links, kEntries, [&](const model::CaptureTrace&) { return &capture.source; },
+        options);
+  };
+  const model::CaptureMergePlan pruned = plan_with({.only_launch_paths = true});
+  const model::CaptureMergePlan whole = plan_with({.include_python = true});
+  ASSERT_EQ(plan_with({}).copies.size(), 6u);  // the size the threshold is compared with
+
+  const model::CaptureMergePlan over = plan_with({.include_python = true, .prune_above_rows = 5});
+  EXPECT_EQ(over.summary.full_copy_rows, 6u);
+  EXPECT_EQ(over.summary.copied_rows, pruned.copies.size());
+  ASSERT_EQ(over.copies.size(), pruned.copies.size());
+  for (std::size_t i = 0; i < over.copies.size(); ++i)
+    EXPECT_EQ(over.copies[i].row, pruned.copies[i].row);
+  EXPECT_EQ(over.grafts.parent, pruned.grafts.parent);
+  EXPECT_EQ(over.relinks, pruned.relinks);
+
+  const model::CaptureMergePlan within = plan_with({.include_python = true, .prune_above_rows = 6});
+  EXPECT_EQ(within.summary.full_copy_rows, 0u);
+  EXPECT_EQ(within.copies.size(), whole.copies.size());
+  EXPECT_EQ(within.grafts.parent, whole.grafts.parent);
+  EXPECT_EQ(within.relinks, whole.relinks);
+}
+
 TEST(CaptureMerge, StepsThatCannotBeMergedAreCountedByReason) {
   const Capture capture(capture_text());
   // A step of 64 tokens: no capture of that batch size or larger.
