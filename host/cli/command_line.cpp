@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/heap_reuse.hpp"
 #include "cli/huge_page_malloc.hpp"
 #include "io/run_inputs.hpp"
 #include "io/signal_cleanup.hpp"
@@ -39,6 +40,7 @@ int run(int argc, char** argv, bool may_restart) {
   traceprism::io::protect_run_inputs();
   traceprism::io::remove_temporaries_on_signals();
   if (may_restart) traceprism::cli::restart_with_huge_page_malloc(argc, argv);
+  traceprism::cli::keep_freed_memory_for_reuse();
   CLI::App app{
       "traceprism turns PyTorch profiler (Kineto) traces into a ranked optimization report.\n"
       "Traces may be .json, .json.gz or .json.zst (detected from the first bytes), or - for stdin.",
