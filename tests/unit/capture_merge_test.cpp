@@ -26,7 +26,8 @@ ix::EventIndex read(const std::string& text) {
   return traceprism::ingest::read_trace(dir.write("t.json", text)).index;
 }
 
-constexpr const char* kStep = "execute_2_context_0(sq0sk0sqsq0sqsk0)_generation_2(sq2sk10sqsq2sqsk10)";
+constexpr const char* kStep =
+    "execute_2_context_0(sq0sk0sqsq0sqsk0)_generation_2(sq2sk10sqsq2sqsk10)";
 
 // Rows: 0 step, 1 graph launch, 2 kernel k_a, 3 kernel k_b, then an eager copy: 4 aten::copy_,
 // 5 its launch, 6 the memcpy, 7-8 their flow.
