@@ -5,9 +5,10 @@
 // restart_with_huge_page_malloc(), which execs the same binary once more with the tunable added
 // when TRACEPRISM_HUGE_PAGES=1. It was the default until measurements on the benchmark VM showed
 // it a loss: there the first touch of a fresh 2 MiB page costs 1-2.5 s per GB (the hypervisor
-// backs memory the guest had given back), against 0.3 s per GB for 4 KiB pages, and the 1 GB
-// runs were 0.3-1.6 s slower with it (docs/performance.md). On hardware where huge pages come
-// cheap it may still pay, hence the option.
+// backs memory the guest had given back), against 0.3 s per GB for 4 KiB pages: with it, the
+// 1.1 GB serving merge was 1.2-1.6 s slower and `inspect` of a plain 1.1 GB JSON 0.5 s slower
+// (docs/performance.md, "Fresh pages"). Where huge pages come cheap (bare metal) it may still
+// pay, hence the option.
 #pragma once
 
 #include <cstdint>
