@@ -549,11 +549,17 @@ std::string IdleCauseFindings::step_of(std::int64_t ns) const {
 // The longest gaps of the cause, longest first (ties: earlier); `evidence` gets the GPU event
 // that ends each.
 Table IdleCauseFindings::gap_table(const CauseTally& t, std::vector<Row>& evidence) const {
+  // The longest first, ties in gap order (t.gaps is ascending): only the first few are shown,
+  // so they are selected, not all sorted (a serving trace has millions of gaps).
   std::vector<std::size_t> gaps = t.gaps;
-  std::stable_sort(gaps.begin(), gaps.end(), [&](std::size_t a, std::size_t b) {
-    return idle_.gap(a).dur_ns > idle_.gap(b).dur_ns;
-  });
-  gaps.resize(system::capped(gaps.size(), options_.evidence_gaps));
+  const auto shown =
+      static_cast<std::ptrdiff_t>(system::capped(gaps.size(), options_.evidence_gaps));
+  std::partial_sort(gaps.begin(), gaps.begin() + shown, gaps.end(),
+                    [&](std::size_t a, std::size_t b) {
+                      const std::int64_t da = idle_.gap(a).dur_ns, db = idle_.gap(b).dur_ns;
+                      return da != db ? da > db : a < b;
+                    });
+  gaps.resize(static_cast<std::size_t>(shown));
   Table table("Longest gaps", {"Gap start (ms)", "Gap (ms)", "Step", "Next GPU event"});
   for (std::size_t g : gaps) {
     const IdleAttribution::Gap gap = idle_.gap(g);

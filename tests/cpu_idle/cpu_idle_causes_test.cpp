@@ -131,6 +131,32 @@ TEST_F(CpuIdleCauses, CausesUnderTwoPercentAreNotReported) {
   EXPECT_DOUBLE_EQ(r.figure("idle.sync_us"), 1900.0);
 }
 
+// The "Longest gaps" table: the longest first, equal gaps in time order, at most EvidenceGaps
+// (10) rows. Twelve sync gaps; the 0.5 ms one and the last of the seven 1 ms ones are left out.
+TEST_F(CpuIdleCauses, LongestGapsComeFirstAndTiesKeepTimeOrder) {
+  const Row sync = trace_.runtime("cudaStreamSynchronize", 1000, 16'000);
+  for (double ms : {1.0, 2.0, 2.0, 0.5, 2.0, 3.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0})
+    idle_.part(static_cast<std::int64_t>(ms * 1e6), TRACEPRISM_CAUSE_SYNC, sync, kernel_);
+  trace_.set_idle_attribution(idle_.table());
+  const tt::RunResult r = tt::run<CpuIdleAnalyzer>(trace_, "cpu-idle");
+  const tt::Finding* f = finding(r, "sync");
+  ASSERT_NE(f, nullptr);
+  const tt::FindingTable* gaps = nullptr;
+  for (const tt::FindingTable& t : f->tables)
+    if (t.title == "Longest gaps") gaps = &t;
+  ASSERT_NE(gaps, nullptr);
+  // (start, length) in ms; gaps start back to back at 1 ms.
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"8.500", "3.000"},  {"2.000", "2.000"},  {"4.000", "2.000"},  {"6.500", "2.000"},
+      {"1.000", "1.000"},  {"11.500", "1.000"}, {"12.500", "1.000"}, {"13.500", "1.000"},
+      {"14.500", "1.000"}, {"15.500", "1.000"}};
+  ASSERT_EQ(gaps->rows.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(gaps->rows[i][0], expected[i].first) << "row " << i;
+    EXPECT_EQ(gaps->rows[i][1], expected[i].second) << "row " << i;
+  }
+}
+
 // diagnosis.md §2.5 "at most one other finding": sync 1.5 %, allocator 1.0 % and dependency
 // 0.5 % are each under 2 % but hold 3 % together; one finding reports them, led by the largest
 // with its action; its impact adds the quantifiable causes' ranges (dependency has none):
