@@ -1,6 +1,8 @@
 #include "perf_report/gpu_subtrees.hpp"
 
 #include <algorithm>
+#include <span>
+#include <utility>
 
 #include "model/gpu_timeline.hpp"
 
@@ -93,18 +95,18 @@ std::vector<Row> GpuSubtrees::gpu_events(Row host) const {
 void GpuSubtrees::gpu_events(Row host, std::vector<Row>& out) const {
   out.clear();
   if (!has_gpu_[host]) return;
-  thread_local std::vector<Row> launches;
+  thread_local std::vector<std::pair<Row, std::span<const Row>>> launches;  // (call, launched)
   launches.clear();
   walk(host, has_gpu_, [&](Row row) {
-    if (index::is_runtime_kind(index_.kind(row)) && !links_.launched(row).empty())
-      launches.push_back(row);
+    if (!index::is_runtime_kind(index_.kind(row))) return;
+    if (const auto launched = links_.launched(row); !launched.empty())
+      launches.emplace_back(row, launched);
   });
   // The reference walks the launching calls in file order (runtime_uids), not tree order.
-  std::sort(launches.begin(), launches.end());
-  for (Row runtime : launches) {
-    const auto launched = links_.launched(runtime);
+  std::sort(launches.begin(), launches.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [runtime, launched] : launches)
     out.insert(out.end(), launched.begin(), launched.end());
-  }
 }
 
 std::int32_t GpuSubtrees::forward_of(Row backward) const {
