@@ -549,8 +549,8 @@ std::string IdleCauseFindings::step_of(std::int64_t ns) const {
 // The longest gaps of the cause, longest first (ties: earlier); `evidence` gets the GPU event
 // that ends each.
 Table IdleCauseFindings::gap_table(const CauseTally& t, std::vector<Row>& evidence) const {
-  // The longest first, ties in gap order (t.gaps is ascending): only the first few are shown,
-  // so they are selected, not all sorted (a serving trace has millions of gaps).
+  // Only the first few are shown: selected, not all sorted (a serving trace has millions of
+  // gaps). t.gaps is ascending, so breaking ties by index keeps the earlier gap first.
   std::vector<std::size_t> gaps = t.gaps;
   const auto shown =
       static_cast<std::ptrdiff_t>(system::capped(gaps.size(), options_.evidence_gaps));
