@@ -18,6 +18,9 @@ class EventSink {
   virtual index::StringId intern(std::string_view text) = 0;
   // Document-level facts (top-level keys, the number of traceEvents arrays).
   virtual index::TraceMetadata& metadata() = 0;
+  // Where the handler writes the next event before add_event() receives it: the handler's own
+  // scratch event, or a slot of the sink's that keeps it (a batch), which saves moving it.
+  virtual RawEvent& event_slot(RawEvent& handlers_own) { return handlers_own; }
   virtual void add_event(RawEvent& event) = 0;
   // An element of traceEvents that is not an object.
   virtual void add_non_object(std::uint64_t event_index, std::uint64_t byte_offset) = 0;

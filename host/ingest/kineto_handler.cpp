@@ -54,13 +54,13 @@ bool KinetoHandler::wants_text() const {
 std::string* KinetoHandler::capture_target(Field field) {
   switch (field) {
     case Field::kInputDims:
-      return &event_.input_dims;
+      return &event_->input_dims;
     case Field::kInputTypes:
-      return &event_.input_types;
+      return &event_->input_types;
     case Field::kInputStrides:
-      return &event_.input_strides;
+      return &event_->input_strides;
     case Field::kConcreteInputs:
-      return &event_.concrete_inputs;
+      return &event_->concrete_inputs;
     case Field::kGrid:
     case Field::kBlock:
       return &grid_text_;
@@ -116,7 +116,8 @@ bool KinetoHandler::begin_container(bool is_object, error_code& ec) {
       return true;
     case Slot::kEvents:
       if (is_object) {
-        event_.reset(next_event_index_++, approximate_offset_);
+        event_ = &sink_.event_slot(own_event_);
+        event_->reset(next_event_index_++, approximate_offset_);
         event_first_key_ = true;
         stack_.push_back({Slot::kEvent});
       } else {
@@ -160,7 +161,7 @@ bool KinetoHandler::end_container(error_code&) {
       break;
     }
     case Slot::kEvent:
-      sink_.add_event(event_);
+      sink_.add_event(*event_);
       break;
     default:
       break;
@@ -170,7 +171,7 @@ bool KinetoHandler::end_container(error_code&) {
 
 void KinetoHandler::finish_capture(Field field) {
   if (field != Field::kGrid && field != Field::kBlock) return;
-  std::int32_t* dst = field == Field::kGrid ? event_.grid : event_.block;
+  std::int32_t* dst = field == Field::kGrid ? event_->grid : event_->block;
   // grid_text_ is "[x,y,z]"
   std::string_view t(grid_text_);
   std::size_t pos = 1;
@@ -210,7 +211,7 @@ bool KinetoHandler::on_key(string_view s, std::size_t, error_code&) {
       break;
     case Slot::kEvent:
       if (event_first_key_) {
-        event_.byte_offset = offset;
+        event_->byte_offset = offset;
         event_first_key_ = false;
       }
       pending_ = event_field(key);
@@ -413,17 +414,17 @@ void KinetoHandler::assign_event_field(Field field, ScalarType type, std::string
   const bool is_string = type == ScalarType::kString;
   switch (field) {
     case Field::kPh:
-      event_.phase = is_string && text.size() == 1 ? text[0] : '?';
+      event_->phase = is_string && text.size() == 1 ? text[0] : '?';
       break;
     case Field::kCat:
-      if (is_string) event_.category = sink_.intern(text);
+      if (is_string) event_->category = sink_.intern(text);
       break;
     case Field::kName:
-      if (is_string) event_.name = sink_.intern(text);
+      if (is_string) event_->name = sink_.intern(text);
       break;
     case Field::kPid:
     case Field::kTid: {
-      IdField& id = field == Field::kPid ? event_.pid : event_.tid;
+      IdField& id = field == Field::kPid ? event_->pid : event_->tid;
       if (is_string) {
         id = {IdField::State::kString, 0, sink_.intern(text)};
       } else if (type == ScalarType::kNumber && number_as_int64(text, id.number)) {
@@ -435,7 +436,7 @@ void KinetoHandler::assign_event_field(Field field, ScalarType type, std::string
     }
     case Field::kTs:
     case Field::kDur: {
-      TimeField& t = field == Field::kTs ? event_.ts : event_.dur;
+      TimeField& t = field == Field::kTs ? event_->ts : event_->dur;
       if (type != ScalarType::kNumber) {
         t.state = TimeField::State::kWrongType;
         t.wrong_type = type_phrase(static_cast<int>(type));
@@ -464,19 +465,19 @@ void KinetoHandler::assign_event_field(Field field, ScalarType type, std::string
     }
     case Field::kId:
       if (type == ScalarType::kNumber) {
-        event_.has_flow_id = number_as_int64(text, event_.flow_id);
+        event_->has_flow_id = number_as_int64(text, event_->flow_id);
       } else if (is_string) {
         // Chrome's format allows string ids ("0x1f"); accept integral ones.
         int base =
             text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X') ? 16 : 10;
         std::string_view digits = base == 16 ? text.substr(2) : text;
         auto [ptr, ec] =
-            std::from_chars(digits.data(), digits.data() + digits.size(), event_.flow_id, base);
-        event_.has_flow_id = ec == std::errc() && ptr == digits.data() + digits.size();
+            std::from_chars(digits.data(), digits.data() + digits.size(), event_->flow_id, base);
+        event_->has_flow_id = ec == std::errc() && ptr == digits.data() + digits.size();
       }
       break;
     case Field::kBp:
-      event_.binding_enclosing = is_string && text == "e";
+      event_->binding_enclosing = is_string && text == "e";
       break;
     default:
       break;
@@ -486,41 +487,41 @@ void KinetoHandler::assign_event_field(Field field, ScalarType type, std::string
 void KinetoHandler::assign_arg(Field field, ScalarType type, std::string_view text) {
   if (type == ScalarType::kString) {
     if (field == Field::kMetaName) {
-      event_.meta_name.assign(text);
-      event_.has_meta_name = true;
+      event_->meta_name.assign(text);
+      event_->has_meta_name = true;
     } else if (field == Field::kMetaLabels) {
-      event_.meta_labels.assign(text);
-      event_.has_meta_labels = true;
+      event_->meta_labels.assign(text);
+      event_->has_meta_labels = true;
     } else if (field == Field::kCopyKind) {
-      event_.copy_kind.assign(text);
+      event_->copy_kind.assign(text);
     } else if (field == Field::kCommDtype) {
-      event_.comm_dtype.assign(text);
+      event_->comm_dtype.assign(text);
     } else if (field == Field::kCollectiveName) {
-      event_.collective_name.assign(text);
+      event_->collective_name.assign(text);
     } else if (field == Field::kPgName) {
-      event_.pg_name.assign(text);
+      event_->pg_name.assign(text);
     } else if (field == Field::kPgDescription) {
-      event_.pg_description.assign(text);
+      event_->pg_description.assign(text);
     } else if (field == Field::kPgRanks) {
-      event_.pg_ranks.assign(text);
+      event_->pg_ranks.assign(text);
     } else if (field == Field::kInSplitSizes) {
-      event_.in_split_sizes.assign(text);
+      event_->in_split_sizes.assign(text);
     } else if (field == Field::kOutSplitSizes) {
-      event_.out_split_sizes.assign(text);
+      event_->out_split_sizes.assign(text);
     } else if (field == Field::kLaunchKernel) {
-      event_.launch_kernel.assign(text);
+      event_->launch_kernel.assign(text);
     }
     return;
   }
   if (field == Field::kAsyncOp && type != ScalarType::kNull) {
-    event_.async_op = (text == "true" || text == "1") ? 1 : 0;
+    event_->async_op = (text == "true" || text == "1") ? 1 : 0;
     return;
   }
   if (type != ScalarType::kNumber) return;
   if (field == Field::kCommsId) {
     // A 64-bit hash PyTorch prints unsigned; it may not fit int64.
-    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), event_.comms_id);
-    if (ec != std::errc() || ptr != text.data() + text.size()) event_.comms_id = 0;
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), event_->comms_id);
+    if (ec != std::errc() || ptr != text.data() + text.size()) event_->comms_id = 0;
     return;
   }
   // Integer args and the RawEvent member each one fills.
@@ -558,13 +559,13 @@ void KinetoHandler::assign_arg(Field field, ScalarType type, std::string_view te
   std::int64_t* target = nullptr;
   if (field == Field::kLegacyExternalId) {
     // "external id" (PyTorch <= 1.9) only when "External id" did not come first.
-    if (event_.external_id == index::kNoId) {
-      target = &event_.external_id;
-      event_.legacy_external_id = true;
+    if (event_->external_id == index::kNoId) {
+      target = &event_->external_id;
+      event_->legacy_external_id = true;
     }
   } else {
     if (std::int64_t RawEvent::*member = kMemberOf[static_cast<std::size_t>(field)])
-      target = &(event_.*member);
+      target = &(event_->*member);
   }
   if (target) {
     std::int64_t v = 0;

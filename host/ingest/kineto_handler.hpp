@@ -35,6 +35,8 @@ class KinetoHandler {
   // NOLINTEND(readability-identifier-naming)
 
   explicit KinetoHandler(EventSink& sink) : sink_(sink) {}
+  KinetoHandler(const KinetoHandler&) = delete;  // event_ may point at own_event_
+  KinetoHandler& operator=(const KinetoHandler&) = delete;
 
   // Tells the handler where the buffer being parsed sits in the JSON text (for byte offsets).
   // `approximate_offset` is what an event whose own position is unknown (no key, or a key the
@@ -196,7 +198,8 @@ class KinetoHandler {
   std::uint64_t key_offset_ = 0;
   std::int64_t exact_int_ = 0;  // the current number when the parser read it as an int64
   bool has_exact_int_ = false;
-  RawEvent event_;
+  RawEvent own_event_;
+  RawEvent* event_ = &own_event_;  // the sink's slot for the event being parsed
   std::uint64_t next_event_index_ = 0;
   bool event_first_key_ = false;
   std::string top_key_;

@@ -44,10 +44,14 @@ class BatchEvents final : public EventSink {
     return id;
   }
   index::TraceMetadata& metadata() override { return unused_metadata_; }
-  void add_event(RawEvent& event) override {
+  // The handler fills the batch's next event in place; events_ keeps every one (and its
+  // strings' capacity) from batch to batch.
+  RawEvent& event_slot(RawEvent&) override {
     if (events_used_ == events_.size()) events_.emplace_back();
-    // The handler resets its event before filling it again: a swap saves copying the strings.
-    std::swap(events_[events_used_++], event);
+    return events_[events_used_];
+  }
+  void add_event(RawEvent&) override {
+    ++events_used_;
     entries_.push_back({false, 0, 0, texts_.size()});
   }
   void add_non_object(std::uint64_t event_index, std::uint64_t byte_offset) override {

@@ -4,6 +4,7 @@
 // itself, the same error through the fallback.
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
 #include <vector>
 
@@ -181,6 +182,76 @@ TEST(EventSplitter, FindsTheElementsWhateverTheChunks) {
     EXPECT_EQ(out.rebuilt, text);
     EXPECT_EQ(out.found, (std::vector<std::string>{R"({"n":"x,]\"}"})", "[1,2] ", R"( "\\")", "3"}))
         << "chunk " << chunk;
+  }
+}
+
+// Every call the splitter makes, with its offset, in order.
+class CallLog final : public traceprism::ingest::EventSplitter::Consumer {
+ public:
+  void document(std::string_view text, std::uint64_t offset) override {
+    log += "d" + std::to_string(offset) + ":" + std::string(text) + "\n";
+  }
+  void elements(std::string_view text, std::uint64_t offset) override {
+    log += "e" + std::to_string(offset) + ":" + std::string(text) + "\n";
+  }
+  void separator(std::uint64_t offset) override { log += "s" + std::to_string(offset) + "\n"; }
+  void array_end() override { log += "]\n"; }
+  std::string log;
+};
+
+std::string split_log(const std::string& text, std::size_t chunk, bool in_blocks) {
+  traceprism::ingest::EventSplitter splitter(in_blocks);
+  CallLog out;
+  for (std::size_t at = 0; at < text.size(); at += chunk)
+    splitter.scan(std::string_view(text).substr(at, chunk), at, out);
+  return out.log;
+}
+
+// A random element: nested objects and arrays, numbers, literals, and strings (some longer
+// than a block) full of brackets, commas, quotes and backslashes, escaped or not.
+std::string random_element(std::mt19937& rng, int depth) {
+  const auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  const auto random_string = [&] {
+    static const std::vector<std::string> pieces = {
+        "a", "kernel", "{", "}", "[", "]", ",", ":", " ", "traceEvents", "0123456789abcdef"};
+    static const std::vector<std::string> escapes = {"\\\"", "\\\\", "\\n", "\\u0041", "\\/"};
+    std::string s = "\"";
+    for (int n = pick(pick(4) == 0 ? 40 : 6); n > 0; --n) {
+      s += pick(40) == 0 ? escapes[pick(static_cast<int>(escapes.size()))]
+                         : pieces[pick(static_cast<int>(pieces.size()))];
+    }
+    return s + "\"";
+  };
+  const int kind = depth > 3 ? pick(3) : pick(5);
+  if (kind == 0) return random_string();
+  if (kind == 1) return std::to_string(static_cast<int>(rng() % 100000)) + (pick(2) ? ".5" : "");
+  if (kind == 2) return pick(2) ? "true" : "null";
+  const bool object = kind == 3;
+  std::string s = object ? "{" : "[";
+  for (int n = pick(6); n > 0; --n) {
+    if (s.size() > 1) s += pick(3) ? "," : " , ";
+    if (object) s += random_string() + (pick(2) ? ":" : " : ");
+    s += random_element(rng, depth + 1);
+  }
+  return s + (object ? "}" : "]");
+}
+
+// The 64-byte block scan makes exactly the byte loop's calls, wherever the chunks are cut.
+TEST(EventSplitter, BlockScanMakesTheByteScansCalls) {
+  std::mt19937 rng(20261206);
+  for (int doc = 0; doc < 60; ++doc) {
+    std::string text = R"({"schemaVersion":1, "traceEvents" : [)";
+    for (int n = static_cast<int>(rng() % 40); n > 0; --n) {
+      if (text.back() != '[') text += rng() % 4 ? "," : "\n, ";
+      text += random_element(rng, 0);
+    }
+    text += doc % 5 == 0 ? "" : "], \"after\":[\"x,]\"]}";  // some end inside the array
+    SCOPED_TRACE("document " + std::to_string(doc));
+    for (std::size_t chunk : {std::size_t{1}, std::size_t{13}, std::size_t{63}, std::size_t{64},
+                              std::size_t{65}, std::size_t{200}, std::size_t{4096}, text.size()}) {
+      const std::string expected = split_log(text, chunk, /*in_blocks=*/false);
+      EXPECT_EQ(split_log(text, chunk, /*in_blocks=*/true), expected) << "chunk " << chunk;
+    }
   }
 }
 
