@@ -26,6 +26,8 @@ class StringPool {
   // Id of `text` if it was interned, else kNoString.
   StringId find(std::string_view text) const;
   std::string_view view(StringId id) const { return strings_[id]; }
+  // The bytes `id` was interned under (view() repairs invalid UTF-8; this does not).
+  std::string_view interned_bytes(StringId id) const { return keys_[id]; }
   // Number of ids handed out, including the reserved id 0.
   std::size_t size() const { return strings_.size(); }
   std::size_t bytes() const { return bytes_; }

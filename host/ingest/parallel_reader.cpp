@@ -9,10 +9,10 @@
 #include <mutex>
 #include <string_view>
 #include <thread>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "index/string_pool.hpp"
 #include "ingest/chunk_pipeline.hpp"
 #include "ingest/event_splitter.hpp"
 #include "ingest/index_builder.hpp"
@@ -24,25 +24,20 @@ namespace traceprism::ingest {
 namespace {
 
 // What a worker's handler produced for one batch, in order, with the strings it interned in a
-// table of its own. Replayed on the reading thread: each event's new strings are interned into
-// the index's pool just before the event is added, in the order the handler first met them,
-// which is the order the one-thread reader interns them in.
+// pool of its own. Replayed on the reading thread: each event's strings new to that pool are
+// interned into the index's pool just before the event is added, in the order the handler met
+// them, which is the order the one-thread reader interns them in. The pool and its ids in the
+// index's pool outlive the batch: a string this object met in an earlier batch was interned
+// into the index when that batch was replayed, so it is looked up once per batch object, not
+// once per batch.
 class BatchEvents final : public EventSink {
  public:
   void clear() {
     entries_.clear();
     events_used_ = 0;
-    texts_.clear();
-    ids_.clear();
   }
 
-  index::StringId intern(std::string_view text) override {
-    if (auto it = ids_.find(text); it != ids_.end()) return it->second;
-    texts_.emplace_back(text);  // `text` points into the parser's buffer: key by the copy
-    const auto id = static_cast<index::StringId>(texts_.size());
-    ids_.emplace(texts_.back(), id);
-    return id;
-  }
+  index::StringId intern(std::string_view text) override { return strings_.intern(text); }
   index::TraceMetadata& metadata() override { return unused_metadata_; }
   // The handler fills the batch's next event in place; events_ keeps every one (and its
   // strings' capacity) from batch to batch.
@@ -52,28 +47,26 @@ class BatchEvents final : public EventSink {
   }
   void add_event(RawEvent&) override {
     ++events_used_;
-    entries_.push_back({false, 0, 0, texts_.size()});
+    entries_.push_back({false, 0, 0, last_string()});
   }
   void add_non_object(std::uint64_t event_index, std::uint64_t byte_offset) override {
-    entries_.push_back({true, event_index, byte_offset, texts_.size()});
+    entries_.push_back({true, event_index, byte_offset, last_string()});
   }
 
   void replay(IndexBuilder& builder) {
-    std::vector<index::StringId> global(1, index::kNoString);  // by local id
-    global.reserve(texts_.size() + 1);
     std::size_t next_event = 0;
     for (const Entry& entry : entries_) {
-      while (global.size() <= entry.strings_known)
-        global.push_back(builder.intern(texts_[global.size() - 1]));
+      while (in_index_.size() <= entry.strings_known)
+        in_index_.push_back(builder.intern(strings_.interned_bytes(in_index_.size())));
       if (entry.non_object) {
         builder.add_non_object(entry.event_index, entry.byte_offset);
         continue;
       }
       RawEvent& e = events_[next_event++];
-      e.name = global[e.name];
-      e.category = global[e.category];
-      e.pid.text = global[e.pid.text];
-      e.tid.text = global[e.tid.text];
+      e.name = in_index_[e.name];
+      e.category = in_index_[e.category];
+      e.pid.text = in_index_[e.pid.text];
+      e.tid.text = in_index_[e.tid.text];
       builder.add_event(e);
     }
   }
@@ -82,13 +75,15 @@ class BatchEvents final : public EventSink {
   struct Entry {
     bool non_object;
     std::uint64_t event_index, byte_offset;  // of a non-object
-    std::size_t strings_known;               // local ids interned up to this entry
+    index::StringId strings_known;           // local ids interned up to this entry
   };
+  index::StringId last_string() const { return static_cast<index::StringId>(strings_.size() - 1); }
+
   std::vector<Entry> entries_;
   std::vector<RawEvent> events_;  // reused from batch to batch, strings' capacity included
   std::size_t events_used_ = 0;
-  std::deque<std::string> texts_;  // local id - 1; a deque never moves its strings
-  std::unordered_map<std::string_view, index::StringId> ids_;
+  index::StringPool strings_;                                // local ids
+  std::vector<index::StringId> in_index_{index::kNoString};  // by local id
   index::TraceMetadata unused_metadata_;
 };
 
