@@ -88,8 +88,13 @@ bool is_profiler_step(std::string_view name) {
 // ---- the GPU event set and its gaps ------------------------------------------------------------
 
 std::vector<Row> timeline_rows(const IdleAttributionInputs& in) {
+  constexpr EventKind kGpuKinds[] = {EventKind::kKernel, EventKind::kGpuMemcpy,
+                                     EventKind::kGpuMemset};
   std::vector<Row> rows;
-  for (EventKind k : {EventKind::kKernel, EventKind::kGpuMemcpy, EventKind::kGpuMemset})
+  std::size_t gpu_rows = 0;
+  for (EventKind k : kGpuKinds) gpu_rows += in.index.rows_of_kind(k).size();
+  rows.reserve(gpu_rows);
+  for (EventKind k : kGpuKinds)
     for (Row r : in.index.rows_of_kind(k))
       if (in.index.valid(r) && (in.include_unlinked || in.links.linked(r))) rows.push_back(r);
   const index::EventIndex& ix = in.index;
@@ -102,6 +107,8 @@ std::vector<Row> timeline_rows(const IdleAttributionInputs& in) {
 void find_gaps(const index::EventIndex& ix, const LaunchLinks& links, const std::vector<Row>& rows,
                IdleAttribution& out) {
   out.window_start_ns = ix.ts_ns(rows.front());
+  // At most one gap before each row: the pages a smaller count leaves untouched cost nothing.
+  out.gaps.reserve(rows.size());
   std::int64_t busy_until = ix.end_ns(rows.front());
   for (std::size_t i = 1; i < rows.size(); ++i) {
     const Row r = rows[i];
@@ -141,6 +148,7 @@ bool is_graph_launch(std::string_view name) {
 void measure_launches(const index::EventIndex& ix, const LaunchLinks& links,
                       const std::vector<Row>& rows, IdleAttribution& out) {
   std::vector<double> delays;
+  delays.reserve(rows.size());
   double call_sum_us = 0;
   for (Row r : rows) {
     const std::int32_t call = links.launcher(r);
@@ -160,12 +168,19 @@ void measure_launches(const index::EventIndex& ix, const LaunchLinks& links,
 // when it ends; the mean and max of the running count over every sample.
 void measure_queues(const index::EventIndex& ix, const LaunchLinks& links,
                     const std::vector<Row>& rows, IdleAttribution& out) {
-  std::map<std::pair<std::int32_t, std::int32_t>, std::vector<std::pair<std::int64_t, int>>>
-      changes;
-  for (Row r : rows) {
+  using Stream = std::pair<std::int32_t, std::int32_t>;  // (device, stream)
+  const auto stream_of = [&](Row r) {
     const auto args = ix.gpu_args(r);
-    const std::int32_t device = args ? args->device : -1, stream = args ? args->stream : -1;
-    auto& c = changes[{device, stream}];
+    return args ? Stream{args->device, args->stream} : Stream{-1, -1};
+  };
+  // Counted first, so that each stream's list is allocated once (millions of changes on a
+  // serving trace: growing them doubles the fresh memory touched).
+  std::map<Stream, std::size_t> counts;
+  for (Row r : rows) ++counts[stream_of(r)];
+  std::map<Stream, std::vector<std::pair<std::int64_t, int>>> changes;
+  for (const auto& [stream, count] : counts) changes[stream].reserve(2 * count);
+  for (Row r : rows) {
+    auto& c = changes[stream_of(r)];
     const std::int32_t call = links.launcher(r);
     c.emplace_back(call >= 0 ? ix.ts_ns(static_cast<Row>(call)) : ix.ts_ns(r), +1);
     c.emplace_back(ix.end_ns(r), -1);

@@ -11,6 +11,9 @@ namespace traceprism::model {
 using index::EventKind;
 
 double busy_time_us(const index::EventIndex& index, std::span<const Row> rows) {
+  // Most ops launch one kernel or none: the merge's result without its two allocations.
+  if (rows.empty()) return 0;
+  if (rows.size() == 1) return index.end_us(rows[0]) - index.ts_us(rows[0]);
   std::vector<Interval<double>> spans;
   spans.reserve(rows.size());
   for (Row r : rows) spans.push_back({index.ts_us(r), index.end_us(r)});
