@@ -17,6 +17,7 @@ void add_analysis_options(CLI::App& cmd, AnalysisOptions& o) {
   cmd.add_flag("--include-unlinked", o.load.include_unlinked,
                "Count GPU events without a launching host call in the GPU timeline");
   cmd.add_flag("-q,--quiet", o.load.quiet, "No progress line and no summary");
+  add_read_threads_option(cmd, o.load.read_threads);
   cmd.add_option("--config", o.config_file,
                  "JSON file merged over config/default.json: {\"analyzers\": \"*,-memcpy\",\n"
                  "\"options\": {\"cpu-idle.IdleThresholdPercent\": \"20\"}}")

@@ -1,6 +1,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <string>
 
 #include "cli/commands.hpp"
 #include "cli/trace_options.hpp"
@@ -33,8 +34,11 @@ void add_inspect_command(CLI::App& app) {
       std::cout << (options->json ? render_json(summary) : render_text(summary));
       // Timings vary from run to run: they go to stderr so that stdout stays reproducible.
       if (!options->load.quiet) {
-        std::fprintf(stderr, "read %.2f s, model %.2f s\n", summary.read_seconds,
-                     summary.model_seconds);
+        const unsigned threads = session.file.parse_threads;
+        const std::string on_threads =
+            threads > 1 ? " (" + std::to_string(threads) + " parsing threads)" : "";
+        std::fprintf(stderr, "read %.2f s%s, model %.2f s\n", summary.read_seconds,
+                     on_threads.c_str(), summary.model_seconds);
       }
     } catch (const io::InputError& e) {
       print_error(e.what());

@@ -13,6 +13,16 @@ void add_trace_options(CLI::App& command, std::string& trace, pipeline::LoadOpti
                    "Count GPU events with no launching call in the GPU timeline (TraceLens "
                    "--include_unlinked_kernels; off by default, as there)");
   command.add_flag("-q,--quiet", options.quiet, "No progress line on stderr");
+  add_read_threads_option(command, options.read_threads);
+}
+
+void add_read_threads_option(CLI::App& command, unsigned& threads) {
+  command
+      .add_option("--read-threads", threads,
+                  "Threads that parse the trace's events (default 1). On two cores two threads\n"
+                  "are only as fast as one; a gain needs more cores (docs/performance.md, \"The\n"
+                  "parallel reader\"). The index and every output are the same for any value")
+      ->check(CLI::Range(1u, kMaxReadThreads));
 }
 
 void add_jobs_option(CLI::App& command, int& jobs, const std::string& help) {

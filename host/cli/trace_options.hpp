@@ -9,8 +9,13 @@
 namespace traceprism::cli {
 
 // The options every trace-reading subcommand shares: the TRACE argument, --strict,
-// --include-unlinked and -q.
+// --include-unlinked, -q and --read-threads.
 void add_trace_options(CLI::App& command, std::string& trace, pipeline::LoadOptions& options);
+
+// --read-threads, from 1 (the one-thread reader) to kMaxReadThreads: the reader's parsing
+// threads (ingest::ReadOptions::threads).
+inline constexpr unsigned kMaxReadThreads = 64;
+void add_read_threads_option(CLI::App& command, unsigned& threads);
 
 // The most threads or child processes --jobs may ask for.
 inline constexpr int kMaxJobs = 1024;

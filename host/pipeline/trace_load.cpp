@@ -120,6 +120,7 @@ TraceSession load_trace(const std::string& path, const LoadOptions& options) {
     ProgressLine progress("reading " + path, !options.quiet);
     ingest::ReadOptions read;
     read.strict = options.strict;
+    read.threads = options.read_threads;
     read.progress = [&](std::uint64_t done, std::uint64_t total) { progress.update(done, total); };
     session.file = ingest::read_trace(path, read);
   }

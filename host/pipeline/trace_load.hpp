@@ -29,6 +29,9 @@ struct LoadOptions {
   // Inference mode's pseudo-op pass (model/pseudo_ops.hpp): SGLang profiler ops lose their
   // call counter, and vLLM's unfused MoE GEMM kernels get pseudo ops.
   bool pseudo_ops = false;
+  // Threads parsing the trace's events (ingest::ReadOptions::threads; capture traces are
+  // read with one).
+  unsigned read_threads = 1;
 };
 
 // What the capture merge did, for the report.

@@ -165,6 +165,26 @@ TEST_F(Analyze, SameOutputAtAnyJobs) {
   }
 }
 
+// --read-threads: a trace above the parallel reader's 16 MB threshold is parsed by the worker
+// threads (inspect says how many) and every output is the one-thread reader's.
+TEST_F(Analyze, SameOutputAtAnyReadThreads) {
+  const fs::path t = dir_.path() / "synth.json";
+  ASSERT_EQ(run_cli("synth -o " + shell_quote(t.string()) + " --layers 2 --target-mb 17"), 0);
+  std::string log;
+  ASSERT_EQ(run_cli("inspect " + shell_quote(t.string()) + " --read-threads 3", &log), 0) << log;
+  EXPECT_NE(log.find(" (3 parsing threads), model "), std::string::npos) << log;
+  ASSERT_EQ(analyze(t, dir_.path() / "r1"), 0);
+  ASSERT_EQ(analyze(t, dir_.path() / "r3", "--read-threads 3"), 0);
+  for (const char* file :
+       {"analysis.md", "findings.json", "model_info.json", "perf_breakdown.svg",
+        "perf_report_csvs/gpu_timeline.csv", "perf_report_csvs/unified_perf_summary.csv",
+        "perf_report_csvs/kernel_summary.csv"}) {
+    const std::string one = read(dir_.path() / "r1" / file);
+    EXPECT_FALSE(one.empty()) << file;
+    EXPECT_EQ(one, read(dir_.path() / "r3" / file)) << file << " differs with --read-threads 3";
+  }
+}
+
 TEST_F(Analyze, DisableAndConfigOptions) {
   auto t = trace("idle.json", idle_trace());
   ASSERT_EQ(analyze(t, dir_.path() / "out", "--disable 'mem*'"), 0);
