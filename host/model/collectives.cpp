@@ -1,6 +1,7 @@
 #include "model/collectives.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <iterator>
 #include <tuple>
 #include <unordered_map>
@@ -8,6 +9,7 @@
 #include <traceprism/collective.hpp>
 #include <traceprism/intervals.hpp>
 
+#include "index/sort_by_row.hpp"
 #include "model/gpu_timeline.hpp"
 
 namespace traceprism::model {
@@ -122,7 +124,7 @@ std::vector<CollectiveFigures> collective_figures(const index::EventIndex& index
     auto r = index.rows_of_kind(k);
     rows.insert(rows.end(), r.begin(), r.end());
   }
-  std::sort(rows.begin(), rows.end());
+  index::sort_in_runs(rows, std::less<Row>());  // one sorted run per kind: merged
 
   GpuActivityByName activity(index);
   TypeByName type_of(index);
@@ -147,6 +149,7 @@ std::vector<CollectiveFigures> collective_figures(const index::EventIndex& index
     communication.push_back(r);
     types.push_back(type);
   }
+  if (communication.empty()) return {};
   if (!generic.empty()) {
     const std::vector<Type> resolved = types_of_launching_ops(index, generic);
     for (std::size_t g = 0; g < generic.size(); ++g) types[generic_row[g]] = resolved[g];

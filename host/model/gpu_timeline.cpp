@@ -1,9 +1,12 @@
 #include "model/gpu_timeline.hpp"
 
 #include <algorithm>
+#include <functional>
 
 #include <traceprism/collective.hpp>
 #include <traceprism/intervals.hpp>
+
+#include "index/sort_by_row.hpp"
 
 namespace traceprism::model {
 
@@ -78,7 +81,7 @@ GpuTimeline compute_gpu_timeline(const index::EventIndex& index, const LaunchLin
     auto r = index.rows_of_kind(k);
     rows.insert(rows.end(), r.begin(), r.end());
   }
-  std::sort(rows.begin(), rows.end());
+  index::sort_in_runs(rows, std::less<Row>());  // one sorted run per kind: merged
   GpuActivityByName activity(index);
   // Most spans are computation: reserving for all of them spares the copies of regrowth, and
   // the capacity left untouched costs no memory.

@@ -1,9 +1,11 @@
 #include "model/kernel_launchers.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <unordered_map>
 
 #include <traceprism/intervals.hpp>
+#include "index/sort_by_row.hpp"
 #include "model/gpu_timeline.hpp"
 
 namespace traceprism::model {
@@ -83,7 +85,7 @@ KernelLaunchers KernelLaunchers::build(const index::EventIndex& index, const Cal
     auto rows = index.rows_of_kind(k);
     gpu_rows.insert(gpu_rows.end(), rows.begin(), rows.end());
   }
-  std::sort(gpu_rows.begin(), gpu_rows.end());
+  index::sort_in_runs(gpu_rows, std::less<Row>());  // one sorted run per kind: merged
 
   KernelLaunchers result;
   // launcher row -> index in launchers_ (-1: not a launcher); a flat column beats a hash map

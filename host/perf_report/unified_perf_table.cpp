@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
@@ -213,7 +214,7 @@ std::vector<std::pair<Row, Row>> uncovered_kernels(const GpuSubtrees& subtrees,
     auto rows = index.rows_of_kind(k);
     gpu_rows.insert(gpu_rows.end(), rows.begin(), rows.end());
   }
-  std::sort(gpu_rows.begin(), gpu_rows.end());
+  index::sort_in_runs(gpu_rows, std::less<Row>());  // one sorted run per kind: merged
 
   std::vector<std::pair<Row, std::vector<Row>>> orphans;  // launching call -> its kernels
   std::unordered_map<Row, std::size_t> orphan_slot;

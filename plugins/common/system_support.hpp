@@ -4,10 +4,12 @@
 #pragma once
 
 #include <traceprism/sdk.hpp>
+#include <traceprism/sorted_runs.hpp>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <optional>
 #include <string_view>
@@ -38,7 +40,7 @@ inline std::vector<Row> rows_of_class(const Context& ctx, std::initializer_list<
       if (ev.gpu_class(r) == gpu_class) rows.push_back(r);
     }
   }
-  std::sort(rows.begin(), rows.end());
+  traceprism::sort_in_runs(rows, std::less<Row>());  // one sorted run per kind: merged
   return rows;
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <map>
 #include <string_view>
 #include <tuple>
@@ -152,7 +153,7 @@ std::optional<double> CopyStats::achieved_gbps() const {
 CopyStats measure(const Context& ctx, const TimelineSet& set, std::vector<Row> rows) {
   const EventView ev = ctx.events();
   CopyStats s;
-  std::sort(rows.begin(), rows.end());
+  traceprism::sort_in_runs(rows, std::less<Row>());  // usually a few sorted runs: merged
   std::vector<Interval> spans;
   std::vector<double> sizes;
   for (Row r : rows) {
