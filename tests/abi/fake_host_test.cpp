@@ -327,6 +327,47 @@ class ColumnReader : public traceprism::Analyzer {
   }
 };
 
+// Looks every row up through one view in several orders (forward, backward, strided, repeated,
+// scattered) and counts the answers that differ from a fresh view's: the view's remembered
+// GPU-table position must never change an answer.
+class LookupOrders : public traceprism::Analyzer {
+ public:
+  Status run(Context& ctx) override {
+    const traceprism::EventView shared = ctx.events();
+    const auto n = static_cast<Row>(shared.size());
+    std::vector<Row> order;
+    for (Row r = 0; r < n; ++r) order.push_back(r);
+    for (Row r = n; r-- > 0;) order.push_back(r);
+    for (Row r = 0; r < n; r += 7) order.insert(order.end(), {r, r, r + 1 < n ? r + 1 : r});
+    for (Row i = 0; i < 3 * n; ++i) order.push_back((i * 7919 + 13) % n);
+    double differing = 0;
+    for (Row r : order) {
+      const traceprism::EventView fresh = ctx.events();
+      differing += shared.stream(r) != fresh.stream(r) || shared.device(r) != fresh.device(r) ||
+                   shared.gpu_class(r) != fresh.gpu_class(r);
+    }
+    ctx.record("lookups", static_cast<double>(order.size()));
+    ctx.record("differing", differing);
+    ctx.record("stream_of_last", shared.stream(n - 1));
+    return Status::kOk;
+  }
+};
+
+TEST(FakeHost, EventViewGivesTheSameGpuColumnsInAnyLookupOrder) {
+  tpt::FakeTrace trace;
+  Row last = 0;
+  for (int i = 0; i < 300; ++i) {
+    if (i % 3 == 0) trace.cpu_op("aten::op", i * 10, 2);
+    last = trace.kernel("k", i * 10 + 3, 2).device(i % 4).stream(100 + i).row();
+  }
+  const tpt::RunResult r = tpt::run<LookupOrders>(trace);
+  ASSERT_EQ(r.status, Status::kOk);
+  EXPECT_GT(r.figure("lookups"), 1000.0);
+  EXPECT_EQ(r.figure("differing"), 0.0);
+  EXPECT_EQ(r.figure("stream_of_last"), 399.0);
+  EXPECT_GE(last, 399u);
+}
+
 // From ABI 1.4 EventView reads GPU rows' device, stream and class from the sparse GPU table and
 // a row's thread from the full columns; a plugin must see the same values as from an older host,
 // which hands out only the full columns.

@@ -117,6 +117,8 @@ struct Span {  // std::span is C++20; plugins may be C++17
 // From ABI 1.4 the view holds the host's core columns and reads GPU rows' device, stream and
 // class from its sparse GPU table, so the host never builds those per-row columns for it; a
 // row's thread comes from the full columns, which the host then builds in this process.
+// A view remembers where its last GPU-table look-up ended: threads each take their own copy
+// (ctx.events(), or a copy of a view: a few pointers).
 class EventView {
  public:
   EventView(const traceprism_event_columns_v1* c, const traceprism_run_ctx* ctx,
@@ -160,13 +162,32 @@ class EventView {
   const traceprism_event_columns_v1& columns() const { return *c_; }
 
  private:
-  // Position of row r in the GPU table, or its count when r is not a GPU event.
+  // Position of row r in the GPU table, or its count when r is not a GPU event. Analyzers ask
+  // for one row's device, stream and class in turn and walk GPU rows in file order, so the
+  // search starts at the slot found last: that slot, else a gallop forward from it (a few
+  // steps for a nearby row), else a binary search below it.
   std::size_t gpu_slot(Row r) const {
-    const Row* first = gpu_->row;
-    const Row* last = first + gpu_->count;
-    const Row* it = std::lower_bound(first, last, r);
-    return it != last && *it == r ? static_cast<std::size_t>(it - first)
-                                  : static_cast<std::size_t>(gpu_->count);
+    const Row* rows = gpu_->row;
+    const auto count = static_cast<std::size_t>(gpu_->count);
+    std::size_t first = 0, last = count;
+    if (last_slot_ < count) {
+      if (rows[last_slot_] == r) return last_slot_;
+      if (rows[last_slot_] < r) {
+        first = last_slot_ + 1;  // rows[first - 1] < r
+        std::size_t step = 1;
+        while (first + step < count && rows[first + step - 1] < r) {
+          first += step;
+          step *= 2;
+        }
+        last = std::min(count, first + step);
+      } else {
+        last = last_slot_;
+      }
+    }
+    const Row* it = std::lower_bound(rows + first, rows + last, r);
+    if (it == rows + last || *it != r) return count;
+    last_slot_ = static_cast<std::size_t>(it - rows);
+    return last_slot_;
   }
 
   const traceprism_event_columns_v1* c_;
@@ -174,6 +195,7 @@ class EventView {
   const traceprism_host_api_v1* api_;
   const traceprism_gpu_events_v1* gpu_;
   mutable const traceprism_event_columns_v1* full_ = nullptr;  // fetched for thread() only
+  mutable std::size_t last_slot_ = 0;  // gpu_slot()'s last answer (a view is one thread's)
 };
 
 struct GpuArgs : traceprism_gpu_args_v1 {};
