@@ -212,13 +212,13 @@ std::string split_log(const std::string& text, std::size_t chunk, bool in_blocks
 std::string random_element(std::mt19937& rng, int depth) {
   const auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
   const auto random_string = [&] {
-    static const std::vector<std::string> pieces = {
+    static const std::vector<std::string> kPieces = {
         "a", "kernel", "{", "}", "[", "]", ",", ":", " ", "traceEvents", "0123456789abcdef"};
-    static const std::vector<std::string> escapes = {"\\\"", "\\\\", "\\n", "\\u0041", "\\/"};
+    static const std::vector<std::string> kEscapes = {"\\\"", "\\\\", "\\n", "\\u0041", "\\/"};
     std::string s = "\"";
     for (int n = pick(pick(4) == 0 ? 40 : 6); n > 0; --n) {
-      s += pick(40) == 0 ? escapes[pick(static_cast<int>(escapes.size()))]
-                         : pieces[pick(static_cast<int>(pieces.size()))];
+      s += pick(40) == 0 ? kEscapes[pick(static_cast<int>(kEscapes.size()))]
+                         : kPieces[pick(static_cast<int>(kPieces.size()))];
     }
     return s + "\"";
   };
