@@ -103,6 +103,11 @@ std::optional<GpuArgs> EventIndex::gpu_args(Row r) const {
   return gpu_args_.get(static_cast<std::uint32_t>(detail_[r]));
 }
 
+std::optional<GpuStream> EventIndex::gpu_stream(Row r) const {
+  if (!is_gpu_kind(kind_[r]) || detail_[r] == kNoDetail) return std::nullopt;
+  return gpu_args_.stream_of(static_cast<std::uint32_t>(detail_[r]));
+}
+
 const InputShapes* EventIndex::input_shapes(Row r) const {
   const std::optional<OpArgs> args = op_args(r);
   if (!args || args->input_dims == kNoString) return nullptr;
@@ -162,7 +167,7 @@ void EventIndex::build_secondary_indices() {
   // GPU streams.
   std::map<std::pair<std::int32_t, std::int32_t>, std::uint32_t> stream_ids;
   auto stream_key = [&](Row r) {
-    const std::optional<GpuArgs> g = gpu_args(r);
+    const std::optional<GpuStream> g = gpu_stream(r);
     return std::make_pair(g ? g->device : -1, g ? g->stream : -1);
   };
   for (EventKind k : {EventKind::kKernel, EventKind::kGpuMemcpy, EventKind::kGpuMemset}) {

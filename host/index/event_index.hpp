@@ -89,6 +89,7 @@ class EventIndex {
   // Side tables: `op_args` for cpu_ops that carry shape args, `gpu_args` for GPU events.
   std::optional<OpArgs> op_args(Row r) const;
   std::optional<GpuArgs> gpu_args(Row r) const;
+  std::optional<GpuStream> gpu_stream(Row r) const;  // gpu_args' device and stream only
   // The collective message args of an event (any kind), nullopt when it has none.
   std::optional<CommArgs> comm_args(Row r) const;
   // args.kernel of a runtime launch call (ROCm writes the kernel's name there; CUDA does not);

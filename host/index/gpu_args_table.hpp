@@ -17,6 +17,10 @@ class GpuArgsTable {
   // Appends `args` and returns its entry number.
   std::uint32_t add(const GpuArgs& args);
   GpuArgs get(std::uint32_t entry) const;
+  GpuStream stream_of(std::uint32_t entry) const {
+    const Entry& e = entries_[entry];
+    return {e.device, e.stream, e.stream_in_args};
+  }
   std::size_t size() const { return entries_.size(); }
   // Drops the look-ups used while adding; the table is read-only afterwards.
   void seal();

@@ -65,6 +65,14 @@ struct GpuArgs {
   CopyKind copy;            // gpu_memcpy only: direction and memory kinds, from the name
 };
 
+// A GPU event's device and stream: what most readers of GpuArgs want, without the launch
+// geometry (one look-up fewer).
+struct GpuStream {
+  std::int32_t device = -1;
+  std::int32_t stream = -1;
+  bool stream_in_args = false;  // as GpuArgs::stream_in_args
+};
+
 // Parsed `Input Dims`: per argument, zero or more tensors, each a list of dimensions.
 // A tensor argument holds one tensor, a TensorList several, a scalar/None none.
 class InputShapes {

@@ -157,7 +157,8 @@ std::vector<ReplayedEvent> replayed_events(const index::EventIndex& replay,
   std::vector<ReplayedEvent> out;
   for (Row r : events) {
     ReplayedEvent g{std::string(replay.name(r)), std::nullopt};
-    if (const auto args = replay.gpu_args(r); args && args->stream_in_args) g.stream = args->stream;
+    if (const auto args = replay.gpu_stream(r); args && args->stream_in_args)
+      g.stream = args->stream;
     out.push_back(std::move(g));
   }
   return out;

@@ -369,7 +369,7 @@ void add_kernel(const EventIndex& index, CollectiveInstance& c, Row kernel) {
     c.start_ns = first;
   }
   if (c.kernels < UINT16_MAX) ++c.kernels;
-  if (const std::optional<index::GpuArgs> g = index.gpu_args(kernel); g && c.stream < 0)
+  if (const std::optional<index::GpuStream> g = index.gpu_stream(kernel); g && c.stream < 0)
     c.stream = g->stream;
   if (is_in_network_reduction(index.name(kernel))) c.nvls = true;
 }

@@ -170,7 +170,7 @@ void measure_queues(const index::EventIndex& ix, const LaunchLinks& links,
                     const std::vector<Row>& rows, IdleAttribution& out) {
   using Stream = std::pair<std::int32_t, std::int32_t>;  // (device, stream)
   const auto stream_of = [&](Row r) {
-    const auto args = ix.gpu_args(r);
+    const auto args = ix.gpu_stream(r);
     return args ? Stream{args->device, args->stream} : Stream{-1, -1};
   };
   // Counted first, so that each stream's list is allocated once (millions of changes on a
@@ -217,7 +217,7 @@ class StackJudge {
 
   // Whether the stream that `gpu_event` runs on rarely has more than one operation queued.
   bool starved(Row gpu_event) const {
-    const auto args = ix_.gpu_args(gpu_event);
+    const auto args = ix_.gpu_stream(gpu_event);
     auto it = starved_.find({args ? args->device : -1, args ? args->stream : -1});
     return it != starved_.end() && it->second;
   }

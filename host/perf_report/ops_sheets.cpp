@@ -170,7 +170,7 @@ double raw_dur_us(const index::EventIndex& index, index::Row row) {
 }
 
 std::optional<std::int64_t> args_stream(const index::EventIndex& index, index::Row gpu_row) {
-  const std::optional<index::GpuArgs> args = index.gpu_args(gpu_row);
+  const std::optional<index::GpuStream> args = index.gpu_stream(gpu_row);
   if (!args || !args->stream_in_args || args->stream < 0) return std::nullopt;
   return args->stream;
 }

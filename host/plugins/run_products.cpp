@@ -243,7 +243,7 @@ void RunProducts::build_gpu_events() {
   std::vector<std::uint8_t> class_of_name[index::kEventKindCount];
   for (index::Row r = 0; r < index.size(); ++r) {
     if (!index::is_gpu_kind(index.kind(r)) || !index.valid(r)) continue;
-    const std::optional<index::GpuArgs> g = index.gpu_args(r);
+    const std::optional<index::GpuStream> g = index.gpu_stream(r);
     auto& known = class_of_name[static_cast<int>(index.kind(r))];
     if (known.empty()) known.assign(index.strings().size(), TRACEPRISM_GPU_NONE);
     std::uint8_t& c = known[index.name_id(r)];
