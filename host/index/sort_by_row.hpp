@@ -39,4 +39,16 @@ void sort_by_row(std::vector<T>& items, RowOf row_of) {
 // Lists in a few sorted runs are merged rather than sorted (the SDK's, shared with plugins).
 using traceprism::sort_in_runs;
 
+// Every GPU event (kernels, memcpy, memset) in file order: each kind's rows are in file order,
+// so the three lists are merged, not sorted.
+inline std::vector<Row> gpu_rows_in_file_order(const EventIndex& index) {
+  std::vector<Row> rows;
+  for (EventKind k : {EventKind::kKernel, EventKind::kGpuMemcpy, EventKind::kGpuMemset}) {
+    const auto of_kind = index.rows_of_kind(k);
+    rows.insert(rows.end(), of_kind.begin(), of_kind.end());
+  }
+  sort_in_runs(rows, [](Row a, Row b) { return a < b; });
+  return rows;
+}
+
 }  // namespace traceprism::index

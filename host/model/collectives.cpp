@@ -1,7 +1,6 @@
 #include "model/collectives.hpp"
 
 #include <algorithm>
-#include <functional>
 #include <iterator>
 #include <tuple>
 #include <unordered_map>
@@ -119,12 +118,7 @@ class TypeByName {
 std::vector<CollectiveFigures> collective_figures(const index::EventIndex& index,
                                                   const LaunchLinks& links) {
   // File order, as compute_gpu_timeline reads the events.
-  std::vector<Row> rows;
-  for (EventKind k : {EventKind::kKernel, EventKind::kGpuMemcpy, EventKind::kGpuMemset}) {
-    auto r = index.rows_of_kind(k);
-    rows.insert(rows.end(), r.begin(), r.end());
-  }
-  index::sort_in_runs(rows, std::less<Row>());  // one sorted run per kind: merged
+  const std::vector<Row> rows = index::gpu_rows_in_file_order(index);
 
   GpuActivityByName activity(index);
   TypeByName type_of(index);

@@ -4,6 +4,7 @@
 #include <limits>
 #include <numeric>
 
+#include "index/sort_by_row.hpp"
 #include "model/gpu_timeline.hpp"
 
 namespace traceprism::model {
@@ -23,16 +24,7 @@ struct Piece {
 std::vector<Piece> computation_pieces(const index::EventIndex& index, const LaunchLinks& links,
                                       bool include_unlinked,
                                       std::span<const KernelBucket> buckets) {
-  std::vector<Row> rows;
-  for (index::EventKind k :
-       {index::EventKind::kKernel, index::EventKind::kGpuMemcpy, index::EventKind::kGpuMemset}) {
-    const auto first = static_cast<std::ptrdiff_t>(rows.size());
-    auto r = index.rows_of_kind(k);
-    rows.insert(rows.end(), r.begin(), r.end());
-    if (!std::is_sorted(rows.begin() + first, rows.end()))
-      std::sort(rows.begin() + first, rows.end());
-    std::inplace_merge(rows.begin(), rows.begin() + first, rows.end());
-  }
+  const std::vector<Row> rows = index::gpu_rows_in_file_order(index);
   GpuActivityByName activity(index);
   std::vector<Piece> pieces;
   auto bucket = buckets.begin();  // buckets are by kernel row, as the rows

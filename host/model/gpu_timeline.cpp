@@ -1,7 +1,6 @@
 #include "model/gpu_timeline.hpp"
 
 #include <algorithm>
-#include <functional>
 
 #include <traceprism/collective.hpp>
 #include <traceprism/intervals.hpp>
@@ -76,12 +75,7 @@ GpuTimeline compute_gpu_timeline(const index::EventIndex& index, const LaunchLin
   using Span = Interval<double>;
   std::vector<Span> computation, communication, memcpy, all;
   // File order, as the reference's event list; the stable sort in merge keeps it for ties.
-  std::vector<Row> rows;
-  for (EventKind k : {EventKind::kKernel, EventKind::kGpuMemcpy, EventKind::kGpuMemset}) {
-    auto r = index.rows_of_kind(k);
-    rows.insert(rows.end(), r.begin(), r.end());
-  }
-  index::sort_in_runs(rows, std::less<Row>());  // one sorted run per kind: merged
+  const std::vector<Row> rows = index::gpu_rows_in_file_order(index);
   GpuActivityByName activity(index);
   // Most spans are computation: reserving for all of them spares the copies of regrowth, and
   // the capacity left untouched costs no memory.

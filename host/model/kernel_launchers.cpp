@@ -1,7 +1,6 @@
 #include "model/kernel_launchers.hpp"
 
 #include <algorithm>
-#include <functional>
 #include <unordered_map>
 
 #include <traceprism/intervals.hpp>
@@ -80,12 +79,7 @@ void sort_by_start(std::vector<KernelLauncher>& launchers, const index::EventInd
 
 KernelLaunchers KernelLaunchers::build(const index::EventIndex& index, const CallTree& tree,
                                        const LaunchLinks& links) {
-  std::vector<Row> gpu_rows;
-  for (EventKind k : {EventKind::kKernel, EventKind::kGpuMemcpy, EventKind::kGpuMemset}) {
-    auto rows = index.rows_of_kind(k);
-    gpu_rows.insert(gpu_rows.end(), rows.begin(), rows.end());
-  }
-  index::sort_in_runs(gpu_rows, std::less<Row>());  // one sorted run per kind: merged
+  const std::vector<Row> gpu_rows = index::gpu_rows_in_file_order(index);
 
   KernelLaunchers result;
   // launcher row -> index in launchers_ (-1: not a launcher); a flat column beats a hash map

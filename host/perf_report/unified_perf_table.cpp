@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
@@ -209,12 +208,7 @@ bool fill_row(RowContext& ctx, Row source, std::uint64_t uid, std::optional<Row>
 std::vector<std::pair<Row, Row>> uncovered_kernels(const GpuSubtrees& subtrees,
                                                    const std::vector<bool>& covered) {
   const index::EventIndex& index = subtrees.index();
-  std::vector<Row> gpu_rows;
-  for (EventKind k : {EventKind::kKernel, EventKind::kGpuMemcpy, EventKind::kGpuMemset}) {
-    auto rows = index.rows_of_kind(k);
-    gpu_rows.insert(gpu_rows.end(), rows.begin(), rows.end());
-  }
-  index::sort_in_runs(gpu_rows, std::less<Row>());  // one sorted run per kind: merged
+  const std::vector<Row> gpu_rows = index::gpu_rows_in_file_order(index);
 
   std::vector<std::pair<Row, std::vector<Row>>> orphans;  // launching call -> its kernels
   std::unordered_map<Row, std::size_t> orphan_slot;
