@@ -138,6 +138,47 @@ RowGroups group_rows(std::size_t rows, std::size_t groups, KeyOf key_of) {
 
 }  // namespace
 
+// Streams are numbered in (device, stream) order; each stream's rows sorted by start, stably
+// from file order. Every GPU event's pair is looked up once, and the map only where the pair
+// changes: a stream's events come in long runs.
+void EventIndex::group_gpu_rows_by_stream() {
+  using Key = std::pair<std::int32_t, std::int32_t>;
+  std::vector<Row> gpu_rows;
+  for (Row r = 0; r < size(); ++r)
+    if (!malformed_[r] && is_gpu_kind(kind_[r])) gpu_rows.push_back(r);
+  std::vector<Key> keys;
+  keys.reserve(gpu_rows.size());
+  std::map<Key, std::uint32_t> stream_ids;
+  for (Row r : gpu_rows) {
+    const std::optional<GpuStream> g = gpu_stream(r);
+    keys.emplace_back(g ? g->device : -1, g ? g->stream : -1);
+    if (keys.size() == 1 || keys.back() != keys[keys.size() - 2])
+      stream_ids.try_emplace(keys.back(), 0);
+  }
+  streams_.clear();
+  for (auto& [key, id] : stream_ids) {
+    id = static_cast<std::uint32_t>(streams_.size());
+    streams_.push_back({key.first, key.second});
+  }
+  std::vector<std::uint32_t> stream_of(gpu_rows.size());
+  for (std::size_t i = 0; i < gpu_rows.size(); ++i)
+    stream_of[i] = i > 0 && keys[i] == keys[i - 1] ? stream_of[i - 1] : stream_ids.at(keys[i]);
+  by_stream_.offsets.assign(streams_.size() + 1, 0);
+  for (std::uint32_t s : stream_of) ++by_stream_.offsets[s + 1];
+  for (std::size_t s = 0; s < streams_.size(); ++s)
+    by_stream_.offsets[s + 1] += by_stream_.offsets[s];
+  by_stream_.rows.resize(gpu_rows.size());
+  std::vector<std::uint32_t> fill(by_stream_.offsets.begin(), by_stream_.offsets.end() - 1);
+  for (std::size_t i = 0; i < gpu_rows.size(); ++i)
+    by_stream_.rows[fill[stream_of[i]]++] = gpu_rows[i];
+  const auto by_start = [&](Row a, Row b) { return ts_ns_[a] < ts_ns_[b]; };
+  for (std::size_t s = 0; s < streams_.size(); ++s) {
+    auto begin = by_stream_.rows.begin() + by_stream_.offsets[s];
+    auto end = by_stream_.rows.begin() + by_stream_.offsets[s + 1];
+    if (!std::is_sorted(begin, end, by_start)) std::stable_sort(begin, end, by_start);
+  }
+}
+
 void EventIndex::build_secondary_indices() {
   const std::size_t n = size();
   constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
@@ -164,29 +205,7 @@ void EventIndex::build_secondary_indices() {
   for (std::size_t t = 0; t < tracks_.size(); ++t)
     if (on_timeline[t]) thread_of_track_[t] = thread_ids.at({tracks_[t].pid, tracks_[t].tid});
 
-  // GPU streams.
-  std::map<std::pair<std::int32_t, std::int32_t>, std::uint32_t> stream_ids;
-  auto stream_key = [&](Row r) {
-    const std::optional<GpuStream> g = gpu_stream(r);
-    return std::make_pair(g ? g->device : -1, g ? g->stream : -1);
-  };
-  for (EventKind k : {EventKind::kKernel, EventKind::kGpuMemcpy, EventKind::kGpuMemset}) {
-    for (Row r : rows_of_kind(k)) stream_ids.try_emplace(stream_key(r), 0);
-  }
-  streams_.clear();
-  for (auto& [key, id] : stream_ids) {
-    id = static_cast<std::uint32_t>(streams_.size());
-    streams_.push_back({key.first, key.second});
-  }
-  by_stream_ = group_rows(n, streams_.size(), [&](Row r) -> std::size_t {
-    if (malformed_[r] || !is_gpu_kind(kind_[r])) return kNone;
-    return stream_ids.at(stream_key(r));
-  });
-  for (std::size_t s = 0; s < streams_.size(); ++s) {
-    auto begin = by_stream_.rows.begin() + by_stream_.offsets[s];
-    auto end = by_stream_.rows.begin() + by_stream_.offsets[s + 1];
-    std::stable_sort(begin, end, [&](Row a, Row b) { return ts_ns_[a] < ts_ns_[b]; });
-  }
+  group_gpu_rows_by_stream();
 
   first_ts_ns_ = std::numeric_limits<std::int64_t>::max();
   last_end_ns_ = std::numeric_limits<std::int64_t>::min();

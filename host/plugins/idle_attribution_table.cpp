@@ -3,6 +3,7 @@
 namespace traceprism::plugins {
 
 IdleAttributionTable::IdleAttributionTable(const model::IdleAttribution& a) {
+  reserve(a);
   for (const model::IdleGap& g : a.gaps) {
     gap_start_.push_back(g.start_ns);
     gap_dur_.push_back(g.dur_ns);
@@ -53,6 +54,19 @@ IdleAttributionTable::IdleAttributionTable(const model::IdleAttribution& a) {
   t.stream_id = stream_id_.data();
   t.queue_mean = queue_mean_.data();
   t.queue_max = queue_max_.data();
+}
+
+void IdleAttributionTable::reserve(const model::IdleAttribution& a) {
+  for (auto* column : {&gap_start_, &gap_dur_}) column->reserve(a.gaps.size());
+  for (auto* column : {&gap_next_, &gap_launch_, &gap_part_begin_, &gap_part_count_})
+    column->reserve(a.gaps.size());
+  for (auto* column : {&part_start_, &part_dur_}) column->reserve(a.parts.size());
+  for (auto* column : {&part_holder_, &part_top_, &part_frame_}) column->reserve(a.parts.size());
+  part_cause_.reserve(a.parts.size());
+  stream_device_.reserve(a.queues.size());
+  stream_id_.reserve(a.queues.size());
+  queue_mean_.reserve(a.queues.size());
+  queue_max_.reserve(a.queues.size());
 }
 
 }  // namespace traceprism::plugins

@@ -23,6 +23,9 @@ class IdleAttributionTable {
   static std::uint32_t row_or_none(std::int32_t row) {
     return row < 0 ? TRACEPRISM_NO_ROW : static_cast<std::uint32_t>(row);
   }
+  // Every column at its final size before it is filled: a serving trace has millions of gaps,
+  // and growing twelve columns by doubling copied them and touched twice their pages.
+  void reserve(const model::IdleAttribution& attribution);
 
   std::vector<std::int64_t> gap_start_, gap_dur_, part_start_, part_dur_;
   std::vector<std::uint32_t> gap_next_, gap_launch_, gap_part_begin_, gap_part_count_;
