@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
@@ -169,32 +170,45 @@ void measure_launches(const index::EventIndex& ix, const LaunchLinks& links,
 void measure_queues(const index::EventIndex& ix, const LaunchLinks& links,
                     const std::vector<Row>& rows, IdleAttribution& out) {
   using Stream = std::pair<std::int32_t, std::int32_t>;  // (device, stream)
+  using Change = std::pair<std::int64_t, int>;           // at one instant, completions first
   const auto stream_of = [&](Row r) {
     const auto args = ix.gpu_stream(r);
     return args ? Stream{args->device, args->stream} : Stream{-1, -1};
   };
-  // Counted first, so that each stream's list is allocated once (millions of changes on a
-  // serving trace: growing them doubles the fresh memory touched).
-  std::map<Stream, std::size_t> counts;
-  for (Row r : rows) ++counts[stream_of(r)];
-  std::map<Stream, std::vector<std::pair<std::int64_t, int>>> changes;
-  for (const auto& [stream, count] : counts) changes[stream].reserve(2 * count);
+  // A stream's launches, then its completions: each list is in time order on most traces (a
+  // graph's kernels share their launch), so the two are merged rather than sorted. Counted
+  // first, so that each list is allocated once (millions of changes on a serving trace).
+  struct Changes {
+    std::size_t count = 0;  // GPU operations
+    std::size_t filled = 0;
+    std::vector<Change> list;  // count launches, then count completions
+  };
+  std::map<Stream, Changes> changes;
+  // Consecutive rows are mostly on one stream: the map is searched when the stream changes.
+  auto changes_of = [&, last = changes.end()](Row r) mutable -> Changes& {
+    const Stream stream = stream_of(r);
+    if (last == changes.end() || last->first != stream) last = changes.try_emplace(stream).first;
+    return last->second;
+  };
+  for (Row r : rows) ++changes_of(r).count;
+  for (auto& [stream, c] : changes) c.list.resize(2 * c.count);
   for (Row r : rows) {
-    auto& c = changes[stream_of(r)];
+    Changes& c = changes_of(r);
     const std::int32_t call = links.launcher(r);
-    c.emplace_back(call >= 0 ? ix.ts_ns(static_cast<Row>(call)) : ix.ts_ns(r), +1);
-    c.emplace_back(ix.end_ns(r), -1);
+    c.list[c.filled] = {call >= 0 ? ix.ts_ns(static_cast<Row>(call)) : ix.ts_ns(r), +1};
+    c.list[c.count + c.filled] = {ix.end_ns(r), -1};
+    ++c.filled;
   }
   for (auto& [key, c] : changes) {
-    std::sort(c.begin(), c.end());  // at one instant, completions before launches
+    index::sort_in_runs(c.list, std::less<Change>());
     std::int64_t length = 0, sum = 0, max = 0;
-    for (const auto& change : c) {
+    for (const auto& change : c.list) {
       length += change.second;
       sum += length;
       max = std::max(max, length);
     }
     out.queues.push_back({key.first, key.second,
-                          static_cast<double>(sum) / static_cast<double>(c.size()),
+                          static_cast<double>(sum) / static_cast<double>(c.list.size()),
                           static_cast<std::uint32_t>(max)});
   }
 }

@@ -158,3 +158,24 @@ TEST(IdleAttribution, ServingStepsTakeTheGpuWorkTheyLaunched) {
 }
 
 }  // namespace
+
+// HTA's queue length: +1 at each launch call's start, -1 at each GPU operation's end, sampled at
+// every change. Launch calls out of order (55 then 52) and a completion and a launch at the same
+// instant (30: completions first) are counted as the reference orders them.
+TEST(IdleAttribution, QueueLengthCountsCompletionsBeforeLaunchesAtOneInstant) {
+  traceprism::testing::TraceText t;
+  launched(t, "cudaLaunchKernel", 0, 1, "kernel", "k1", 10, 10, 1);
+  launched(t, "cudaLaunchKernel", 1, 1, "kernel", "k2", 20, 10, 2);
+  launched(t, "cudaLaunchKernel", 2, 1, "kernel", "k3", 30, 10, 3);
+  launched(t, "cudaLaunchKernel", 30, 1, "kernel", "k4", 45, 5, 4);
+  launched(t, "cudaLaunchKernel", 55, 1, "kernel", "k5", 60, 5, 5);
+  launched(t, "cudaLaunchKernel", 52, 1, "kernel", "k6", 70, 5, 6);
+  const Attributed a = attribute(t);
+  ASSERT_EQ(a.idle.queues.size(), 1u);
+  EXPECT_EQ(a.idle.queues[0].device, 0);
+  EXPECT_EQ(a.idle.queues[0].stream, 7);
+  // Changes in time order: +1@0 +1@1 +1@2 -1@20 -1@30 +1@30 -1@40 -1@50 +1@52 +1@55 -1@65
+  // -1@75; lengths 1 2 3 2 1 2 1 0 1 2 1 0.
+  EXPECT_DOUBLE_EQ(a.idle.queues[0].mean, 16.0 / 12.0);
+  EXPECT_EQ(a.idle.queues[0].max, 3u);
+}
