@@ -138,14 +138,11 @@ RowGroups group_rows(std::size_t rows, std::size_t groups, KeyOf key_of) {
 
 }  // namespace
 
-// Streams are numbered in (device, stream) order; each stream's rows sorted by start, stably
-// from file order. Every GPU event's pair is looked up once, and the map only where the pair
-// changes: a stream's events come in long runs.
-void EventIndex::group_gpu_rows_by_stream() {
+// Numbers the streams of `gpu_rows` in (device, stream) order (streams_) and gives each row its
+// stream's number. Every event's pair is looked up once, the map only where the pair changes: a
+// stream's events come in long runs.
+std::vector<std::uint32_t> EventIndex::number_streams(const std::vector<Row>& gpu_rows) {
   using Key = std::pair<std::int32_t, std::int32_t>;
-  std::vector<Row> gpu_rows;
-  for (Row r = 0; r < size(); ++r)
-    if (!malformed_[r] && is_gpu_kind(kind_[r])) gpu_rows.push_back(r);
   std::vector<Key> keys;
   keys.reserve(gpu_rows.size());
   std::map<Key, std::uint32_t> stream_ids;
@@ -163,14 +160,18 @@ void EventIndex::group_gpu_rows_by_stream() {
   std::vector<std::uint32_t> stream_of(gpu_rows.size());
   for (std::size_t i = 0; i < gpu_rows.size(); ++i)
     stream_of[i] = i > 0 && keys[i] == keys[i - 1] ? stream_of[i - 1] : stream_ids.at(keys[i]);
-  by_stream_.offsets.assign(streams_.size() + 1, 0);
-  for (std::uint32_t s : stream_of) ++by_stream_.offsets[s + 1];
-  for (std::size_t s = 0; s < streams_.size(); ++s)
-    by_stream_.offsets[s + 1] += by_stream_.offsets[s];
-  by_stream_.rows.resize(gpu_rows.size());
-  std::vector<std::uint32_t> fill(by_stream_.offsets.begin(), by_stream_.offsets.end() - 1);
-  for (std::size_t i = 0; i < gpu_rows.size(); ++i)
-    by_stream_.rows[fill[stream_of[i]]++] = gpu_rows[i];
+  return stream_of;
+}
+
+// Each stream's rows sorted by start, stably from file order (a stream already in order, the
+// usual case, is left as it is).
+void EventIndex::group_gpu_rows_by_stream() {
+  std::vector<Row> gpu_rows;
+  for (Row r = 0; r < size(); ++r)
+    if (!malformed_[r] && is_gpu_kind(kind_[r])) gpu_rows.push_back(r);
+  const std::vector<std::uint32_t> stream_of = number_streams(gpu_rows);
+  by_stream_ = group_rows(gpu_rows.size(), streams_.size(), [&](Row i) { return stream_of[i]; });
+  for (Row& i : by_stream_.rows) i = gpu_rows[i];  // positions in gpu_rows to rows
   const auto by_start = [&](Row a, Row b) { return ts_ns_[a] < ts_ns_[b]; };
   for (std::size_t s = 0; s < streams_.size(); ++s) {
     auto begin = by_stream_.rows.begin() + by_stream_.offsets[s];

@@ -150,6 +150,7 @@ class EventIndex {
   friend class RowCopier;             // appends copies of another index's rows (row_copies.hpp)
   void build_secondary_indices();
   void group_gpu_rows_by_stream();  // streams_ and by_stream_
+  std::vector<std::uint32_t> number_streams(const std::vector<Row>& gpu_rows);
   // Parses each distinct Input Dims text once (input_shapes()).
   void parse_input_shapes();
   // One row's values in every per-row column; the writers (IndexBuilder, RowCopier) append rows
