@@ -157,8 +157,6 @@ TEST(IdleAttribution, ServingStepsTakeTheGpuWorkTheyLaunched) {
   EXPECT_EQ(steps[1].gpu_busy_ns, 100'000);
 }
 
-}  // namespace
-
 // HTA's queue length: +1 at each launch call's start, -1 at each GPU operation's end, sampled at
 // every change. Launch calls out of order (55 then 52) and a completion and a launch at the same
 // instant (30: completions first) are counted as the reference orders them.
@@ -179,3 +177,5 @@ TEST(IdleAttribution, QueueLengthCountsCompletionsBeforeLaunchesAtOneInstant) {
   EXPECT_DOUBLE_EQ(a.idle.queues[0].mean, 16.0 / 12.0);
   EXPECT_EQ(a.idle.queues[0].max, 3u);
 }
+
+}  // namespace
