@@ -96,12 +96,10 @@ void attribute_idle(PipelineRun& run, const PipelineOptions& o) {
   run.steps = model::profiler_steps(index, run.trace.links, run.idle);
   if (run.idle.empty()) return;
   run.idle_causes = findings::idle_by_cause(index, run.idle);
+  // The table takes the model's gaps and parts: the analyzers, which fork with the host's
+  // pages, read the table's columns (tens of MB on a 1 GB trace with half a million gaps).
   run.idle_table = std::make_unique<plugins::IdleAttributionTable>(run.idle);
   run.products->set_idle_attribution(run.idle_table->table());
-  // The table holds its own copy for the analyzers, which fork with the host's pages: drop
-  // the model's (tens of MB on a 1 GB trace with half a million gaps).
-  std::vector<model::IdleGap>().swap(run.idle.gaps);
-  std::vector<model::IdlePart>().swap(run.idle.parts);
 }
 
 // Idle attribution reads only the loaded trace and writes only its own results, so it runs

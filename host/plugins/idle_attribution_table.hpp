@@ -13,7 +13,9 @@ namespace traceprism::plugins {
 // the columns point into this object, which must outlive the run.
 class IdleAttributionTable {
  public:
-  explicit IdleAttributionTable(const model::IdleAttribution& attribution);
+  // Takes the gaps and parts out of `attribution` (left empty; its totals, window and queues
+  // stay): the columns replace them.
+  explicit IdleAttributionTable(model::IdleAttribution& attribution);
   IdleAttributionTable(const IdleAttributionTable&) = delete;
   IdleAttributionTable& operator=(const IdleAttributionTable&) = delete;
 
@@ -23,9 +25,11 @@ class IdleAttributionTable {
   static std::uint32_t row_or_none(std::int32_t row) {
     return row < 0 ? TRACEPRISM_NO_ROW : static_cast<std::uint32_t>(row);
   }
-  // Every column at its final size before it is filled: a serving trace has millions of gaps,
-  // and growing twelve columns by doubling copied them and touched twice their pages.
-  void reserve(const model::IdleAttribution& attribution);
+  // Each column is sized before it is filled: a serving trace has millions of gaps, and growing
+  // the columns by doubling copied them and touched twice their pages.
+  void copy_gaps(const std::vector<model::IdleGap>& gaps);
+  void copy_parts(const std::vector<model::IdlePart>& parts);
+  void point_table_at_columns(const model::IdleAttribution& attribution);
 
   std::vector<std::int64_t> gap_start_, gap_dur_, part_start_, part_dur_;
   std::vector<std::uint32_t> gap_next_, gap_launch_, gap_part_begin_, gap_part_count_;
