@@ -6,6 +6,8 @@
 
 #include <traceprism/reference_time.hpp>
 
+#include "index/sort_by_row.hpp"
+
 namespace traceprism::index {
 
 std::span<const Row> KeyedRows::find(std::int64_t key) const {
@@ -166,9 +168,8 @@ std::vector<std::uint32_t> EventIndex::number_streams(const std::vector<Row>& gp
 // Each stream's rows sorted by start, stably from file order (a stream already in order, the
 // usual case, is left as it is).
 void EventIndex::group_gpu_rows_by_stream() {
-  std::vector<Row> gpu_rows;
-  for (Row r = 0; r < size(); ++r)
-    if (!malformed_[r] && is_gpu_kind(kind_[r])) gpu_rows.push_back(r);
+  // rows_of_kind answers already: build_secondary_indices groups by kind first.
+  const std::vector<Row> gpu_rows = gpu_rows_in_file_order(*this);
   const std::vector<std::uint32_t> stream_of = number_streams(gpu_rows);
   by_stream_ = group_rows(gpu_rows.size(), streams_.size(), [&](Row i) { return stream_of[i]; });
   for (Row& i : by_stream_.rows) i = gpu_rows[i];  // positions in gpu_rows to rows

@@ -39,10 +39,19 @@ void sort_by_row(std::vector<T>& items, RowOf row_of) {
 // Lists in a few sorted runs are merged rather than sorted (the SDK's, shared with plugins).
 using traceprism::sort_in_runs;
 
+// How many GPU events (kernels, memcpy, memset) the index holds, malformed ones left out.
+inline std::size_t gpu_event_count(const EventIndex& index) {
+  std::size_t count = 0;
+  for (EventKind k : {EventKind::kKernel, EventKind::kGpuMemcpy, EventKind::kGpuMemset})
+    count += index.rows_of_kind(k).size();
+  return count;
+}
+
 // Every GPU event (kernels, memcpy, memset) in file order: each kind's rows are in file order,
 // so the three lists are merged, not sorted.
 inline std::vector<Row> gpu_rows_in_file_order(const EventIndex& index) {
   std::vector<Row> rows;
+  rows.reserve(gpu_event_count(index));
   for (EventKind k : {EventKind::kKernel, EventKind::kGpuMemcpy, EventKind::kGpuMemset}) {
     const auto of_kind = index.rows_of_kind(k);
     rows.insert(rows.end(), of_kind.begin(), of_kind.end());

@@ -92,9 +92,7 @@ std::vector<Row> timeline_rows(const IdleAttributionInputs& in) {
   constexpr EventKind kGpuKinds[] = {EventKind::kKernel, EventKind::kGpuMemcpy,
                                      EventKind::kGpuMemset};
   std::vector<Row> rows;
-  std::size_t gpu_rows = 0;
-  for (EventKind k : kGpuKinds) gpu_rows += in.index.rows_of_kind(k).size();
-  rows.reserve(gpu_rows);
+  rows.reserve(index::gpu_event_count(in.index));
   for (EventKind k : kGpuKinds)
     for (Row r : in.index.rows_of_kind(k))
       if (in.index.valid(r) && (in.include_unlinked || in.links.linked(r))) rows.push_back(r);

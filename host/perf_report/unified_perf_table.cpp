@@ -386,13 +386,6 @@ class Summary {
   std::unordered_map<GroupKey, std::size_t, GroupKeyHash> slot_;
 };
 
-std::size_t gpu_event_count(const index::EventIndex& index) {
-  std::size_t count = 0;
-  for (EventKind k : {EventKind::kKernel, EventKind::kGpuMemcpy, EventKind::kGpuMemset})
-    count += index.rows_of_kind(k).size();
-  return count;
-}
-
 }  // namespace
 
 UnifiedPerfTable build_unified_perf_table(const UnifiedPerfInputs& in) {
@@ -422,8 +415,9 @@ UnifiedPerfTable build_unified_perf_table(const UnifiedPerfInputs& in, const Gpu
   }
 
   Summary summary;
-  UnifiedPerfRow row;                                    // reused: its buffers keep their capacity
-  table.kernel_buckets.reserve(gpu_event_count(index));  // about one each: millions on a replay
+  UnifiedPerfRow row;  // reused: its buffers keep their capacity
+  table.kernel_buckets.reserve(
+      index::gpu_event_count(index));  // about one each: millions on a replay
   std::map<std::string_view, std::uint32_t> bucket_category;
   auto add = [&](const UnifiedPerfRow& r) {
     auto [it, fresh] = bucket_category.try_emplace(
