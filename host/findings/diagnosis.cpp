@@ -1,7 +1,9 @@
 #include "findings/diagnosis.hpp"
 
 #include <algorithm>
+#include <array>
 #include <map>
+#include <unordered_map>
 
 namespace traceprism::findings {
 
@@ -43,10 +45,13 @@ std::vector<CauseIdle> tally_causes(const index::EventIndex& ix, const model::Id
     std::map<std::string, HolderTotal> holders;
   };
   std::vector<Tally> tally(model::kIdleCauseCount);
+  // Holders are totalled by name text, as the report shows them; each (cause, name id) finds
+  // its total once (a trace with python stacks has millions of parts).
+  std::unordered_map<std::uint64_t, HolderTotal*> total_of;
   for (const model::IdleGap& g : a.gaps) {
-    std::vector<bool> seen(model::kIdleCauseCount, false);
+    std::array<bool, model::kIdleCauseCount> seen{};
     for (std::uint32_t p = g.part_begin; p < g.part_begin + g.part_count; ++p) {
-      const model::IdlePart& part = a.parts[p];
+      const model::IdlePart part = a.parts[p];
       const auto c = static_cast<std::size_t>(part.cause);
       if (!seen[c]) {
         seen[c] = true;
@@ -54,7 +59,10 @@ std::vector<CauseIdle> tally_causes(const index::EventIndex& ix, const model::Id
         tally[c].longest_ns = std::max(tally[c].longest_ns, g.dur_ns);
       }
       if (part.holder < 0) continue;
-      HolderTotal& h = tally[c].holders[std::string(ix.name(static_cast<index::Row>(part.holder)))];
+      const auto holder = static_cast<index::Row>(part.holder);
+      auto [known, fresh] = total_of.try_emplace((std::uint64_t{c} << 32) | ix.name_id(holder));
+      if (fresh) known->second = &tally[c].holders[std::string(ix.name(holder))];
+      HolderTotal& h = *known->second;
       h.ns += part.dur_ns;
       if (part.dur_ns > h.largest_part_ns) h.largest_part_ns = part.dur_ns, h.frame = part.frame;
     }

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "index/sort_by_row.hpp"
+#include "model/host_event_traits.hpp"
 #include "model/thread_stacks.hpp"
 
 namespace traceprism::model {
@@ -27,63 +28,8 @@ constexpr std::string_view kCauseKeys[kIdleCauseCount] = {
     "dataloader",      "blocking_copy", "sync",       "allocator",
     "launch_overhead", "host_compute",  "dependency", "untraced"};
 
-bool starts_with(std::string_view s, std::string_view p) {
-  return s.substr(0, p.size()) == p;
-}
 bool contains(std::string_view s, std::string_view p) {
   return s.find(p) != std::string_view::npos;
-}
-
-// ---- what a host event is (diagnosis.md §2.2's table) ----------------------------------------
-
-bool is_dataloader_annotation(std::string_view name) {
-  return starts_with(name, "enumerate(DataLoader)#");
-}
-
-// Copy APIs that return only when the copy is done.
-bool is_synchronous_copy_call(std::string_view name) {
-  for (std::string_view n :
-       {"cudaMemcpy", "cudaMemcpy2D", "cudaMemcpy3D", "cudaMemcpyPeer", "hipMemcpy", "hipMemcpy2D",
-        "hipMemcpyWithStream", "hipMemcpyDtoH", "hipMemcpyHtoD", "hipMemcpyDtoD", "cuMemcpy",
-        "cuMemcpyDtoH_v2", "cuMemcpyHtoD_v2", "cuMemcpyDtoH", "cuMemcpyHtoD"})
-    if (name == n) return true;
-  return false;
-}
-
-bool is_async_copy_call(std::string_view name) {
-  return (starts_with(name, "cudaMemcpy") || starts_with(name, "hipMemcpy") ||
-          starts_with(name, "cuMemcpy")) &&
-         contains(name, "Async");
-}
-
-bool is_copy_op(std::string_view name) {
-  return name == "aten::item" || name == "aten::_local_scalar_dense" || name == "aten::to" ||
-         name == "aten::copy_" || name == "aten::_to_copy";
-}
-
-bool is_scalar_read_op(std::string_view name) {
-  return name == "aten::item" || name == "aten::_local_scalar_dense";
-}
-
-bool is_sync_call(std::string_view name) {
-  for (std::string_view n :
-       {"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize", "cudaStreamQuery",
-        "hipDeviceSynchronize", "hipStreamSynchronize", "hipEventSynchronize", "hipStreamQuery",
-        "cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize"})
-    if (name == n) return true;
-  return false;
-}
-
-bool is_allocator_call(std::string_view name) {
-  for (std::string_view p :
-       {"cudaMalloc", "cudaFree", "hipMalloc", "hipFree", "cudaHostAlloc", "hipHostMalloc",
-        "hipHostFree", "cudaMallocHost", "cudaFreeHost", "cuMemAlloc", "cuMemFree"})
-    if (starts_with(name, p)) return true;
-  return false;
-}
-
-bool is_profiler_step(std::string_view name) {
-  return starts_with(name, "ProfilerStep#");
 }
 
 // ---- the GPU event set and its gaps ------------------------------------------------------------
@@ -221,7 +167,8 @@ struct Verdict {
 
 class StackJudge {
  public:
-  StackJudge(const IdleAttributionInputs& in, const IdleAttribution& a) : ix_(in.index) {
+  StackJudge(const IdleAttributionInputs& in, const IdleAttribution& a)
+      : ix_(in.index), traits_(in.index) {
     mark_launching_ops(in);
     launch_call_ns_ = std::isnan(a.launch_call_mean_us) ? 0.0 : a.launch_call_mean_us * 1000.0;
     for (const StreamQueue& q : a.queues) starved_[{q.device, q.stream}] = q.mean <= 1.0;
@@ -235,45 +182,56 @@ class StackJudge {
   }
 
   // `stack` innermost first; empty: untraced.
-  Verdict judge(const std::vector<Row>& stack, std::int64_t gap_ns, bool starved) const {
+  // `stack` (thread `slot`'s, innermost first) must not be empty.
+  Verdict judge(std::size_t slot, const std::vector<Row>& stack, std::int64_t gap_ns,
+                bool starved) {
+    const StackFacts& f = facts_of(slot, stack);
     Verdict v;
     // A profiler step annotation alone says only that the time is inside a step.
-    if (std::all_of(stack.begin(), stack.end(),
-                    [&](Row r) { return is_profiler_step(ix_.name(r)); }))
-      return v;
-    v.top = top_of(stack);
-    v.frame = innermost(stack, EventKind::kPythonFunction);
-    auto set = [&](IdleCause c, Row holder) {
+    if (f.only_profiler_steps) return v;
+    // The outermost cpu_op, else the outermost event that is not a profiler step.
+    v.top = f.outermost_op >= 0 ? f.outermost_op : f.outermost_not_step;
+    v.frame = f.innermost_frame;
+    auto set = [&](IdleCause c, std::int32_t holder) {
       v.cause = c;
-      v.holder = static_cast<std::int32_t>(holder);
+      v.holder = holder;
       return v;
     };
-    if (auto r = dataloader_event(stack)) return set(IdleCause::kDataloader, *r);
-    if (auto r = blocking_copy_event(stack, gap_ns)) return set(IdleCause::kBlockingCopy, *r);
-    for (Row r : stack)
-      if (is_call(r) && is_sync_call(ix_.name(r))) return set(IdleCause::kSync, r);
-    for (Row r : stack)
-      if (ix_.kind(r) == EventKind::kCpuOp && contains(ix_.name(r), "synchronize"))
-        return set(IdleCause::kSync, r);
-    for (Row r : stack)
-      if (is_call(r) && is_allocator_call(ix_.name(r))) return set(IdleCause::kAllocator, r);
+    const std::int32_t dataloader =
+        f.dataloader_annotation >= 0 ? f.dataloader_annotation : f.dataloader_frame;
+    if (dataloader >= 0) return set(IdleCause::kDataloader, dataloader);
+    if (blocks_on_copy(stack.front(), f, gap_ns))
+      return set(IdleCause::kBlockingCopy, f.outermost_copy_op >= 0
+                                               ? f.outermost_copy_op
+                                               : static_cast<std::int32_t>(stack.front()));
+    if (f.sync_call >= 0) return set(IdleCause::kSync, f.sync_call);
+    if (f.synchronize_op >= 0) return set(IdleCause::kSync, f.synchronize_op);
+    if (f.allocator_call >= 0) return set(IdleCause::kAllocator, f.allocator_call);
     if (is_call(stack.front()) && launches(stack.front()))
-      return set(IdleCause::kLaunchOverhead, stack.front());
+      return set(IdleCause::kLaunchOverhead, static_cast<std::int32_t>(stack.front()));
     const bool short_gap = static_cast<double>(gap_ns) < 2.0 * launch_call_ns_;
-    if (short_gap || starved)
-      for (Row r : stack)
-        if (ix_.kind(r) == EventKind::kCpuOp && launches(r))
-          return set(IdleCause::kLaunchOverhead, r);
-    return set(IdleCause::kHostCompute, host_compute_holder(stack));
+    if ((short_gap || starved) && f.launching_op >= 0)
+      return set(IdleCause::kLaunchOverhead, f.launching_op);
+    // The innermost op or annotation (not a profiler step), else the innermost event.
+    const std::int32_t holder = f.innermost_op >= 0 ? f.innermost_op
+                                : f.innermost_annotation >= 0
+                                    ? f.innermost_annotation
+                                    : static_cast<std::int32_t>(stack.front());
+    return set(IdleCause::kHostCompute, holder);
+  }
+
+  // A runtime call that waits on the device: a synchronize, a copy, a stream wait.
+  bool is_waiting_call(Row r) {
+    return is_call(r) && (has(r, HostTrait::kSyncCall) || has(r, HostTrait::kSynchronousCopyCall) ||
+                          has(r, HostTrait::kAsyncCopyCall) || has(r, HostTrait::kStreamWait));
   }
 
   // The tail of a gap after its launching call returned: the call's own cause.
-  Verdict judge_call(Row call, std::int64_t gap_ns) const {
+  Verdict judge_call(Row call, std::int64_t gap_ns) {
     Verdict v;
     v.holder = static_cast<std::int32_t>(call);
-    const std::string_view name = ix_.name(call);
-    const bool blocking = is_synchronous_copy_call(name) ||
-                          (is_async_copy_call(name) && 2 * ix_.dur_ns(call) >= gap_ns);
+    const bool blocking = has(call, HostTrait::kSynchronousCopyCall) ||
+                          (has(call, HostTrait::kAsyncCopyCall) && 2 * ix_.dur_ns(call) >= gap_ns);
     v.cause = blocking ? IdleCause::kBlockingCopy : IdleCause::kLaunchOverhead;
     return v;
   }
@@ -281,6 +239,7 @@ class StackJudge {
  private:
   bool is_call(Row r) const { return index::is_runtime_kind(ix_.kind(r)); }
   bool launches(Row r) const { return r < launching_.size() && launching_[r]; }
+  bool has(Row r, HostTrait trait) { return is(traits_.of(r), trait); }
 
   void mark_launching_ops(const IdleAttributionInputs& in) {
     launching_.assign(ix_.size(), false);
@@ -296,63 +255,95 @@ class StackJudge {
       }
   }
 
-  std::optional<Row> dataloader_event(const std::vector<Row>& stack) const {
-    for (Row r : stack)
-      if (ix_.kind(r) == EventKind::kUserAnnotation && is_dataloader_annotation(ix_.name(r)))
-        return r;
-    for (Row r : stack)
-      if (ix_.kind(r) == EventKind::kPythonFunction && contains(ix_.name(r), "torch/utils/data/"))
-        return r;
-    return std::nullopt;
+  // What the rules ask of a stack.
+  struct StackFacts {
+    bool only_profiler_steps = true;
+    bool scalar_read_op = false;
+    std::int32_t innermost_op = kNoEvent, outermost_op = kNoEvent;
+    std::int32_t outermost_not_step = kNoEvent;    // not a profiler step
+    std::int32_t innermost_frame = kNoEvent;       // python frame
+    std::int32_t innermost_annotation = kNoEvent;  // not a profiler step
+    std::int32_t dataloader_annotation = kNoEvent, dataloader_frame = kNoEvent;
+    std::int32_t outermost_copy_op = kNoEvent;
+    std::int32_t sync_call = kNoEvent, synchronize_op = kNoEvent, allocator_call = kNoEvent;
+    std::int32_t launching_op = kNoEvent;  // an op a GPU launch happens under
+  };
+
+  // The facts `f` of a stack with `r`, an event inside all of its events, pushed on it.
+  StackFacts extend(StackFacts f, Row r) {
+    const EventKind kind = ix_.kind(r);
+    const std::uint16_t t = traits_.of(r);
+    const bool step = is(t, HostTrait::kProfilerStep);
+    const auto row = static_cast<std::int32_t>(r);
+    auto keep_outermost = [row](std::int32_t& slot) {
+      if (slot < 0) slot = row;
+    };
+    f.only_profiler_steps = f.only_profiler_steps && step;
+    if (!step) keep_outermost(f.outermost_not_step);
+    if (kind == EventKind::kCpuOp) {
+      f.innermost_op = row;
+      keep_outermost(f.outermost_op);
+      if (is(t, HostTrait::kNamesSynchronize)) f.synchronize_op = row;
+      if (is(t, HostTrait::kScalarReadOp)) f.scalar_read_op = true;
+      if (is(t, HostTrait::kCopyOp)) keep_outermost(f.outermost_copy_op);
+      if (launches(r)) f.launching_op = row;
+    } else if (kind == EventKind::kPythonFunction) {
+      f.innermost_frame = row;
+      if (is(t, HostTrait::kDataloaderPath)) f.dataloader_frame = row;
+    } else if (kind == EventKind::kUserAnnotation) {
+      if (!step) f.innermost_annotation = row;
+      if (is(t, HostTrait::kDataloaderAnnotation)) f.dataloader_annotation = row;
+    } else if (index::is_runtime_kind(kind)) {
+      if (is(t, HostTrait::kSyncCall)) f.sync_call = row;
+      if (is(t, HostTrait::kAllocatorCall)) f.allocator_call = row;
+    }
+    return f;
   }
 
-  // A copy call that blocks, or a scalar read waiting on the GPU; the holder is the outermost
-  // copy op above it (aten::item rather than its cudaMemcpyAsync), so the report names the op.
-  std::optional<Row> blocking_copy_event(const std::vector<Row>& stack, std::int64_t gap_ns) const {
-    const Row inner = stack.front();
-    const std::string_view name = ix_.name(inner);
-    const bool call = is_call(inner);
+  // A thread's stack changes at its innermost end (a python stack is tens of frames deep and
+  // changes millions of times), so the facts of each outer part of the last stack judged on
+  // the thread are kept, and only the events inside the part the two stacks share are read.
+  struct ThreadFacts {
+    std::vector<Row> stack;         // outermost first
+    std::vector<StackFacts> facts;  // facts[i]: of stack[0..i]
+  };
+
+  const StackFacts& facts_of(std::size_t slot, const std::vector<Row>& stack) {
+    if (slot >= thread_facts_.size()) thread_facts_.resize(slot + 1);
+    ThreadFacts& known = thread_facts_[slot];
+    const std::size_t depth = stack.size();
+    std::size_t shared = 0;
+    while (shared < depth && shared < known.stack.size() &&
+           known.stack[shared] == stack[depth - 1 - shared])
+      ++shared;
+    known.stack.resize(shared);
+    known.facts.resize(shared);
+    for (std::size_t i = shared; i < depth; ++i) {
+      const Row r = stack[depth - 1 - i];
+      known.facts.push_back(extend(i > 0 ? known.facts[i - 1] : StackFacts{}, r));
+      known.stack.push_back(r);
+    }
+    return known.facts.back();
+  }
+
+  // The innermost call is a copy that blocks, or waits (a sync, a copy) for a scalar read above
+  // it; the holder is then the outermost copy op above (aten::item rather than its
+  // cudaMemcpyAsync), so the report names the op.
+  bool blocks_on_copy(Row inner, const StackFacts& f, std::int64_t gap_ns) {
+    if (!is_call(inner)) return false;
+    const std::uint16_t t = traits_.of(inner);
+    const bool async_copy = is(t, HostTrait::kAsyncCopyCall);
     const bool blocking_call =
-        call && (is_synchronous_copy_call(name) ||
-                 (is_async_copy_call(name) && 2 * ix_.dur_ns(inner) >= gap_ns));
+        is(t, HostTrait::kSynchronousCopyCall) || (async_copy && 2 * ix_.dur_ns(inner) >= gap_ns);
     const bool waiting_scalar_read =
-        call && (is_sync_call(name) || is_async_copy_call(name)) &&
-        std::any_of(stack.begin(), stack.end(), [&](Row r) {
-          return ix_.kind(r) == EventKind::kCpuOp && is_scalar_read_op(ix_.name(r));
-        });
-    if (!blocking_call && !waiting_scalar_read) return std::nullopt;
-    std::optional<Row> op;
-    for (Row r : stack)
-      if (ix_.kind(r) == EventKind::kCpuOp && is_copy_op(ix_.name(r))) op = r;
-    return op ? *op : inner;
-  }
-
-  std::int32_t innermost(const std::vector<Row>& stack, EventKind kind) const {
-    for (Row r : stack)
-      if (ix_.kind(r) == kind) return static_cast<std::int32_t>(r);
-    return kNoEvent;
-  }
-
-  // The outermost cpu_op, else the outermost event that is not a profiler step.
-  std::int32_t top_of(const std::vector<Row>& stack) const {
-    for (auto it = stack.rbegin(); it != stack.rend(); ++it)
-      if (ix_.kind(*it) == EventKind::kCpuOp) return static_cast<std::int32_t>(*it);
-    for (auto it = stack.rbegin(); it != stack.rend(); ++it)
-      if (!is_profiler_step(ix_.name(*it))) return static_cast<std::int32_t>(*it);
-    return static_cast<std::int32_t>(stack.back());
-  }
-
-  // The innermost op or annotation (not a profiler step), else the innermost event.
-  Row host_compute_holder(const std::vector<Row>& stack) const {
-    for (Row r : stack)
-      if (ix_.kind(r) == EventKind::kCpuOp) return r;
-    for (Row r : stack)
-      if (ix_.kind(r) == EventKind::kUserAnnotation && !is_profiler_step(ix_.name(r))) return r;
-    return stack.front();
+        (is(t, HostTrait::kSyncCall) || async_copy) && f.scalar_read_op;
+    return blocking_call || waiting_scalar_read;
   }
 
   const index::EventIndex& ix_;
-  std::vector<bool> launching_;  // a GPU launch happens at or below the row
+  HostEventTraits traits_;
+  std::vector<ThreadFacts> thread_facts_;  // by ThreadStacks slot
+  std::vector<bool> launching_;            // a GPU launch happens at or below the row
   double launch_call_ns_ = 0;
   std::map<std::pair<std::int32_t, std::int32_t>, bool> starved_;
 };
@@ -402,7 +393,7 @@ class GapWalker {
         stack_.clear();
       }
       if (!stack_.empty())
-        v = judge_.judge(stack_, gap.dur_ns, starved);
+        v = judge_.judge(static_cast<std::size_t>(slot), stack_, gap.dur_ns, starved);
       else
         v = judge_other_threads(slot, t, gap, starved, next);
       add(t, next, v);
@@ -424,11 +415,7 @@ class GapWalker {
   void take_longest_wait(std::size_t slot, std::int64_t t, Verdict& v) {
     stacks_.stack_at(slot, t, stack_);
     for (Row r : stack_) {
-      if (!index::is_runtime_kind(ix_.kind(r))) continue;
-      const std::string_view name = ix_.name(r);
-      if (!(is_sync_call(name) || is_synchronous_copy_call(name) || is_async_copy_call(name) ||
-            contains(name, "StreamWaitEvent")))
-        continue;
+      if (!judge_.is_waiting_call(r)) continue;
       if (v.holder < 0 || ix_.dur_ns(r) > ix_.dur_ns(static_cast<Row>(v.holder)))
         v.holder = static_cast<std::int32_t>(r);
     }
@@ -445,7 +432,7 @@ class GapWalker {
       stacks_.stack_at(s, t, stack_);
       next = std::min(next, stacks_.next_change(s, t));
       if (stack_.empty()) continue;
-      const Verdict v = judge_.judge(stack_, gap.dur_ns, starved);
+      const Verdict v = judge_.judge(s, stack_, gap.dur_ns, starved);
       if (!found || v.cause < best.cause) best = v;
       found = true;
     }
@@ -456,10 +443,10 @@ class GapWalker {
     if (to <= from) return;
     out_.idle_ns[static_cast<std::size_t>(v.cause)] += to - from;
     if (out_.parts.size() > gap_part_begin_) {
-      IdlePart& last = out_.parts.back();
+      const IdlePart last = out_.parts.back();
       if (last.start_ns + last.dur_ns == from && last.cause == v.cause && last.holder == v.holder &&
           last.top == v.top && last.frame == v.frame) {
-        last.dur_ns += to - from;
+        out_.parts.extend_back(to - from);
         return;
       }
     }
@@ -474,6 +461,33 @@ class GapWalker {
 };
 
 }  // namespace
+
+void IdleParts::reserve(std::size_t parts) {
+  for (auto* column : {&start_ns_, &dur_ns_}) column->reserve(parts);
+  for (auto* column : {&holder_, &top_, &frame_}) column->reserve(parts);
+  cause_.reserve(parts);
+}
+
+void IdleParts::push_back(const IdlePart& part) {
+  start_ns_.push_back(part.start_ns);
+  dur_ns_.push_back(part.dur_ns);
+  cause_.push_back(static_cast<std::uint8_t>(part.cause));
+  holder_.push_back(column_row(part.holder));
+  top_.push_back(column_row(part.top));
+  frame_.push_back(column_row(part.frame));
+}
+
+std::size_t IdleParts::first_ending_after(std::int64_t ns) const {
+  std::size_t low = 0, high = size();
+  while (low < high) {
+    const std::size_t middle = low + (high - low) / 2;
+    if (start_ns_[middle] + dur_ns_[middle] <= ns)
+      low = middle + 1;
+    else
+      high = middle;
+  }
+  return low;
+}
 
 std::string_view idle_cause_key(IdleCause cause) {
   const auto i = static_cast<std::size_t>(cause);
@@ -495,9 +509,9 @@ IdleAttribution attribute_idle(const IdleAttributionInputs& in) {
   measure_launches(in.index, in.links, rows, out);
   measure_queues(in.index, in.links, rows, out);
   // A device-side gap gets one part (the millions of bubbles of a graph replay), a host-bound
-  // one as many as its stacks change: room for two a gap spares the common case every regrowth,
-  // and the capacity it leaves untouched costs no pages.
-  out.parts.reserve(2 * out.gaps.size());
+  // one as many as its stacks change. Room for one a gap: capacity left over would be served
+  // from freed memory that is still resident, and the columns are kept for the whole run.
+  out.parts.reserve(out.gaps.size());
   GapWalker walker(in, out);
   for (IdleGap& gap : out.gaps) walker.walk(gap);
   return out;

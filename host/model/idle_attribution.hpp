@@ -49,6 +49,44 @@ struct IdlePart {
   std::int32_t frame = kNoEvent;   // the innermost python frame of that stack
 };
 
+// Every gap's parts, one column per field. The ABI's part columns (traceprism_idle_attribution_v1)
+// are these vectors, moved rather than copied: a trace with python stacks or graph replays has
+// millions of parts. Rows are kept in the ABI's form, uint32 with kNoEvent as 0xFFFFFFFF.
+class IdleParts {
+ public:
+  std::size_t size() const { return start_ns_.size(); }
+  IdlePart operator[](std::size_t i) const {
+    return {start_ns_[i],    dur_ns_[i],   static_cast<IdleCause>(cause_[i]),
+            row(holder_[i]), row(top_[i]), row(frame_[i])};
+  }
+  IdlePart back() const { return (*this)[size() - 1]; }
+  void reserve(std::size_t parts);
+  void push_back(const IdlePart& part);
+  void extend_back(std::int64_t ns) { dur_ns_.back() += ns; }
+  // The first part that ends after `ns`, or size() (parts are in time order).
+  std::size_t first_ending_after(std::int64_t ns) const;
+
+  const std::vector<std::int64_t>& start_ns() const { return start_ns_; }
+  const std::vector<std::int64_t>& dur_ns() const { return dur_ns_; }
+  const std::vector<std::uint8_t>& cause() const { return cause_; }
+  const std::vector<std::uint32_t>& holder() const { return holder_; }
+  const std::vector<std::uint32_t>& top() const { return top_; }
+  const std::vector<std::uint32_t>& frame() const { return frame_; }
+
+ private:
+  static constexpr std::uint32_t kNoRow = 0xFFFFFFFFu;
+  static std::uint32_t column_row(std::int32_t row) {
+    return row < 0 ? kNoRow : static_cast<std::uint32_t>(row);
+  }
+  static std::int32_t row(std::uint32_t value) {
+    return value == kNoRow ? kNoEvent : static_cast<std::int32_t>(value);
+  }
+
+  std::vector<std::int64_t> start_ns_, dur_ns_;
+  std::vector<std::uint8_t> cause_;
+  std::vector<std::uint32_t> holder_, top_, frame_;
+};
+
 // HTA's queue length of one stream: launched, unfinished GPU operations, sampled at every
 // launch and completion.
 struct StreamQueue {
@@ -63,7 +101,7 @@ struct IdleAttribution {
   std::int64_t window_end_ns = 0;
   std::array<std::int64_t, kIdleCauseCount> idle_ns{};
   std::vector<IdleGap> gaps;  // in time order
-  std::vector<IdlePart> parts;
+  IdleParts parts;
   std::vector<StreamQueue> queues;  // by (device, stream)
   // Over kernels launched by a non-graph call; NaN when there are none.
   double launch_delay_median_us = 0;

@@ -18,12 +18,11 @@ std::int64_t overlap(std::int64_t a0, std::int64_t a1, std::int64_t b0, std::int
 void add_idle(StepFigures& step, const IdleAttribution& idle, std::int64_t begin,
               std::int64_t end) {
   // Parts are in time order: skip those that end before the span, stop after it.
-  auto first = std::lower_bound(
-      idle.parts.begin(), idle.parts.end(), begin,
-      [](const IdlePart& p, std::int64_t t) { return p.start_ns + p.dur_ns <= t; });
-  for (auto it = first; it != idle.parts.end() && it->start_ns < end; ++it) {
-    const std::int64_t ns = overlap(it->start_ns, it->start_ns + it->dur_ns, begin, end);
-    step.idle_by_cause_ns[static_cast<std::size_t>(it->cause)] += ns;
+  for (std::size_t i = idle.parts.first_ending_after(begin);
+       i < idle.parts.size() && idle.parts.start_ns()[i] < end; ++i) {
+    const IdlePart part = idle.parts[i];
+    const std::int64_t ns = overlap(part.start_ns, part.start_ns + part.dur_ns, begin, end);
+    step.idle_by_cause_ns[static_cast<std::size_t>(part.cause)] += ns;
     step.idle_ns += ns;
   }
   const std::int64_t in_window = overlap(begin, end, idle.window_start_ns, idle.window_end_ns);

@@ -48,23 +48,24 @@ std::int32_t ThreadStacks::slot_of(std::uint32_t index_thread) const {
 }
 
 void ThreadStacks::advance(Thread& t, std::int64_t ns) const {
-  while (t.cursor < t.rows.size() && index_.ts_ns(t.rows[t.cursor]) <= ns)
-    t.open.push_back(t.rows[t.cursor++]);
-  std::erase_if(t.open, [&](Row r) { return index_.end_ns(r) <= ns; });
+  for (; t.cursor < t.rows.size() && index_.ts_ns(t.rows[t.cursor]) <= ns; ++t.cursor)
+    t.open.push_back({t.rows[t.cursor], index_.end_ns(t.rows[t.cursor])});
+  std::erase_if(t.open, [&](const Open& o) { return o.end_ns <= ns; });
 }
 
 void ThreadStacks::stack_at(std::size_t slot, std::int64_t ns, std::vector<Row>& out) {
   Thread& t = threads_[slot];
   advance(t, ns);
-  out.assign(t.open.rbegin(), t.open.rend());
+  out.clear();
+  for (auto it = t.open.rbegin(); it != t.open.rend(); ++it) out.push_back(it->row);
 }
 
 std::int64_t ThreadStacks::next_change(std::size_t slot, std::int64_t ns) const {
   const Thread& t = threads_[slot];
   std::int64_t next = std::numeric_limits<std::int64_t>::max();
   if (t.cursor < t.rows.size()) next = index_.ts_ns(t.rows[t.cursor]);
-  for (Row r : t.open)
-    if (index_.end_ns(r) > ns) next = std::min(next, index_.end_ns(r));
+  for (const Open& o : t.open)
+    if (o.end_ns > ns) next = std::min(next, o.end_ns);
   return next;
 }
 

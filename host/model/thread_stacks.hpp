@@ -29,10 +29,14 @@ class ThreadStacks {
   std::int64_t next_change(std::size_t slot, std::int64_t ns) const;
 
  private:
+  struct Open {
+    Row row;
+    std::int64_t end_ns;  // kept beside the row: every query scans the whole stack's ends
+  };
   struct Thread {
     std::vector<Row> rows;  // by (start, longest first, row)
     std::size_t cursor = 0;
-    std::vector<Row> open;  // started, maybe ended; in start order
+    std::vector<Open> open;  // started, maybe ended; in start order
   };
   void advance(Thread& t, std::int64_t ns) const;
 

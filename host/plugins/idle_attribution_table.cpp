@@ -1,5 +1,7 @@
 #include "plugins/idle_attribution_table.hpp"
 
+#include <utility>
+
 namespace traceprism::plugins {
 
 IdleAttributionTable::IdleAttributionTable(model::IdleAttribution& a) {
@@ -7,8 +9,8 @@ IdleAttributionTable::IdleAttributionTable(model::IdleAttribution& a) {
   // model's lists and all the columns would otherwise be held at once.
   copy_gaps(a.gaps);
   std::vector<model::IdleGap>().swap(a.gaps);
-  copy_parts(a.parts);
-  std::vector<model::IdlePart>().swap(a.parts);
+  parts_ = std::move(a.parts);
+  a.parts = model::IdleParts();
   for (const model::StreamQueue& q : a.queues) {
     stream_device_.push_back(q.device);
     stream_id_.push_back(q.stream);
@@ -32,20 +34,6 @@ void IdleAttributionTable::copy_gaps(const std::vector<model::IdleGap>& gaps) {
   }
 }
 
-void IdleAttributionTable::copy_parts(const std::vector<model::IdlePart>& parts) {
-  for (auto* column : {&part_start_, &part_dur_}) column->reserve(parts.size());
-  for (auto* column : {&part_holder_, &part_top_, &part_frame_}) column->reserve(parts.size());
-  part_cause_.reserve(parts.size());
-  for (const model::IdlePart& p : parts) {
-    part_start_.push_back(p.start_ns);
-    part_dur_.push_back(p.dur_ns);
-    part_cause_.push_back(static_cast<std::uint8_t>(p.cause));
-    part_holder_.push_back(row_or_none(p.holder));
-    part_top_.push_back(row_or_none(p.top));
-    part_frame_.push_back(row_or_none(p.frame));
-  }
-}
-
 void IdleAttributionTable::point_table_at_columns(const model::IdleAttribution& a) {
   traceprism_idle_attribution_v1& t = table_;
   t.struct_size = sizeof t;
@@ -63,13 +51,13 @@ void IdleAttributionTable::point_table_at_columns(const model::IdleAttribution& 
   t.gap_launch = gap_launch_.data();
   t.gap_part_begin = gap_part_begin_.data();
   t.gap_part_count = gap_part_count_.data();
-  t.part_count = part_start_.size();
-  t.part_start_ns = part_start_.data();
-  t.part_dur_ns = part_dur_.data();
-  t.part_cause = part_cause_.data();
-  t.part_holder = part_holder_.data();
-  t.part_top = part_top_.data();
-  t.part_frame = part_frame_.data();
+  t.part_count = parts_.size();
+  t.part_start_ns = parts_.start_ns().data();
+  t.part_dur_ns = parts_.dur_ns().data();
+  t.part_cause = parts_.cause().data();
+  t.part_holder = parts_.holder().data();
+  t.part_top = parts_.top().data();
+  t.part_frame = parts_.frame().data();
   t.stream_count = stream_device_.size();
   t.stream_device = stream_device_.data();
   t.stream_id = stream_id_.data();

@@ -14,7 +14,7 @@ namespace traceprism::plugins {
 class IdleAttributionTable {
  public:
   // Takes the gaps and parts out of `attribution` (left empty; its totals, window and queues
-  // stay): the columns replace them.
+  // stay): the gaps are copied into columns, the parts (columns already) moved.
   explicit IdleAttributionTable(model::IdleAttribution& attribution);
   IdleAttributionTable(const IdleAttributionTable&) = delete;
   IdleAttributionTable& operator=(const IdleAttributionTable&) = delete;
@@ -28,13 +28,11 @@ class IdleAttributionTable {
   // Each column is sized before it is filled: a serving trace has millions of gaps, and growing
   // the columns by doubling copied them and touched twice their pages.
   void copy_gaps(const std::vector<model::IdleGap>& gaps);
-  void copy_parts(const std::vector<model::IdlePart>& parts);
   void point_table_at_columns(const model::IdleAttribution& attribution);
 
-  std::vector<std::int64_t> gap_start_, gap_dur_, part_start_, part_dur_;
+  std::vector<std::int64_t> gap_start_, gap_dur_;
   std::vector<std::uint32_t> gap_next_, gap_launch_, gap_part_begin_, gap_part_count_;
-  std::vector<std::uint8_t> part_cause_;
-  std::vector<std::uint32_t> part_holder_, part_top_, part_frame_;
+  model::IdleParts parts_;  // the model's, moved: already in the ABI's column form
   std::vector<std::int32_t> stream_device_, stream_id_;
   std::vector<double> queue_mean_;
   std::vector<std::uint32_t> queue_max_;

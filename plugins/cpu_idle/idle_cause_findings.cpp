@@ -156,6 +156,16 @@ Table IdleCauseFindings::smaller_causes_table(const std::vector<IdleCause>& caus
 }
 
 void IdleCauseFindings::tally() {
+  // Holders are totalled by name text, as the findings show them; each (list, name id) finds
+  // its total once, since a trace with python stacks has millions of parts. A cause's lists
+  // are numbered 2c (all its time) and 2c + 1 (its recurring time).
+  std::unordered_map<std::uint64_t, Holder*> holder_by_id;
+  auto holder = [&](std::map<std::string, Holder>& holders, std::uint64_t list,
+                    Row row) -> Holder& {
+    auto [known, fresh] = holder_by_id.try_emplace((list << 32) | ev_.name_id(row));
+    if (fresh) known->second = &holders[std::string(ev_.name(row))];
+    return *known->second;
+  };
   for (std::size_t g = 0; g < idle_.gap_count(); ++g) {
     const IdleAttribution::Gap gap = idle_.gap(g);
     std::array<std::int64_t, kIdleCauseCount> in_gap{};
@@ -180,8 +190,8 @@ void IdleCauseFindings::tally() {
       const bool once = warmup || first_launch || first_call != kNoRow;
       if (once) t.once_ns += part.dur_ns;
       if (part.holder == kNoRow) continue;
-      add_to_holder(t.holders, part);
-      if (!once) add_to_holder(t.recurring_holders, part);
+      add_to_holder(holder(t.holders, 2 * c, part.holder), part);
+      if (!once) add_to_holder(holder(t.recurring_holders, 2 * c + 1, part.holder), part);
     }
     for (std::size_t c = 0; c < kIdleCauseCount; ++c) {
       if (in_gap[c] == 0) continue;
@@ -191,9 +201,7 @@ void IdleCauseFindings::tally() {
   }
 }
 
-void IdleCauseFindings::add_to_holder(std::map<std::string, Holder>& holders,
-                                      const IdleAttribution::Part& part) const {
-  Holder& h = holders[std::string(ev_.name(part.holder))];
+void IdleCauseFindings::add_to_holder(Holder& h, const IdleAttribution::Part& part) {
   h.ns += part.dur_ns;
   if (part.dur_ns > h.largest_part_ns) {
     h.largest_part_ns = part.dur_ns;

@@ -72,8 +72,7 @@ class IdleCauseFindings {
   };
 
   void tally();
-  void add_to_holder(std::map<std::string, Holder>& holders,
-                     const IdleAttribution::Part& part) const;
+  static void add_to_holder(Holder& holder, const IdleAttribution::Part& part);
   void emit(IdleCause cause, const CauseTally& t);
   void emit_smaller_causes(std::vector<IdleCause> causes);
   Table smaller_causes_table(const std::vector<IdleCause>& causes) const;

@@ -10,6 +10,7 @@
 
 using traceprism::model::IdleAttribution;
 using traceprism::model::IdleCause;
+using traceprism::model::IdlePart;
 
 namespace {
 
@@ -61,8 +62,8 @@ TEST(IdleAttribution, DataLoaderAnnotationHoldsTheGap) {
   EXPECT_EQ(idle_us(a.idle, IdleCause::kDataloader), 5000);
   EXPECT_EQ(a.idle.idle_total_ns(), a.idle.gaps[0].dur_ns);
   bool named = false;
-  for (const auto& p : a.idle.parts)
-    if (p.cause == IdleCause::kDataloader)
+  for (std::size_t i = 0; i < a.idle.parts.size(); ++i)
+    if (const IdlePart p = a.idle.parts[i]; p.cause == IdleCause::kDataloader)
       named = a.index.name(static_cast<traceprism::index::Row>(p.holder)) ==
               "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__";
   EXPECT_TRUE(named);
@@ -112,6 +113,34 @@ TEST(IdleAttribution, OtherThreadsSynchronizeCounts) {
   ASSERT_EQ(a.idle.gaps.size(), 1u);
   EXPECT_EQ(idle_us(a.idle, IdleCause::kSync), 1005 - 110);
   EXPECT_EQ(a.idle.idle_total_ns(), a.idle.gaps[0].dur_ns);
+}
+
+// One thread's stack judged change by change: a synchronize's cause ends when it returns, and
+// the frames around it are judged again as they were before it (the judge keeps what it read
+// of the outer frames between changes, never what it read of the popped ones).
+TEST(IdleAttribution, AnInnerCallsCauseEndsWhenItReturns) {
+  traceprism::testing::TraceText t;
+  t.x("cpu_op", "aten::mm", "90", "20");
+  launched(t, "cudaLaunchKernel", 95, 1, "kernel", "k1", 100, 10, 1);
+  t.x("python_function", "train.py(10): step", "120", "900");
+  t.x("python_function", "train.py(20): log", "200", "100");
+  t.x("cuda_runtime", "cudaStreamSynchronize", "210", "50");
+  t.x("python_function", "train.py(30): metrics", "400", "200");
+  t.x("cpu_op", "aten::add", "1000", "19");
+  launched(t, "cudaLaunchKernel", 1005, 1, "kernel", "k2", 1010, 10, 2);
+  const Attributed a = attribute(t);
+  ASSERT_EQ(a.idle.gaps.size(), 1u);
+  EXPECT_EQ(idle_us(a.idle, IdleCause::kSync), 50);
+  // 120..210 and 260..1000 in python frames alone.
+  EXPECT_EQ(idle_us(a.idle, IdleCause::kHostCompute), 90 + 740);
+  EXPECT_EQ(a.idle.idle_total_ns(), a.idle.gaps[0].dur_ns);
+  std::vector<std::string> frames;
+  for (std::size_t i = 0; i < a.idle.parts.size(); ++i)
+    if (const IdlePart p = a.idle.parts[i]; p.cause == IdleCause::kHostCompute)
+      frames.emplace_back(a.index.name(static_cast<traceprism::index::Row>(p.frame)));
+  EXPECT_EQ(frames, (std::vector<std::string>{"train.py(10): step", "train.py(20): log",
+                                              "train.py(20): log", "train.py(10): step",
+                                              "train.py(30): metrics", "train.py(10): step"}));
 }
 
 // Steps: each step's idle and busy time partition its part of the window.
