@@ -54,6 +54,8 @@ struct IdlePart {
 // millions of parts. Rows are kept in the ABI's form, uint32 with kNoEvent as 0xFFFFFFFF.
 class IdleParts {
  public:
+  static constexpr std::uint32_t kNoRow = 0xFFFFFFFFu;  // TRACEPRISM_NO_ROW
+
   std::size_t size() const { return start_ns_.size(); }
   IdlePart operator[](std::size_t i) const {
     return {start_ns_[i],    dur_ns_[i],   static_cast<IdleCause>(cause_[i]),
@@ -74,7 +76,6 @@ class IdleParts {
   const std::vector<std::uint32_t>& frame() const { return frame_; }
 
  private:
-  static constexpr std::uint32_t kNoRow = 0xFFFFFFFFu;
   static std::uint32_t column_row(std::int32_t row) {
     return row < 0 ? kNoRow : static_cast<std::uint32_t>(row);
   }

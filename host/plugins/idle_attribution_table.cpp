@@ -4,6 +4,9 @@
 
 namespace traceprism::plugins {
 
+static_assert(model::IdleParts::kNoRow == TRACEPRISM_NO_ROW,
+              "the model keeps the parts' rows in the ABI's form");
+
 IdleAttributionTable::IdleAttributionTable(model::IdleAttribution& a) {
   // One list at a time, each released once copied: on a serving trace with millions of gaps the
   // model's lists and all the columns would otherwise be held at once.
