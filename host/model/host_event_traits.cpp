@@ -7,9 +7,6 @@ namespace traceprism::model {
 
 namespace {
 
-bool starts_with(std::string_view s, std::string_view p) {
-  return s.substr(0, p.size()) == p;
-}
 bool contains(std::string_view s, std::string_view p) {
   return s.find(p) != std::string_view::npos;
 }
@@ -24,8 +21,8 @@ bool is_synchronous_copy_call(std::string_view name) {
 }
 
 bool is_async_copy_call(std::string_view name) {
-  return (starts_with(name, "cudaMemcpy") || starts_with(name, "hipMemcpy") ||
-          starts_with(name, "cuMemcpy")) &&
+  return (name.starts_with("cudaMemcpy") || name.starts_with("hipMemcpy") ||
+          name.starts_with("cuMemcpy")) &&
          contains(name, "Async");
 }
 
@@ -51,14 +48,14 @@ bool is_allocator_call(std::string_view name) {
   for (std::string_view p :
        {"cudaMalloc", "cudaFree", "hipMalloc", "hipFree", "cudaHostAlloc", "hipHostMalloc",
         "hipHostFree", "cudaMallocHost", "cudaFreeHost", "cuMemAlloc", "cuMemFree"})
-    if (starts_with(name, p)) return true;
+    if (name.starts_with(p)) return true;
   return false;
 }
 
 std::uint16_t traits_of_name(std::string_view name) {
   const std::pair<HostTrait, bool> answers[] = {
-      {HostTrait::kProfilerStep, starts_with(name, "ProfilerStep#")},
-      {HostTrait::kDataloaderAnnotation, starts_with(name, "enumerate(DataLoader)#")},
+      {HostTrait::kProfilerStep, name.starts_with("ProfilerStep#")},
+      {HostTrait::kDataloaderAnnotation, name.starts_with("enumerate(DataLoader)#")},
       {HostTrait::kDataloaderPath, contains(name, "torch/utils/data/")},
       {HostTrait::kSyncCall, is_sync_call(name)},
       {HostTrait::kNamesSynchronize, contains(name, "synchronize")},

@@ -230,9 +230,8 @@ class StackJudge {
   Verdict judge_call(Row call, std::int64_t gap_ns) {
     Verdict v;
     v.holder = static_cast<std::int32_t>(call);
-    const bool blocking = has(call, HostTrait::kSynchronousCopyCall) ||
-                          (has(call, HostTrait::kAsyncCopyCall) && 2 * ix_.dur_ns(call) >= gap_ns);
-    v.cause = blocking ? IdleCause::kBlockingCopy : IdleCause::kLaunchOverhead;
+    v.cause =
+        is_blocking_copy_call(call, gap_ns) ? IdleCause::kBlockingCopy : IdleCause::kLaunchOverhead;
     return v;
   }
 
@@ -240,6 +239,11 @@ class StackJudge {
   bool is_call(Row r) const { return index::is_runtime_kind(ix_.kind(r)); }
   bool launches(Row r) const { return r < launching_.size() && launching_[r]; }
   bool has(Row r, HostTrait trait) { return is(traits_.of(r), trait); }
+  // A copy call that returns when the copy is done, or an async one that lasts half the gap.
+  bool is_blocking_copy_call(Row call, std::int64_t gap_ns) {
+    return has(call, HostTrait::kSynchronousCopyCall) ||
+           (has(call, HostTrait::kAsyncCopyCall) && 2 * ix_.dur_ns(call) >= gap_ns);
+  }
 
   void mark_launching_ops(const IdleAttributionInputs& in) {
     launching_.assign(ix_.size(), false);
@@ -331,13 +335,8 @@ class StackJudge {
   // cudaMemcpyAsync), so the report names the op.
   bool blocks_on_copy(Row inner, const StackFacts& f, std::int64_t gap_ns) {
     if (!is_call(inner)) return false;
-    const std::uint16_t t = traits_.of(inner);
-    const bool async_copy = is(t, HostTrait::kAsyncCopyCall);
-    const bool blocking_call =
-        is(t, HostTrait::kSynchronousCopyCall) || (async_copy && 2 * ix_.dur_ns(inner) >= gap_ns);
-    const bool waiting_scalar_read =
-        (is(t, HostTrait::kSyncCall) || async_copy) && f.scalar_read_op;
-    return blocking_call || waiting_scalar_read;
+    const bool waits = has(inner, HostTrait::kSyncCall) || has(inner, HostTrait::kAsyncCopyCall);
+    return is_blocking_copy_call(inner, gap_ns) || (waits && f.scalar_read_op);
   }
 
   const index::EventIndex& ix_;
